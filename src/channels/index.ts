@@ -1,0 +1,2 @@
+export { CHANNELS, type Channel, channelOf, channelRefusal } from './channel-of.ts';
+export { channelTags } from './references.ts';

@@ -1,0 +1,10 @@
+import type { Command } from 'commander';
+import { defineStamp } from './stamp.ts';
+
+/**
+ * Every `release` command, in help order. Each definition only declares flags; the work is
+ * imported when the command runs, so `release --help` and a typo cost nothing.
+ */
+export const commandDefinitions: ((program: Command) => void)[] = [
+  defineStamp, // resolve and stamp the version
+];

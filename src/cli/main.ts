@@ -1,0 +1,32 @@
+import { Command, CommanderError } from 'commander';
+import { EXIT } from '../errors.ts';
+import { commandDefinitions } from './commands/index.ts';
+import { printError } from './output.ts';
+
+/**
+ * The `release` entry point. Returns the exit code instead of exiting so tests and embedders can
+ * call it; only bin/release.js sets process.exitCode. This is the one place errors become codes.
+ */
+export async function main(argv: string[]): Promise<number> {
+  const program = new Command('release')
+    .description('release orchestration and version-consistency checks for API, worker, web and svc')
+    .option('--cwd <dir>', 'the project to work on', process.cwd())
+    .option('--config <file>', 'configuration file (default: release.config.ts and friends in --cwd)')
+    .option('--json', 'machine-readable output on stdout')
+    .exitOverride()
+    .showHelpAfterError();
+  for (const define of commandDefinitions) define(program);
+  for (const command of program.commands) command.exitOverride();
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return EXIT.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Commander has already printed its message; --help is an "error" to it, a success to us.
+      return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    printError(error, argv.includes('--json'));
+    return (error as { exitCode?: number }).exitCode ?? EXIT.internal;
+  }
+}

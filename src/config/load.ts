@@ -1,0 +1,66 @@
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { cosmiconfig } from 'cosmiconfig';
+import { ConfigError } from '../errors.ts';
+import type { ReleaseConfig } from './schema.ts';
+import { validateConfig } from './validate.ts';
+
+export interface LoadedConfig {
+  config: ReleaseConfig;
+  /** The file it came from; undefined when defaults were used. */
+  filepath: string | undefined;
+  /** The directory relative paths in the config are resolved against. */
+  dir: string;
+}
+
+// `release.config.ts` first, as DESIGN.md settles; then the other forms.
+const SEARCH_PLACES = [
+  'release.config.ts',
+  'release.config.mjs',
+  'release.config.js',
+  'release.config.json',
+  'package.json',
+];
+
+/**
+ * Find, load and validate the configuration. `configPath` (from `--config`) must exist; otherwise
+ * only `cwd` is searched (never its parents: a stray config above the project must not leak in).
+ */
+export async function loadConfig(options: { cwd: string; configPath?: string }): Promise<LoadedConfig> {
+  const explorer = cosmiconfig('release', {
+    searchPlaces: SEARCH_PLACES,
+    searchStrategy: 'none',
+    // The toolkit already runs under tsx, so a TypeScript config is just a module import.
+    loaders: { '.ts': importDefault, '.mjs': importDefault, '.js': importDefault },
+  });
+  let found: { config: unknown; filepath: string; isEmpty?: boolean } | null;
+  try {
+    if (options.configPath) {
+      const path = resolve(options.cwd, options.configPath);
+      if (!existsSync(path)) {
+        throw new ConfigError(`config file not found: ${path}`, [], { hint: 'check the --config path' });
+      }
+      found = await explorer.load(path);
+    } else {
+      found = await explorer.search(options.cwd);
+    }
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    throw new ConfigError(`could not read the configuration: ${(error as Error).message}`, [], {
+      hint: 'fix the syntax of the config file, or pass --config <file>',
+      cause: error,
+    });
+  }
+  if (!found) return { config: validateConfig({}, 'defaults'), filepath: undefined, dir: options.cwd };
+  return {
+    config: validateConfig(found.config, found.filepath),
+    filepath: found.filepath,
+    dir: dirname(found.filepath),
+  };
+}
+
+async function importDefault(filepath: string): Promise<unknown> {
+  const mod = (await import(`${pathToFileURL(filepath).href}?t=${Date.now()}`)) as { default?: unknown };
+  return mod.default ?? mod;
+}

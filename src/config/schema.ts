@@ -1,0 +1,54 @@
+import { z } from 'zod';
+
+// Image repository names per the distribution spec: lowercase path components.
+const REPOSITORY = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$/;
+// A registry host (with a dot, a port, or `localhost`, as docker requires) and an optional namespace.
+const REGISTRY =
+  /^(?:localhost|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*:\d{1,5}|\[[0-9a-fA-F:]+\](?::\d{1,5})?)(?::\d{1,5})?(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$/;
+const NPM_NAME = /^(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
+
+export const OCI_LAYOUT_PREFIX = 'oci-layout:';
+
+const registryRef = z.string().refine((value) => isRegistryReference(value), {
+  message: 'expected a registry like "127.0.0.1:5000/acme" or "oci-layout:<dir>"',
+});
+
+const imageArtifact = (image: string) =>
+  z.strictObject({
+    image: z
+      .string()
+      .regex(REPOSITORY, 'expected a lowercase repository name like "service-api"')
+      .default(image),
+  });
+
+export const configSchema = z.strictObject({
+  /** Where images live: a registry reference, or `oci-layout:<dir>` for the embedded default. */
+  registry: registryRef.default(`${OCI_LAYOUT_PREFIX}.release/oci`),
+  /** The release record that stamp writes and build, promote and verify read. */
+  record: z.string().min(1).default('dist/release.json'),
+  artifacts: z
+    .strictObject({
+      api: imageArtifact('service-api').prefault({}),
+      worker: imageArtifact('service-worker').prefault({}),
+      web: imageArtifact('service-web').prefault({}),
+      cli: z
+        .strictObject({
+          package: z.string().regex(NPM_NAME, 'expected an npm package name').default('service-cli'),
+        })
+        .prefault({}),
+    })
+    .prefault({}),
+});
+
+/** What a config file may contain (every key optional). */
+export type ReleaseConfigInput = z.input<typeof configSchema>;
+/** The validated configuration with defaults filled in. */
+export type ReleaseConfig = z.output<typeof configSchema>;
+
+export const IMAGE_ARTIFACTS = ['api', 'worker', 'web'] as const;
+export type ImageArtifact = (typeof IMAGE_ARTIFACTS)[number];
+
+export function isRegistryReference(value: string): boolean {
+  if (value.startsWith(OCI_LAYOUT_PREFIX)) return value.length > OCI_LAYOUT_PREFIX.length;
+  return REGISTRY.test(value);
+}

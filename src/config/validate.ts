@@ -1,0 +1,25 @@
+import type { z } from 'zod';
+import { ConfigError } from '../errors.ts';
+import { configSchema, type ReleaseConfig } from './schema.ts';
+
+/**
+ * Validate a raw config object. Every problem is reported at once as `path: message`, unknown
+ * keys included, so a user fixes the file in one pass.
+ */
+export function validateConfig(raw: unknown, where: string): ReleaseConfig {
+  const result = configSchema.safeParse(raw ?? {});
+  if (result.success) return result.data;
+  throw new ConfigError(`invalid configuration in ${where}:`, formatIssues(result.error), {
+    hint: 'fix the keys listed above; see README "Configuration" for the schema',
+  });
+}
+
+export function formatIssues(error: z.ZodError): string[] {
+  return error.issues.flatMap((issue) => {
+    const at = issue.path.map(String).join('.') || '(root)';
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => `${at === '(root)' ? key : `${at}.${key}`}: unknown key`);
+    }
+    return [`${at}: ${issue.message}`];
+  });
+}

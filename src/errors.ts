@@ -1,0 +1,72 @@
+/**
+ * The error hierarchy. Every failure the toolkit expects carries a stable `code` (for scripts and
+ * `--json`), the exit code of its family, and a hint that says what to do next. Only the command
+ * line turns an error into an exit code (see `src/cli/main.ts`).
+ *
+ * Exit codes: 0 success, 1 a rule refused or drift found, 2 usage or config error,
+ * 3 an outside system failed (registry, Docker, network), 70 internal error.
+ */
+export const EXIT = { ok: 0, refused: 1, usage: 2, external: 3, internal: 70 } as const;
+
+export interface ErrorDetails {
+  hint?: string;
+  cause?: unknown;
+}
+
+export abstract class ReleaseError extends Error {
+  abstract readonly exitCode: number;
+  readonly code: string;
+  readonly hint: string | undefined;
+
+  constructor(code: string, message: string, details: ErrorDetails = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.hint = details.hint;
+  }
+
+  toJSON(): { code: string; message: string; hint?: string; exitCode: number } {
+    return {
+      code: this.code,
+      message: this.message,
+      ...(this.hint ? { hint: this.hint } : {}),
+      exitCode: this.exitCode,
+    };
+  }
+}
+
+/** Bad flags, a malformed input value: the caller must change what they asked for. */
+export class UsageError extends ReleaseError {
+  readonly exitCode = EXIT.usage;
+}
+
+/** The configuration file is missing, unreadable or invalid. */
+export class ConfigError extends ReleaseError {
+  readonly exitCode = EXIT.usage;
+  constructor(
+    message: string,
+    readonly problems: string[] = [],
+    details: ErrorDetails = {},
+  ) {
+    super('CONFIG_INVALID', problems.length ? `${message}\n  ${problems.join('\n  ')}` : message, details);
+  }
+}
+
+/** A release rule refused the request (wrong channel for the version, immutable tag, drift...). */
+export class RuleError extends ReleaseError {
+  readonly exitCode = EXIT.refused;
+}
+
+/** An outside system failed: registry, Docker engine, network, a missing program. */
+export class ExternalError extends ReleaseError {
+  readonly exitCode = EXIT.external;
+}
+
+/** A bug: something that should not happen did. */
+export class InternalError extends ReleaseError {
+  readonly exitCode = EXIT.internal;
+}
+
+export function isReleaseError(error: unknown): error is ReleaseError {
+  return error instanceof ReleaseError;
+}

@@ -1,0 +1,62 @@
+import { Listr, ProcessOutput } from 'listr2';
+import type { Step, StepReport } from './step.ts';
+
+export interface RunOptions {
+  /** Machine output requested: no renderer at all, stdout stays clean for the JSON document. */
+  json: boolean;
+  env: Record<string, string | undefined>;
+}
+
+/**
+ * Run steps in order and report each one's outcome and time. The one place that owns rendering,
+ * skips and timing, so steps only do their work (goreleaser's cmd/release.go).
+ *
+ * Rendering: listr2's animated renderer on an interactive terminal; plain lines in CI or when
+ * stderr is not a terminal; nothing with `--json`. The renderer writes to stderr so stdout carries
+ * only the command's result. A failing step's original error is rethrown untouched.
+ */
+export async function runPipeline<C>(
+  steps: readonly Step<C>[],
+  ctx: C,
+  options: RunOptions,
+): Promise<StepReport[]> {
+  const reports: StepReport[] = [];
+  const interactive = Boolean(process.stderr.isTTY) && !options.env['CI'] && !options.json;
+  const list = new Listr(
+    steps.map((step) => ({
+      title: step.title,
+      task: async (_: unknown, task: { output: string; skip(message?: string): void }) => {
+        const started = performance.now();
+        const reason = step.skip?.(ctx);
+        if (reason) {
+          reports.push({ title: step.title, status: 'skipped', reason, ms: 0 });
+          task.skip(reason);
+          return;
+        }
+        try {
+          await step.run(ctx, { progress: (message) => (task.output = message) });
+          reports.push({ title: step.title, status: 'done', ms: Math.round(performance.now() - started) });
+        } catch (error) {
+          const message = error instanceof Error ? error.message : String(error);
+          reports.push({
+            title: step.title,
+            status: 'failed',
+            reason: message,
+            ms: Math.round(performance.now() - started),
+          });
+          throw error;
+        }
+      },
+    })),
+    {
+      concurrent: false,
+      exitOnError: true,
+      renderer: options.json ? 'silent' : interactive ? 'default' : 'simple',
+      fallbackRenderer: 'simple',
+      rendererOptions: { processOutput: new ProcessOutput(process.stderr, process.stderr) },
+      fallbackRendererOptions: { processOutput: new ProcessOutput(process.stderr, process.stderr) },
+    } as never,
+  );
+  await list.run();
+  return reports;
+}

@@ -1,0 +1,76 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Channel } from '../channels/channel-of.ts';
+import type { ImageArtifact } from '../config/schema.ts';
+import { ConfigError, UsageError } from '../errors.ts';
+import { writeFileAtomically } from '../util/atomic-write.ts';
+import type { VersionSource } from '../version/resolve.ts';
+
+/** One image artifact in the record. Later steps add what they learn (digest after build...). */
+export interface ImageRecord {
+  /** Repository reference: `<registry>/<image>` (`oci-layout:<dir>/<image>` for the layout store). */
+  repository: string;
+  /** Full references this build will get in its channel. */
+  references: string[];
+  /** Manifest digest, once built or pushed. */
+  digest?: string;
+}
+
+export interface CliRecord {
+  package: string;
+  version: string;
+  /** Path of the built archive and its SHA-256, once built. */
+  archive?: string;
+  sha256?: string;
+}
+
+/**
+ * The release record (`dist/release.json` by default): what `release stamp` decided, carried to
+ * build, promote and verify so that every step works from the same facts.
+ */
+export interface ReleaseRecord {
+  schemaVersion: 1;
+  /** The resolved value, exactly as resolved. */
+  version: string;
+  /** The image tag: `v`-prefixed for release and rc, the version itself otherwise. */
+  tag: string;
+  channel: Channel;
+  source: VersionSource;
+  commit: string | null;
+  dirty: boolean;
+  /** Committer time of HEAD in seconds (SOURCE_DATE_EPOCH for reproducible builds), when known. */
+  commitTime: number | null;
+  artifacts: Record<ImageArtifact, ImageRecord> & { cli: CliRecord };
+  /** Anything later steps append (promotions, signatures). */
+  [extension: string]: unknown;
+}
+
+export function recordPath(cwd: string, recordSetting: string): string {
+  return resolve(cwd, recordSetting);
+}
+
+/** Read the record written by `release stamp`; a clear error when it is missing or unreadable. */
+export async function readReleaseRecord(path: string): Promise<ReleaseRecord> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch {
+    throw new UsageError('RECORD_MISSING', `no release record at ${path}`, {
+      hint: 'run `release stamp` first (it writes the record), or set `record` in the config',
+    });
+  }
+  try {
+    const record = JSON.parse(text) as ReleaseRecord;
+    if (record.schemaVersion !== 1 || typeof record.tag !== 'string' || !record.artifacts)
+      throw new Error('shape');
+    return record;
+  } catch {
+    throw new ConfigError(`the release record at ${path} is not one this version of release can read`, [], {
+      hint: 'run `release stamp` again to rewrite it',
+    });
+  }
+}
+
+export function writeReleaseRecord(path: string, record: ReleaseRecord): Promise<void> {
+  return writeFileAtomically(path, `${JSON.stringify(record, null, 2)}\n`);
+}

@@ -1,0 +1,61 @@
+/**
+ * One interface over where images live: an OCI distribution registry, or an OCI image layout on
+ * disk (the embedded default). Promotion, build, signing and verify talk only to this.
+ *
+ * `repository` is the image's repository name within the store (`service-api`), never a full
+ * reference; the store knows its own host, namespace or directory.
+ */
+export interface Descriptor {
+  mediaType: string;
+  /** `sha256:<64 hex>` */
+  digest: string;
+  size: number;
+  artifactType?: string;
+  annotations?: Record<string, string>;
+  platform?: { architecture: string; os: string; variant?: string };
+}
+
+export interface Manifest {
+  descriptor: Descriptor;
+  /** The exact bytes: digests are over these, so they are never re-serialised. */
+  bytes: Uint8Array;
+}
+
+export interface ImageStore {
+  /** For messages: the registry host and namespace or the layout directory; never credentials. */
+  readonly name: string;
+  /** A manifest by tag or digest; undefined when it does not exist. */
+  getManifest(repository: string, reference: string): Promise<Manifest | undefined>;
+  /** Just the descriptor (digest, media type, size) of a tag or digest; undefined when absent. */
+  resolve(repository: string, reference: string): Promise<Descriptor | undefined>;
+  /** Store manifest bytes under a tag or their digest; checks the stored digest matches. */
+  putManifest(repository: string, reference: string, bytes: Uint8Array, mediaType: string): Promise<Descriptor>;
+  /** Remove a tag (layout) or manifest (registry, by digest) — used to undo, never to release. */
+  deleteTag?(repository: string, tag: string): Promise<void>;
+  hasBlob(repository: string, digest: string): Promise<boolean>;
+  getBlob(repository: string, digest: string): Promise<Uint8Array>;
+  putBlob(repository: string, digest: string, bytes: Uint8Array): Promise<void>;
+  /** Make a blob of another repository of this store available here without copying bytes. */
+  mountBlob?(fromRepository: string, toRepository: string, digest: string): Promise<boolean>;
+  listTags(repository: string): Promise<string[]>;
+  /** Manifests whose `subject` is `digest` (OCI 1.1 referrers, with the tag-schema fallback). */
+  referrers?(repository: string, digest: string): Promise<Descriptor[]>;
+}
+
+export const MEDIA_TYPES = {
+  ociManifest: 'application/vnd.oci.image.manifest.v1+json',
+  ociIndex: 'application/vnd.oci.image.index.v1+json',
+  dockerManifest: 'application/vnd.docker.distribution.manifest.v2+json',
+  dockerManifestList: 'application/vnd.docker.distribution.manifest.list.v2+json',
+  ociConfig: 'application/vnd.oci.image.config.v1+json',
+  ociLayerGzip: 'application/vnd.oci.image.layer.v1.tar+gzip',
+  ociEmpty: 'application/vnd.oci.empty.v1+json',
+} as const;
+
+/** Send all four so a registry never converts a manifest (and so never changes its digest). */
+export const MANIFEST_ACCEPT = [
+  MEDIA_TYPES.ociManifest,
+  MEDIA_TYPES.ociIndex,
+  MEDIA_TYPES.dockerManifest,
+  MEDIA_TYPES.dockerManifestList,
+].join(', ');

@@ -1,0 +1,60 @@
+import { dirname, join, resolve } from 'node:path';
+import type { ReleaseRecord } from '../record/release-record.ts';
+import type { FileToWrite } from '../util/atomic-write.ts';
+
+export interface StampPaths {
+  record: string;
+  /** dotenv for the api and worker containers and the web build. */
+  envFile: string;
+  /** Docker build args per artifact, read by `release build`. */
+  buildArgs: string;
+  /** The metadata the built `svc` reads for `svc --version`. */
+  cliVersion: string;
+}
+
+/** Where the stamp writes: beside the record unless `--env-file` says otherwise. */
+export function stampPaths(cwd: string, recordSetting: string, envFile?: string): StampPaths {
+  const record = resolve(cwd, recordSetting);
+  const dir = dirname(record);
+  return {
+    record,
+    envFile: envFile ? resolve(cwd, envFile) : join(dir, 'release.env'),
+    buildArgs: join(dir, 'build-args.json'),
+    cliVersion: join(dir, 'cli-version.json'),
+  };
+}
+
+/** The contents of every file a stamp writes. Pure: the caller writes them all or none. */
+export function stampFiles(record: ReleaseRecord, paths: StampPaths): FileToWrite[] {
+  const serviceVersion = { SERVICE_VERSION: record.tag };
+  const clientVersion = { SERVICE_CLIENT_VERSION: record.tag };
+  return [
+    {
+      path: paths.envFile,
+      // Tags are validated against the image-tag grammar, so no quoting is ever needed.
+      content: `SERVICE_VERSION=${record.tag}\nSERVICE_CLIENT_VERSION=${record.tag}\n`,
+    },
+    {
+      path: paths.buildArgs,
+      content: json({ api: serviceVersion, worker: serviceVersion, web: clientVersion }),
+    },
+    { path: paths.cliVersion, content: json({ name: record.artifacts.cli.package, version: record.tag }) },
+    { path: paths.record, content: json(record) },
+  ];
+}
+
+/** The keys CI reads (`--json` and `$GITHUB_OUTPUT`). */
+export function stampOutputs(record: ReleaseRecord): Record<string, string | boolean | null> {
+  return {
+    version: record.version,
+    tag: record.tag,
+    channel: record.channel,
+    source: record.source,
+    commit: record.commit,
+    dirty: record.dirty,
+  };
+}
+
+function json(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}

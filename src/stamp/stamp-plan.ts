@@ -1,0 +1,109 @@
+import { type Channel, channelOf, channelRefusal } from '../channels/channel-of.ts';
+import { channelTags } from '../channels/references.ts';
+import { IMAGE_ARTIFACTS, type ImageArtifact, type ReleaseConfig } from '../config/schema.ts';
+import { RuleError, UsageError } from '../errors.ts';
+import type { RepoInfo } from '../git/repo-info.ts';
+import type { ImageRecord, ReleaseRecord } from '../record/release-record.ts';
+import { imageTagOf, isValidImageTag } from '../version/image-tag.ts';
+import { parseVersion } from '../version/parse.ts';
+import type { ResolvedVersion } from '../version/resolve.ts';
+
+export interface StampInput {
+  resolved: ResolvedVersion;
+  repo: RepoInfo;
+  config: ReleaseConfig;
+  /** `--channel`: when absent the version's own channel is used. */
+  requestedChannel?: Channel;
+}
+
+export interface StampDecision {
+  record: ReleaseRecord;
+  warnings: string[];
+}
+
+/**
+ * Decide what a stamp writes: a pure function of the resolved version, the repository's state and
+ * the config. Throws a UsageError for a value that cannot be a tag, a RuleError when the requested
+ * channel does not take this version. Nothing is written by this function.
+ */
+export function planStamp(input: StampInput): StampDecision {
+  const { resolved, repo, config } = input;
+  const version = parseVersion(resolved.version);
+  const from = resolved.source === 'env' ? 'SERVICE_VERSION' : 'git describe';
+  if (version.kind === 'invalid' && /[\s\u0000-\u001f\u007f]/.test(resolved.version)) {
+    throw new UsageError(
+      'VERSION_INVALID',
+      `${from} "${printable(resolved.version)}" contains whitespace or control characters`,
+      {
+        hint: 'set SERVICE_VERSION to a tag such as v1.2.3, v1.2.3-rc.1, or leave it unset to use git describe',
+      },
+    );
+  }
+  const tag = imageTagOf(version);
+  if (!isValidImageTag(tag)) {
+    throw new UsageError(
+      'VERSION_NOT_A_TAG',
+      `${from} "${printable(resolved.version)}" gives "${printable(tag)}", which is not a valid image tag`,
+      {
+        hint: 'image tags are 1-128 characters of [A-Za-z0-9_.-], not starting with "." or "-"; use a tag such as v1.2.3',
+      },
+    );
+  }
+
+  const dirty = version.dirty || repo.dirty;
+  const effective = dirty && !version.dirty ? { ...version, dirty: true } : version;
+  const channel = input.requestedChannel ?? channelOf(effective);
+  const refusal = channelRefusal(effective, channel);
+  if (refusal) {
+    throw new RuleError('CHANNEL_REFUSED', `cannot stamp for the ${channel} channel: ${refusal}`, {
+      hint:
+        channel === 'release'
+          ? 'tag the commit (git tag v1.2.3), commit or stash changes, or stamp for --channel dev'
+          : 'tag the commit as vX.Y.Z-rc.N, commit or stash changes, or stamp for --channel dev',
+    });
+  }
+
+  const warnings: string[] = [];
+  if (version.kind === 'hash') {
+    warnings.push(
+      repo.shallow
+        ? `no tag is reachable and this is a shallow clone, so the version is a bare hash (${version.raw}); fetch tags: git fetch --tags --unshallow (actions/checkout: fetch-depth: 0)`
+        : `no tag is reachable from HEAD, so the version is a bare hash (${version.raw}); tag a release (git tag v0.1.0) to get a comparable version`,
+    );
+  }
+  if (version.kind === 'unknown')
+    warnings.push('no SERVICE_VERSION and no git repository: the version is "unknown"');
+  if (version.kind === 'invalid') {
+    warnings.push(
+      `${from} "${version.raw}" is a valid tag but not a version: it can only go to the dev channel`,
+    );
+  }
+
+  const repository = (image: string) => `${config.registry}/${image}`;
+  const tags = channelTags(channel, tag, repo.commit ?? undefined);
+  const images = Object.fromEntries(
+    IMAGE_ARTIFACTS.map((name) => {
+      const repo = repository(config.artifacts[name].image);
+      return [name, { repository: repo, references: tags.map((t) => `${repo}:${t}`) }];
+    }),
+  ) as Record<ImageArtifact, ImageRecord>;
+
+  const record: ReleaseRecord = {
+    schemaVersion: 1,
+    version: resolved.version,
+    tag,
+    channel,
+    source: resolved.source,
+    commit: repo.commit,
+    dirty,
+    commitTime: repo.commitTime,
+    artifacts: { ...images, cli: { package: config.artifacts.cli.package, version: tag } },
+  };
+  return { record, warnings };
+}
+
+/** Make a hostile value printable in one line: control characters shown as escapes, length capped. */
+function printable(value: string): string {
+  const shown = JSON.stringify(value).slice(1, -1);
+  return shown.length > 80 ? `${shown.slice(0, 77)}...` : shown;
+}

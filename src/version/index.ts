@@ -1,0 +1,14 @@
+export {
+  compareCore,
+  compareSemver,
+  compareVersionStrings,
+  compareVersions,
+  sameTag,
+  stripV,
+} from './compare.ts';
+export { IMAGE_TAG, imageTagOf, isValidImageTag } from './image-tag.ts';
+export type * from './kinds.ts';
+export { isOrdered } from './kinds.ts';
+export { type MinimumResult, type MinimumVerdict, satisfiesMinimum } from './minimum.ts';
+export { parseCore, parseSemver, parseVersion } from './parse.ts';
+export { type ResolvedVersion, type ResolveOptions, resolveVersion, type VersionSource } from './resolve.ts';

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // Suites start real registries, engines and browsers: generous per-test budget, and at most
+    // two files at once on this two-core machine so timing-sensitive suites are not starved.
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    maxWorkers: 2,
+    pool: 'forks',
+  },
+});
