@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { link, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 export interface FileToWrite {
@@ -8,27 +8,61 @@ export interface FileToWrite {
   mode?: number;
 }
 
+interface Staged {
+  path: string;
+  tmp: string;
+  /** A hard link to the previous file, kept until every rename succeeded. */
+  backup?: string;
+}
+
 /**
- * Write a set of files so that a failure leaves none of them half-written: every file goes to a
- * temporary sibling first, and only when all are on disk are they renamed into place (a rename
- * within one directory is atomic). On any failure the temporaries are removed.
+ * Write a set of files all or none. Each file goes to a temporary sibling first; only when all
+ * are on disk are they renamed into place (a rename is atomic within a directory). If a rename
+ * fails part-way, the files already replaced are put back from hard-link backups (or removed if
+ * they did not exist), so readers see either the old set or the new set, never a mix.
  */
 export async function writeFilesAtomically(files: FileToWrite[]): Promise<void> {
-  const staged: { tmp: string; path: string }[] = [];
+  const staged: Staged[] = [];
+  const replaced: Staged[] = [];
   try {
     for (const file of files) {
       await mkdir(dirname(file.path), { recursive: true });
-      const tmp = `${file.path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-      staged.push({ tmp, path: file.path });
-      await writeFile(tmp, file.content, { mode: file.mode ?? 0o644, flag: 'wx' });
+      const entry: Staged = { path: file.path, tmp: sibling(file.path, 'tmp') };
+      staged.push(entry);
+      await writeFile(entry.tmp, file.content, { mode: file.mode ?? 0o644, flag: 'wx' });
+      const backup = sibling(file.path, 'bak');
+      if (await tryLink(file.path, backup)) entry.backup = backup;
     }
-    for (const { tmp, path } of staged) await rename(tmp, path);
+    for (const entry of staged) {
+      await rename(entry.tmp, entry.path);
+      replaced.push(entry);
+    }
   } catch (error) {
-    await Promise.all(staged.map(({ tmp }) => rm(tmp, { force: true })));
+    for (const entry of replaced.reverse()) {
+      if (entry.backup) await rename(entry.backup, entry.path).catch(() => undefined);
+      else await rm(entry.path, { force: true });
+    }
     throw error;
+  } finally {
+    await Promise.all(
+      staged.flatMap((e) => [rm(e.tmp, { force: true }), e.backup ? rm(e.backup, { force: true }) : []]),
+    );
   }
 }
 
 export function writeFileAtomically(path: string, content: string | Uint8Array): Promise<void> {
   return writeFilesAtomically([{ path, content }]);
+}
+
+function sibling(path: string, kind: string): string {
+  return `${path}.${process.pid}.${randomBytes(4).toString('hex')}.${kind}`;
+}
+
+async function tryLink(from: string, to: string): Promise<boolean> {
+  try {
+    await link(from, to);
+    return true;
+  } catch {
+    return false; // no previous file (or it is not a regular file): nothing to restore
+  }
 }

@@ -29,7 +29,8 @@ export function runRelease(
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [RELEASE_BIN, ...args],
+      // `--` so node never reads our flags (Node 20 treats a later `--env-file` as its own).
+      ['--', RELEASE_BIN, ...args],
       { cwd: options.cwd, env, timeout: options.timeoutMs ?? 60_000, maxBuffer: 32 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
