@@ -1,0 +1,103 @@
+import { existsSync } from 'node:fs';
+import { realpath } from 'node:fs/promises';
+import { execa } from 'execa';
+import { ExternalError } from '../errors.ts';
+import type { ImageStore } from '../registry/store.ts';
+import { goArch } from './oci/base-image-reader.ts';
+import { type OciImageConfig, rfc3339 } from './oci/image-config.ts';
+import { createLayer, type LayerEntry } from './oci/layer.ts';
+import { putImage, type WrittenImage } from './oci/write-image.ts';
+
+/** Where node lives in the base image; the service images run it from here. */
+export const NODE_PATH = '/usr/local/bin/node';
+
+const CA_BUNDLES = ['/etc/ssl/certs/ca-certificates.crt', '/etc/pki/tls/certs/ca-bundle.crt'];
+
+export interface BaseImageResult extends WrittenImage {
+  /** What went in, as image paths: node, its shared libraries, the minimal /etc. */
+  files: string[];
+  nodeVersion: string;
+}
+
+/**
+ * Make the minimal runnable base image on this machine (nothing can be pulled here): the running
+ * node binary, the shared libraries `ldd` says it loads, a minimal /etc (passwd, group, hosts
+ * lookup order, CA certificates when present) and a /tmp. One deterministic layer, so the same
+ * node on the same machine always gives the same digest.
+ */
+export async function makeBaseImage(options: {
+  store: ImageStore;
+  repository: string;
+  tags: readonly string[];
+  /** Layer mtime and `created`: SOURCE_DATE_EPOCH when set, else 0. */
+  epoch: number;
+  node?: string;
+}): Promise<BaseImageResult> {
+  const node = options.node ?? process.execPath;
+  const entries: LayerEntry[] = [
+    { type: 'file', path: NODE_PATH, mode: 0o755, source: await realpath(node) },
+    { type: 'symlink', path: '/usr/bin/node', target: NODE_PATH },
+    ...(await sharedLibraries(node)).map(
+      (lib): LayerEntry => ({ type: 'file', path: lib.path, mode: 0o755, source: lib.source }),
+    ),
+    {
+      type: 'file',
+      path: '/etc/passwd',
+      content:
+        'root:x:0:0:root:/root:/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin\n',
+    },
+    { type: 'file', path: '/etc/group', content: 'root:x:0:\nnogroup:x:65534:\n' },
+    { type: 'file', path: '/etc/nsswitch.conf', content: 'hosts: files dns\n' },
+    { type: 'dir', path: '/tmp', mode: 0o1777 },
+    { type: 'dir', path: '/root', mode: 0o700 },
+  ];
+  const ca = CA_BUNDLES.find((path) => existsSync(path));
+  if (ca)
+    entries.push({ type: 'file', path: '/etc/ssl/certs/ca-certificates.crt', source: await realpath(ca) });
+
+  const nodeVersion = (await execa(node, ['--version'])).stdout.trim();
+  const layer = await createLayer(entries, options.epoch);
+  const created = rfc3339(options.epoch);
+  const config: OciImageConfig = {
+    created,
+    architecture: goArch(process.arch),
+    os: 'linux',
+    config: {
+      Env: ['PATH=/usr/local/bin:/usr/bin:/bin', `NODE_VERSION=${nodeVersion.replace(/^v/, '')}`],
+      Entrypoint: [NODE_PATH],
+      Cmd: null,
+      WorkingDir: '/',
+      Labels: {
+        'org.opencontainers.image.created': created,
+        'org.opencontainers.image.title': 'node (minimal base made by release base-image)',
+        'org.opencontainers.image.version': nodeVersion,
+      },
+    },
+    rootfs: { type: 'layers', diff_ids: [layer.diffId] },
+    history: [{ created, created_by: `release base-image: node ${nodeVersion} and its shared libraries` }],
+  };
+  const written = await putImage({ ...options, config, layers: [layer] });
+  return { ...written, files: entries.map((e) => e.path), nodeVersion };
+}
+
+/** The shared libraries `ldd` lists (the dynamic loader included), at the paths the loader uses. */
+export async function sharedLibraries(binary: string): Promise<{ path: string; source: string }[]> {
+  let stdout: string;
+  try {
+    ({ stdout } = await execa('ldd', [binary]));
+  } catch (error) {
+    const text = `${(error as { stdout?: string }).stdout ?? ''}${(error as { stderr?: string }).stderr ?? ''}`;
+    if (/not a dynamic executable/.test(text)) return [];
+    throw new ExternalError('LDD_FAILED', `could not list the shared libraries of ${binary} with ldd`, {
+      hint: 'install ldd (Debian: libc-bin), or set artifacts.<name>.base to an existing base image',
+      cause: error,
+    });
+  }
+  const libraries = new Map<string, string>();
+  for (const line of stdout.split('\n')) {
+    // "libc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x...)" or "/lib64/ld-linux-x86-64.so.2 (0x...)"
+    const match = /(?:=>\s*)?(\/\S+)\s+\(0x[0-9a-f]+\)/.exec(line);
+    if (match?.[1]) libraries.set(match[1], await realpath(match[1]));
+  }
+  return [...libraries].map(([path, source]) => ({ path, source }));
+}

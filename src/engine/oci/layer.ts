@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { posix } from 'node:path';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
+import { pack } from 'tar-stream';
+
+/** One thing to put in a layer. Paths are absolute in the image (`/app/api/main.mjs`). */
+export type LayerEntry =
+  | { type: 'dir'; path: string; mode?: number }
+  | { type: 'file'; path: string; mode?: number; source: string }
+  | { type: 'file'; path: string; mode?: number; content: Uint8Array | string }
+  | { type: 'symlink'; path: string; target: string };
+
+export interface Layer {
+  /** The gzip-compressed tar: the blob stored in the registry or layout. */
+  bytes: Uint8Array;
+  /** `sha256:` of `bytes` (the manifest's layer digest). */
+  digest: string;
+  /** `sha256:` of the uncompressed tar (the config's `rootfs.diff_ids`). */
+  diffId: string;
+  size: number;
+}
+
+// Fixed so the same inputs give the same bytes on every run: level 9, and node:zlib writes no
+// file name and a zero mtime in the gzip header. (Different zlib builds may still differ, so a
+// reproducible build is promised for the same Node.js version.)
+const GZIP_LEVEL = 9;
+const gzipAsync = promisify(gzip);
+
+/**
+ * A deterministic layer: entries sorted by path, every parent directory present, uid/gid 0 and
+ * no user names, one fixed mtime, fixed modes (0755 for directories, 0644 for files unless the
+ * entry says otherwise). Nothing from the build machine (owner, times, umask) reaches the bytes.
+ */
+export async function createLayer(entries: readonly LayerEntry[], mtimeSeconds: number): Promise<Layer> {
+  const mtime = new Date(mtimeSeconds * 1000);
+  const tar = pack();
+  const chunks: Buffer[] = [];
+  tar.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const ended = new Promise<void>((resolve, reject) => {
+    tar.on('end', resolve);
+    tar.on('error', reject);
+  });
+  for (const entry of withParents(entries)) {
+    const header = { name: entry.name, mtime, uid: 0, gid: 0, uname: '', gname: '' };
+    if (entry.type === 'dir') {
+      await addEntry(tar, { ...header, type: 'directory', mode: entry.mode ?? 0o755 });
+    } else if (entry.type === 'symlink') {
+      await addEntry(tar, { ...header, type: 'symlink', linkname: entry.target, mode: 0o777 });
+    } else {
+      const body = 'source' in entry ? await readFile(entry.source) : Buffer.from(entry.content);
+      await addEntry(tar, { ...header, type: 'file', mode: entry.mode ?? 0o644, size: body.length }, body);
+    }
+  }
+  tar.finalize();
+  await ended;
+  const raw = Buffer.concat(chunks);
+  const bytes = await gzipAsync(raw, { level: GZIP_LEVEL });
+  return { bytes, digest: sha256(bytes), diffId: sha256(raw), size: bytes.length };
+}
+
+export function sha256(bytes: Uint8Array): string {
+  return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+}
+
+type Named = LayerEntry & { name: string };
+
+/** Normalise paths, add missing parent directories, reject duplicates, sort by byte order. */
+function withParents(entries: readonly LayerEntry[]): Named[] {
+  const byName = new Map<string, Named>();
+  for (const entry of entries) {
+    const name = posix.normalize(entry.path).replace(/^\/+/, '').replace(/\/+$/, '');
+    if (!name || name === '.' || name.startsWith('..')) throw new Error(`bad layer path: ${entry.path}`);
+    if (byName.has(name) && byName.get(name)?.type !== 'dir')
+      throw new Error(`duplicate layer path: ${name}`);
+    byName.set(name, { ...entry, name });
+    for (let dir = posix.dirname(name); dir !== '.'; dir = posix.dirname(dir)) {
+      if (!byName.has(dir)) byName.set(dir, { type: 'dir', path: `/${dir}`, name: dir });
+    }
+  }
+  return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+function addEntry(
+  tar: ReturnType<typeof pack>,
+  header: Parameters<ReturnType<typeof pack>['entry']>[0],
+  body?: Buffer,
+) {
+  const name = header.type === 'directory' ? `${header.name}/` : header.name;
+  return new Promise<void>((resolve, reject) => {
+    const done = (error?: Error | null) => (error ? reject(error) : resolve());
+    if (body) tar.entry({ ...header, name }, body, done);
+    else tar.entry({ ...header, name }, done);
+  });
+}
