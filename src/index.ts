@@ -12,4 +12,13 @@ export {
   validateConfig,
 } from './config/index.ts';
 export * from './errors.ts';
+export { CHECKSUM_HEADER, CLI_ARCHIVE_PATH } from './service/api/cli-archive.ts';
+export { MIN_CLI_VERSION } from './service/api/min-cli-version.ts';
+export {
+  createVersionHandler,
+  type NextFunction,
+  type RequestHandler,
+  VERSION_PATH,
+  type VersionHandlerOptions,
+} from './service/api/version-handler.ts';
 export * from './version/index.ts';
