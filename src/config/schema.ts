@@ -38,6 +38,17 @@ export const configSchema = z.strictObject({
         .prefault({}),
     })
     .prefault({}),
+  /**
+   * Signed release candidates (README "Signing release candidates"): `publicKey` is the SPKI PEM
+   * every signature is checked against; `privateKey` the encrypted PKCS#8 PEM `release sign` uses
+   * when neither `--key` nor `RELEASE_SIGNING_KEY` names one. Paths are relative to the config.
+   */
+  signing: z
+    .strictObject({
+      publicKey: z.string().min(1).optional(),
+      privateKey: z.string().min(1).optional(),
+    })
+    .optional(),
 });
 
 /** What a config file may contain (every key optional). */
