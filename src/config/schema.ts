@@ -26,6 +26,20 @@ export const configSchema = z.strictObject({
   registry: registryRef.default(`${OCI_LAYOUT_PREFIX}.release/oci`),
   /** The release record that stamp writes and build, promote and verify read. */
   record: z.string().min(1).default('dist/release.json'),
+  /** Live deployments `release verify --all` checks (README "release verify", fleets). */
+  deployments: z
+    .array(
+      z.strictObject({
+        name: z.string().min(1),
+        url: z.url({ protocol: /^https?$/, error: 'expected the API base URL (http:// or https://)' }),
+        webUrl: z.url({ protocol: /^https?$/, error: 'expected the web client URL' }).optional(),
+        workerUrl: z.url({ protocol: /^https?$/, error: "expected the worker's /healthz URL" }).optional(),
+      }),
+    )
+    .refine((list) => new Set(list.map((d) => d.name)).size === list.length, {
+      message: 'deployment names must be unique',
+    })
+    .default([]),
   artifacts: z
     .strictObject({
       api: imageArtifact('service-api').prefault({}),

@@ -1,0 +1,85 @@
+import { probeApi } from './probes/api.ts';
+import { probeCli } from './probes/cli.ts';
+import { probeWeb } from './probes/web.ts';
+import { probeWorkerDocker } from './probes/worker-docker.ts';
+import { probeWorkerHealth } from './probes/worker-health.ts';
+import type { ArtifactName, NotChecked, ProbeResult } from './types.ts';
+
+/** One deployment to check: the API's base URL and, optionally, where to read the others. */
+export interface VerifyTarget {
+  name?: string;
+  url: string;
+  webUrl?: string;
+  /** The worker's full health URL (`http://host:8081/healthz`). */
+  workerUrl?: string;
+  /** Read the worker from a Docker engine instead (`host`: `--docker-host`, else DOCKER_HOST). */
+  docker?: { host?: string };
+}
+
+export interface ProbeOptions {
+  env: Record<string, string | undefined>;
+  cwd: string;
+  /** Deadline of each probe. */
+  timeoutMs: number;
+  /** Cancels every HTTP probe of the deployment (the per-target deadline of `--all`). */
+  signal?: AbortSignal;
+  workerImage: string;
+  /** Probe the `svc` on PATH. A fleet probes it once and passes `cliResults` instead. */
+  cli: boolean;
+  cliResults?: ProbeResult[];
+}
+
+export interface ProbedDeployment {
+  results: ProbeResult[];
+  /** Artifacts whose probe ran, so a missing one is a finding rather than a skip. */
+  probed: ArtifactName[];
+  notChecked: NotChecked[];
+}
+
+/** Run every probe that applies, concurrently; each is independent and bounded by its own deadline. */
+export async function probeDeployment(
+  target: VerifyTarget,
+  options: ProbeOptions,
+): Promise<ProbedDeployment> {
+  const http = { timeoutMs: options.timeoutMs, ...(options.signal ? { signal: options.signal } : {}) };
+  const notChecked: NotChecked[] = [];
+  const probed: ArtifactName[] = ['api'];
+  const pending: Promise<ProbeResult | ProbeResult[]>[] = [probeApi(target.url, http)];
+
+  if (target.workerUrl) {
+    probed.push('worker');
+    pending.push(probeWorkerHealth(target.workerUrl, http));
+  } else if (target.docker) {
+    probed.push('worker');
+    pending.push(
+      probeWorkerDocker({
+        ...(target.docker.host ? { host: target.docker.host } : {}),
+        image: options.workerImage,
+        env: options.env,
+        timeoutMs: options.timeoutMs,
+      }),
+    );
+  } else {
+    notChecked.push({ name: 'worker', reason: 'pass --worker-url <healthz url> or --docker to read it' });
+  }
+
+  if (target.webUrl) {
+    probed.push('web');
+    pending.push(probeWeb(target.webUrl, http));
+  } else {
+    notChecked.push({ name: 'web', reason: 'pass --web-url <url> to read it' });
+  }
+
+  if (options.cliResults) {
+    probed.push('cli');
+    pending.push(Promise.resolve(options.cliResults));
+  } else if (options.cli) {
+    probed.push('cli');
+    pending.push(probeCli({ env: options.env, cwd: options.cwd, timeoutMs: options.timeoutMs }));
+  } else {
+    notChecked.push({ name: 'cli', reason: 'left out with --no-cli' });
+  }
+
+  const results = (await Promise.all(pending)).flat();
+  return { results, probed, notChecked };
+}

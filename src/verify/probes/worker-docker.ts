@@ -1,0 +1,192 @@
+import Docker from 'dockerode';
+import { sanitize } from '../http.ts';
+import { isFloatingTag, isImageOf, parseImageRef } from '../image-ref.ts';
+import type { ProbeResult } from '../types.ts';
+
+export interface DockerProbeOptions {
+  /** `--docker-host`: `unix:///path`, a socket path, or `tcp://host:port`; else DOCKER_HOST, else the default socket. */
+  host?: string;
+  /** The worker's repository from the config (`artifacts.worker.image`). */
+  image: string;
+  env: Record<string, string | undefined>;
+  timeoutMs: number;
+}
+
+export const OCI_VERSION_LABEL = 'org.opencontainers.image.version';
+
+/**
+ * The worker as the Docker engine runs it: every container and every Swarm service whose image is
+ * of the worker's repository, each with the version found in its `SERVICE_VERSION`, its
+ * `org.opencontainers.image.version` label and its image tag. An engine that cannot be reached,
+ * or runs no worker, gives one result with `error`.
+ */
+export async function probeWorkerDocker(options: DockerProbeOptions): Promise<ProbeResult[]> {
+  const where = engineAddress(options);
+  const docker = new Docker({ ...where.options, timeout: options.timeoutMs });
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`the engine gave no answer within ${options.timeoutMs} ms`)),
+      options.timeoutMs,
+    );
+  });
+  try {
+    const [containers, services] = await Promise.race([
+      Promise.all([readContainers(docker, options.image), readServices(docker, options.image)]),
+      deadline,
+    ]);
+    const found = [...services, ...containers];
+    if (found.length === 0) {
+      return [
+        failed(
+          where.label,
+          `no container or Swarm service on this engine runs an image of "${options.image}"`,
+        ),
+      ];
+    }
+    return found;
+  } catch (error) {
+    return [failed(where.label, `cannot read the Docker engine: ${(error as Error).message}`)];
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function readContainers(docker: Docker, repository: string): Promise<ProbeResult[]> {
+  const listed = await docker.listContainers({ all: true });
+  // The list shows an image id instead of a name when the tag has moved on: inspect those too.
+  const candidates = listed.filter((c) => isImageOf(c.Image, repository) || c.Image.startsWith('sha256:'));
+  const results = await Promise.all(
+    candidates.map(async (summary) => {
+      const info = await docker.getContainer(summary.Id).inspect();
+      const reference = info.Config.Image;
+      if (!isImageOf(reference, repository)) return undefined;
+      const image = await docker
+        .getImage(info.Image)
+        .inspect()
+        .catch(() => undefined);
+      const name = info.Name.replace(/^\//, '');
+      return reading({
+        source: `container ${info.Id.slice(0, 12)} (${name})`,
+        reference,
+        env: envValue(info.Config.Env, 'SERVICE_VERSION'),
+        label: info.Config.Labels?.[OCI_VERSION_LABEL],
+        digest: repoDigest(image?.RepoDigests, reference),
+        running: info.State.Running,
+        state: info.State.Status,
+      });
+    }),
+  );
+  return results.filter((r): r is ProbeResult => r !== undefined);
+}
+
+async function readServices(docker: Docker, repository: string): Promise<ProbeResult[]> {
+  let services: Docker.Service[];
+  try {
+    services = await docker.listServices();
+  } catch (error) {
+    // Not a Swarm manager: there are simply no services to read.
+    if ((error as { statusCode?: number }).statusCode === 503) return [];
+    throw error;
+  }
+  const results = await Promise.all(
+    services.map(async (service) => {
+      const spec = service.Spec?.TaskTemplate as { ContainerSpec?: Docker.ContainerSpec } | undefined;
+      const reference = spec?.ContainerSpec?.Image;
+      if (!reference || !isImageOf(reference, repository)) return undefined;
+      const ref = parseImageRef(reference);
+      // The version label lives on the image, not in the service spec: read it from the engine's
+      // copy when it has one.
+      const image = await docker
+        .getImage(ref.tag ? `${ref.repository}:${ref.tag}` : (ref.digest ?? ref.repository))
+        .inspect()
+        .catch(() => undefined);
+      const replicas = (service.Spec?.Mode as { Replicated?: { Replicas?: number } } | undefined)?.Replicated
+        ?.Replicas;
+      return reading({
+        source: `service ${service.ID.slice(0, 12)} (${service.Spec?.Name ?? '?'})`,
+        reference,
+        env: envValue(spec?.ContainerSpec?.Env, 'SERVICE_VERSION'),
+        label: spec?.ContainerSpec?.Labels?.[OCI_VERSION_LABEL] ?? image?.Config?.Labels?.[OCI_VERSION_LABEL],
+        digest: ref.digest ?? repoDigest(image?.RepoDigests, reference),
+        running: replicas !== 0,
+        state: replicas === undefined ? 'global' : `${replicas} replicas`,
+      });
+    }),
+  );
+  return results.filter((r): r is ProbeResult => r !== undefined);
+}
+
+interface Found {
+  source: string;
+  reference: string;
+  env: string | undefined;
+  label: string | undefined;
+  digest: string | undefined;
+  running: boolean;
+  state: string;
+}
+
+function reading(found: Found): ProbeResult {
+  const tag = parseImageRef(found.reference).tag;
+  const evidence = {
+    ...(found.env ? { env: sanitize(found.env) } : {}),
+    ...(found.label ? { label: sanitize(found.label) } : {}),
+    ...(tag ? { tag: sanitize(tag) } : {}),
+  };
+  const { version, from } = workerVersionOf(evidence);
+  return {
+    name: 'worker',
+    source: found.source,
+    version,
+    detail: `${from}; ${found.state}`,
+    image: sanitize(found.reference, 200),
+    ...(found.digest ? { digest: found.digest } : {}),
+    evidence,
+    running: found.running,
+  };
+}
+
+/**
+ * Which of the places a container carries a version counts: `SERVICE_VERSION` (what the worker
+ * itself reports), then the OCI version label baked in at build, then the image tag unless it is a
+ * floating one (`latest`, `dev`) that names no version. None of them: `unknown`.
+ */
+export function workerVersionOf(evidence: { env?: string; label?: string; tag?: string }): {
+  version: string;
+  from: string;
+} {
+  if (evidence.env) return { version: evidence.env, from: 'SERVICE_VERSION' };
+  if (evidence.label) return { version: evidence.label, from: `label ${OCI_VERSION_LABEL}` };
+  if (evidence.tag && !isFloatingTag(evidence.tag)) return { version: evidence.tag, from: 'image tag' };
+  return { version: 'unknown', from: 'no SERVICE_VERSION, no version label, no version tag' };
+}
+
+function envValue(env: string[] | undefined, key: string): string | undefined {
+  const entry = env?.find((e) => e.startsWith(`${key}=`));
+  return entry?.slice(key.length + 1).trim() || undefined;
+}
+
+function repoDigest(repoDigests: string[] | undefined, reference: string): string | undefined {
+  const repository = parseImageRef(reference).repository;
+  const match = repoDigests?.find((d) => parseImageRef(d).repository === repository) ?? repoDigests?.[0];
+  return match ? parseImageRef(match).digest : undefined;
+}
+
+function engineAddress(options: DockerProbeOptions): { options: Docker.DockerOptions; label: string } {
+  const host = options.host ?? options.env['DOCKER_HOST'] ?? 'unix:///var/run/docker.sock';
+  if (host.startsWith('unix://')) {
+    const socketPath = host.slice('unix://'.length);
+    return { options: { socketPath }, label: `docker ${host}` };
+  }
+  if (host.startsWith('/')) return { options: { socketPath: host }, label: `docker unix://${host}` };
+  const url = new URL(host.replace(/^tcp:/, 'http:'));
+  return {
+    options: { host: url.hostname, port: url.port || 2375, protocol: 'http' },
+    label: `docker ${host}`,
+  };
+}
+
+function failed(source: string, error: string): ProbeResult {
+  return { name: 'worker', source, version: undefined, error: sanitize(error, 300) };
+}

@@ -1,0 +1,166 @@
+import type { CheckOutcome } from './checks.ts';
+import type { ProbedDeployment, VerifyTarget } from './probe-deployment.ts';
+import type { ArtifactRow, ArtifactStatus, DeploymentReport, Finding } from './types.ts';
+
+// The table's "why" column: the finding in a few words (its message, with the fix, follows below).
+const WHY: Record<string, string> = {
+  API_UNREACHABLE: 'unreachable',
+  WEB_UNREACHABLE: 'unreachable',
+  WORKER_UNREACHABLE: 'unreachable',
+  CLI_BROKEN: 'svc --version failed',
+  CLI_NOT_FOUND: 'no svc on PATH',
+  WORKER_NOT_RUNNING: 'not running',
+  WORKER_STOPPED: 'stopped leftover',
+  WORKER_ENV_OVERRIDES_IMAGE: 'SERVICE_VERSION contradicts the image',
+  VERSION_UNKNOWN: 'version unknown',
+  VERSION_INVALID: 'not a version',
+  VERSION_BARE_HASH: 'bare hash, built without tags',
+  VERSION_DIRTY: 'dirty build',
+  MIN_CLI_VERSION_INVALID: 'min_cli_version is not X.Y.Z',
+  API_WORKER_MISMATCH: 'differs from the API',
+  CLI_SHADOWED: 'found first on PATH, another svc is right',
+  CLI_BELOW_MINIMUM: 'below min_cli_version',
+  TAG_MISMATCH: 'differs from the others',
+  NOT_EXPECTED_TAG: 'not the expected tag',
+  REGISTRY_DIGEST_MISMATCH: 'runs other bytes than the tag',
+};
+
+const RANK: Record<ArtifactStatus, number> = { unreachable: 4, drift: 3, notice: 2, ok: 1, skipped: 0 };
+
+/** Put probe results and findings together into the verdict on one deployment. */
+export function buildReport(
+  target: VerifyTarget,
+  probed: ProbedDeployment,
+  outcome: CheckOutcome,
+  elapsedMs: number,
+): DeploymentReport {
+  const rows: ArtifactRow[] = probed.results.map((r) => {
+    const about = outcome.findings.filter(
+      (f) => f.artifact === r.name && (f.source === undefined || f.source === r.source),
+    );
+    return {
+      name: r.name,
+      source: r.source,
+      version: r.version,
+      ...statusOf(about),
+      ...(r.detail ? { detail: r.detail } : {}),
+    };
+  });
+  // Findings about something no probe returned (no svc on PATH at all) still get a row.
+  for (const f of outcome.findings) {
+    if (f.artifact && !probed.results.some((r) => r.name === f.artifact)) {
+      rows.push({ name: f.artifact, source: f.source ?? '-', version: undefined, ...statusOf([f]) });
+    }
+  }
+  for (const skipped of probed.notChecked) {
+    rows.push({
+      name: skipped.name,
+      source: '-',
+      version: undefined,
+      status: 'skipped',
+      why: skipped.reason,
+    });
+  }
+  const order = ['api', 'worker', 'web', 'cli'];
+  rows.sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
+  const exitCode = exitCodeOf(outcome.findings);
+  return {
+    ...(target.name ? { name: target.name } : {}),
+    url: target.url,
+    inStep: exitCode === 0,
+    reference: outcome.reference,
+    artifacts: rows,
+    findings: outcome.findings,
+    exitCode,
+    elapsedMs,
+  };
+}
+
+/** 3 when something asked for could not be read (nothing is proved), else 1 on drift, else 0. */
+export function exitCodeOf(findings: Finding[]): 0 | 1 | 3 {
+  if (findings.some((f) => f.severity === 'unreachable')) return 3;
+  if (findings.some((f) => f.severity === 'drift')) return 1;
+  return 0;
+}
+
+function statusOf(findings: Finding[]): { status: ArtifactStatus; why: string } {
+  const worst = [...findings].sort((a, b) => RANK[b.severity] - RANK[a.severity])[0];
+  if (!worst) return { status: 'ok', why: '' };
+  const words = WHY[worst.code] ?? worst.code.toLowerCase().replace(/_/g, ' ');
+  const error = worst.severity === 'unreachable' ? / at [^ ]+: (.*)$/.exec(worst.message)?.[1] : undefined;
+  return { status: worst.severity, why: error ? `${words}: ${error}` : words };
+}
+
+/** The `--json` document of one deployment. `version` is null when it could not be read. */
+export function reportJson(report: DeploymentReport) {
+  return {
+    ...(report.name ? { name: report.name } : {}),
+    url: report.url,
+    inStep: report.inStep,
+    exitCode: report.exitCode,
+    reference: report.reference ?? null,
+    artifacts: report.artifacts.map((a) => ({
+      name: a.name,
+      version: a.version ?? null,
+      source: a.source,
+      status: a.status,
+      why: a.why,
+      ...(a.detail ? { detail: a.detail } : {}),
+    })),
+    findings: report.findings.map((f) => ({
+      code: f.code,
+      message: f.message,
+      fix: f.fix,
+      severity: f.severity,
+      ...(f.artifact ? { artifact: f.artifact } : {}),
+      ...(f.source ? { source: f.source } : {}),
+    })),
+    elapsedMs: report.elapsedMs,
+  };
+}
+
+/** The terminal report of one deployment: the table, then each finding with its fix. */
+export function renderReport(report: DeploymentReport): string[] {
+  const lines = table(
+    ['ARTIFACT', 'READ FROM', 'VERSION', 'STATUS', 'WHY'],
+    report.artifacts.map((a) => [
+      a.name,
+      a.source,
+      a.version ?? '-',
+      a.status === 'ok' || a.status === 'skipped'
+        ? a.status.replace('skipped', 'not checked')
+        : a.status.toUpperCase(),
+      a.why,
+    ]),
+  );
+  lines.push('');
+  lines.push(verdictLine(report));
+  lines.push(...renderFindings(report.findings, ''));
+  return lines;
+}
+
+export function verdictLine(report: DeploymentReport): string {
+  const ref = report.reference ? ` at ${report.reference.tag} (from ${report.reference.from})` : '';
+  if (report.exitCode === 0) return `in step${ref}`;
+  const n = report.findings.filter((f) => f.severity !== 'notice').length;
+  const what = report.exitCode === 3 ? 'NOT VERIFIED: something asked for could not be read' : 'DRIFT';
+  return `${what}${ref}: ${n} finding${n === 1 ? '' : 's'}`;
+}
+
+export function renderFindings(findings: Finding[], indent: string): string[] {
+  return findings.flatMap((f) => [
+    `${indent}${f.severity === 'notice' ? 'notice' : 'x'} ${f.code}: ${f.message}`,
+    `${indent}    fix: ${f.fix}`,
+  ]);
+}
+
+/** Left-aligned columns, two spaces apart, the last one unpadded. */
+export function table(header: string[], rows: string[][]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), ...rows.map(line)];
+}

@@ -1,0 +1,78 @@
+/** The four artifacts of a deployment, in the order the report lists them. */
+export const ARTIFACT_NAMES = ['api', 'worker', 'web', 'cli'] as const;
+export type ArtifactName = (typeof ARTIFACT_NAMES)[number];
+
+/**
+ * What one probe read about one artifact. `source` says where it was read (a URL, a container or
+ * service id, a PATH entry) so the operator can go and look. `version` is undefined when nothing
+ * could be read, and then `error` says why.
+ */
+export interface ProbeResult {
+  name: ArtifactName;
+  source: string;
+  version: string | undefined;
+  error?: string;
+  /** api only: the server's `min_cli_version`, as sent (sanitised). */
+  minCliVersion?: string;
+  /** How the version was found, when there was a choice (worker in Docker: env, label, tag). */
+  detail?: string;
+  /** worker in Docker: the image reference the container or service runs. */
+  image?: string;
+  /** worker in Docker: the manifest digest it runs, when the engine knows it. */
+  digest?: string;
+  /** worker in Docker: each place a version was found, so the checks can see them disagree. */
+  evidence?: { env?: string; label?: string; tag?: string };
+  /** worker in Docker: false for a stopped container (a leftover, not what serves work). */
+  running?: boolean;
+}
+
+/**
+ * `drift`: the deployment is not in step (exit 1). `unreachable`: a probe that was asked for could
+ * not read its artifact, so nothing can be proved (exit 3). `notice`: worth knowing, not drift.
+ */
+export type Severity = 'drift' | 'unreachable' | 'notice';
+
+/** One thing wrong with a deployment, and the command or change that fixes it. */
+export interface Finding {
+  code: string;
+  message: string;
+  fix: string;
+  severity: Severity;
+  artifact?: ArtifactName;
+  /** The reading it is about, when an artifact was read in more than one place. */
+  source?: string;
+}
+
+/** `skipped`: the operator did not ask for it to be read (`why` says how to ask). */
+export type ArtifactStatus = 'ok' | 'drift' | 'unreachable' | 'notice' | 'skipped';
+
+/** One row of the report. */
+export interface ArtifactRow {
+  name: ArtifactName;
+  source: string;
+  version: string | undefined;
+  status: ArtifactStatus;
+  /** The first finding about this row, in a few words, for the table. */
+  why: string;
+  /** How the version was found, when there was a choice (worker in Docker). */
+  detail?: string;
+}
+
+/** Artifacts the operator did not ask to check, with how to ask. */
+export interface NotChecked {
+  name: ArtifactName;
+  reason: string;
+}
+
+/** The verdict on one deployment. */
+export interface DeploymentReport {
+  name?: string;
+  url: string;
+  inStep: boolean;
+  /** The tag everything was compared with, and where it came from. */
+  reference: { tag: string; from: string } | undefined;
+  artifacts: ArtifactRow[];
+  findings: Finding[];
+  exitCode: 0 | 1 | 3;
+  elapsedMs: number;
+}
