@@ -1,0 +1,138 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { ReleaseConfig } from '../config/schema.ts';
+import { UsageError } from '../errors.ts';
+import { writeFilesAtomically } from '../util/atomic-write.ts';
+import {
+  generateSigningKeys,
+  PASSPHRASE_ENV,
+  type PublicSigningKey,
+  parsePrivateKey,
+  parsePublicKey,
+  type SigningKey,
+  shortKeyId,
+} from './keys.ts';
+
+/** Holds the private key itself (PEM, for CI secrets) or a path to it. */
+export const PRIVATE_KEY_ENV = 'RELEASE_SIGNING_KEY';
+export const KEY_FILE_NAMES = {
+  privateKey: 'release-signing.key',
+  publicKey: 'release-signing.pub',
+} as const;
+
+interface KeyLocation {
+  cwd: string;
+  configDir: string;
+  config: Pick<ReleaseConfig, 'signing'>;
+  env: Record<string, string | undefined>;
+}
+
+/**
+ * Write a new key pair into `outDir`: the private key encrypted with the passphrase from
+ * `RELEASE_SIGNING_PASSPHRASE` (mode 0600), the public key beside it. Refuses to replace either
+ * file: a lost private key cannot be recovered, and a replaced public key silently invalidates
+ * every signature made so far.
+ */
+export async function writeKeyPair(
+  outDir: string,
+  env: Record<string, string | undefined>,
+): Promise<{ privateKey: string; publicKey: string; keyId: string }> {
+  const passphrase = env[PASSPHRASE_ENV];
+  if (!passphrase) {
+    throw new UsageError(
+      'SIGNING_PASSPHRASE_MISSING',
+      `${PASSPHRASE_ENV} is not set; the private key is always encrypted`,
+      {
+        hint: `export ${PASSPHRASE_ENV}=<a passphrase you keep in your secret store>, then run again`,
+      },
+    );
+  }
+  const privatePath = join(outDir, KEY_FILE_NAMES.privateKey);
+  const publicPath = join(outDir, KEY_FILE_NAMES.publicKey);
+  const existing = [privatePath, publicPath].filter((path) => existsSync(path));
+  if (existing.length > 0) {
+    throw new UsageError('SIGNING_KEY_EXISTS', `refusing to overwrite ${existing.join(' and ')}`, {
+      hint: 'move the old keys away first (signatures made with them verify only with the old public key), or pass --out <another dir>',
+    });
+  }
+  const { privatePem, publicKey } = generateSigningKeys(passphrase);
+  await writeFilesAtomically([
+    { path: privatePath, content: privatePem, mode: 0o600 },
+    { path: publicPath, content: publicKey.pem, mode: 0o644 },
+  ]);
+  return { privateKey: privatePath, publicKey: publicPath, keyId: publicKey.keyId };
+}
+
+/** The configured public key every signature is checked against; undefined when none is configured. */
+export async function readPublicKey(
+  location: Pick<KeyLocation, 'configDir' | 'config'>,
+): Promise<PublicSigningKey | undefined> {
+  const setting = location.config.signing?.publicKey;
+  if (!setting) return undefined;
+  const path = resolve(location.configDir, setting);
+  return parsePublicKey(await readKeyFile(path, 'signing.publicKey'), path);
+}
+
+/**
+ * The private key to sign with: `--key <path>`, else `RELEASE_SIGNING_KEY` (the PEM itself, or a
+ * path), else `signing.privateKey` in the config. When a public key is configured the private key
+ * must match it, so a signature is never made that the release step would then refuse.
+ */
+export async function readSigningKey(
+  location: KeyLocation & { keyPath?: string | undefined },
+): Promise<SigningKey> {
+  const { pem, source } = await locatePrivateKey(location);
+  const key = parsePrivateKey(pem, location.env[PASSPHRASE_ENV], source);
+  const configured = await readPublicKey(location);
+  if (configured && configured.keyId !== key.publicKey.keyId) {
+    throw new UsageError(
+      'SIGNING_KEY_MISMATCH',
+      `the signing key ${source} (key ${shortKeyId(key.publicKey.keyId)}) does not match signing.publicKey (key ${shortKeyId(configured.keyId)})`,
+      { hint: 'sign with the private key of the configured public key, or update signing.publicKey' },
+    );
+  }
+  return key;
+}
+
+/** Whether a private key is available at all (promote's "refuses without a key" check). */
+export function hasSigningKey(location: KeyLocation & { keyPath?: string | undefined }): boolean {
+  return Boolean(location.keyPath || location.env[PRIVATE_KEY_ENV] || location.config.signing?.privateKey);
+}
+
+async function locatePrivateKey(
+  location: KeyLocation & { keyPath?: string | undefined },
+): Promise<{ pem: string; source: string }> {
+  if (location.keyPath) {
+    const path = resolve(location.cwd, location.keyPath);
+    return { pem: await readKeyFile(path, '--key'), source: path };
+  }
+  const fromEnv = location.env[PRIVATE_KEY_ENV]?.trim();
+  if (fromEnv) {
+    if (fromEnv.startsWith('-----BEGIN')) return { pem: fromEnv, source: `$${PRIVATE_KEY_ENV}` };
+    const path = resolve(location.cwd, fromEnv);
+    return { pem: await readKeyFile(path, PRIVATE_KEY_ENV), source: path };
+  }
+  const setting = location.config.signing?.privateKey;
+  if (setting) {
+    const path = resolve(location.configDir, setting);
+    return { pem: await readKeyFile(path, 'signing.privateKey'), source: path };
+  }
+  throw new UsageError(
+    'SIGNING_KEY_MISSING',
+    'no signing key: pass --key <file>, set RELEASE_SIGNING_KEY, or set signing.privateKey in the config',
+    {
+      hint: 'create one with `release keygen` (README "Signing release candidates")',
+    },
+  );
+}
+
+async function readKeyFile(path: string, setting: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch {
+    throw new UsageError('SIGNING_KEY_NOT_FOUND', `cannot read the key file ${path} (from ${setting})`, {
+      hint: 'check the path; `release keygen` writes release-signing.key and release-signing.pub',
+    });
+  }
+}
