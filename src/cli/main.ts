@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { EXIT } from '../errors.ts';
+import { EXIT, isReleaseError } from '../errors.ts';
 import { commandDefinitions } from './commands/index.ts';
 import { printError } from './output.ts';
 
@@ -26,6 +26,9 @@ export async function main(argv: string[]): Promise<number> {
       // Commander has already printed its message; --help is an "error" to it, a success to us.
       return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
+    // A command that has already printed its verdict (verify's report, one JSON document) only
+    // needs its exit code; printing the error too would add a second document to stdout.
+    if (isReleaseError(error) && (error as { reported?: boolean }).reported) return error.exitCode;
     printError(error, argv.includes('--json'));
     return (error as { exitCode?: number }).exitCode ?? EXIT.internal;
   }

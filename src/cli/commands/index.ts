@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { defineStamp } from './stamp.ts';
+import { defineVerify } from './verify.ts';
 
 /**
  * Every `release` command, in help order. Each definition only declares flags; the work is
@@ -7,4 +8,5 @@ import { defineStamp } from './stamp.ts';
  */
 export const commandDefinitions: ((program: Command) => void)[] = [
   defineStamp, // resolve and stamp the version
+  defineVerify, // prove a live deployment (or a fleet) is in step
 ];
