@@ -30,17 +30,18 @@ export function createApiServer(options: ApiServerOptions): Server {
   });
   const archive = createArchiveHandler(options.archive);
   const web = options.webRoot === undefined ? undefined : createStaticHandler(options.webRoot);
-  const route = (req: IncomingMessage, res: ServerResponse): void | Promise<void> => {
+  const route = (req: IncomingMessage, res: ServerResponse): Promise<void> | undefined => {
     const path = pathOf(req.url);
-    if (path === CLI_ARCHIVE_PATH) return archive(req, res);
-    if (web && path !== '/api' && !path.startsWith('/api/')) return web(req, res);
-    sendNotFound(res);
+    if (path === CLI_ARCHIVE_PATH) archive(req, res);
+    else if (web && path !== '/api' && !path.startsWith('/api/')) return web(req, res);
+    else sendNotFound(res);
+    return undefined;
   };
   return createHardenedServer(
     (req, res) => {
       // The version endpoint comes first and hands anything else to the other routes via `next`:
       // the probe that every CLI invocation makes pays for nothing else.
-      let rest: void | Promise<void>;
+      let rest: Promise<void> | undefined;
       version(req, res, () => {
         rest = route(req, res);
       });

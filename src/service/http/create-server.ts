@@ -59,8 +59,15 @@ export function createHardenedServer(
       requestTimeout: limits.requestTimeoutMs,
       keepAliveTimeout: limits.keepAliveTimeoutMs,
       connectionsCheckingInterval: limits.checkIntervalMs,
+      // Checked below instead, so the 400 has the same JSON body as every other error.
+      requireHostHeader: false,
     },
     (req, res) => {
+      if (req.headers.host === undefined && req.httpVersionMinor === 1 && req.httpVersionMajor === 1) {
+        return sendError(res, 400, 'malformed request: HTTP/1.1 requires a Host header', {
+          Connection: 'close',
+        });
+      }
       try {
         const done = handler(req, res);
         if (done) done.catch((error: unknown) => fail(req, res, error));
