@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { defineKeygen } from './keygen.ts';
 import { defineStamp } from './stamp.ts';
 import { defineVerify } from './verify.ts';
 
@@ -9,4 +10,5 @@ import { defineVerify } from './verify.ts';
 export const commandDefinitions: ((program: Command) => void)[] = [
   defineStamp, // resolve and stamp the version
   defineVerify, // prove a live deployment (or a fleet) is in step
+  defineKeygen, // create the key pair that signs release candidates
 ];

@@ -1,0 +1,180 @@
+import { ExternalError } from '../errors.ts';
+import { sha256Digest } from './digest.ts';
+import { type Descriptor, type ImageStore, MEDIA_TYPES } from './store.ts';
+
+/**
+ * OCI 1.1 referrers over any ImageStore: an artifact manifest whose `subject` is the image it
+ * describes (a signature, here), found through the registry's referrers API when the store offers
+ * it, and always through the referrers tag schema (`sha256-<hex>` -> an index listing the
+ * referrers), which every registry and the OCI layout can hold. The apt `docker-registry`
+ * (distribution 2.8) has no referrers API, so the tag is what makes signatures findable there.
+ */
+
+/** The OCI empty descriptor: the config of an artifact that has no config. */
+export const EMPTY_CONFIG = {
+  bytes: Buffer.from('{}'),
+  descriptor: {
+    mediaType: MEDIA_TYPES.ociEmpty,
+    digest: 'sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a',
+    size: 2,
+    data: 'e30=',
+  },
+} as const;
+
+/** The fallback tag for a subject digest: `sha256:<hex>` -> `sha256-<hex>`. */
+export function referrersTag(subjectDigest: string): string {
+  return subjectDigest.replace(':', '-');
+}
+
+export interface ArtifactToAttach {
+  artifactType: string;
+  /** The one layer: media type and content (a Sigstore bundle, for signatures). */
+  layer: { mediaType: string; bytes: Uint8Array };
+  annotations?: Record<string, string>;
+}
+
+/** The bytes of an OCI 1.1 artifact manifest for `subject` (config = the empty descriptor). */
+export function artifactManifest(subject: Descriptor, artifact: ArtifactToAttach): Uint8Array {
+  const manifest = {
+    schemaVersion: 2,
+    mediaType: MEDIA_TYPES.ociManifest,
+    artifactType: artifact.artifactType,
+    config: EMPTY_CONFIG.descriptor,
+    layers: [
+      {
+        mediaType: artifact.layer.mediaType,
+        digest: sha256Digest(artifact.layer.bytes),
+        size: artifact.layer.bytes.length,
+      },
+    ],
+    subject: { mediaType: subject.mediaType, digest: subject.digest, size: subject.size },
+    ...(artifact.annotations ? { annotations: artifact.annotations } : {}),
+  };
+  return Buffer.from(JSON.stringify(manifest));
+}
+
+/**
+ * Push an artifact that refers to `subject`: its blobs, then the manifest by digest (never a
+ * tag), then add it to the fallback index. The index update is read-modify-write; two writers at
+ * the same moment could drop one entry, which a re-run of `release sign` restores.
+ */
+export async function attachArtifact(
+  store: ImageStore,
+  repository: string,
+  subject: Descriptor,
+  artifact: ArtifactToAttach,
+): Promise<Descriptor> {
+  await putBlobOnce(store, repository, EMPTY_CONFIG.descriptor.digest, EMPTY_CONFIG.bytes);
+  await putBlobOnce(store, repository, sha256Digest(artifact.layer.bytes), artifact.layer.bytes);
+  const bytes = artifactManifest(subject, artifact);
+  const stored = await store.putManifest(repository, sha256Digest(bytes), bytes, MEDIA_TYPES.ociManifest);
+  const descriptor: Descriptor = {
+    mediaType: MEDIA_TYPES.ociManifest,
+    digest: stored.digest,
+    size: bytes.length,
+    artifactType: artifact.artifactType,
+    ...(artifact.annotations ? { annotations: artifact.annotations } : {}),
+  };
+  await updateFallbackIndex(store, repository, subject.digest, { add: [descriptor] });
+  return descriptor;
+}
+
+/**
+ * Every referrer of `subjectDigest`, optionally of one artifact type: the store's own referrers
+ * API (when it has one) and the fallback tag, merged by digest.
+ */
+export async function listReferrers(
+  store: ImageStore,
+  repository: string,
+  subjectDigest: string,
+  artifactType?: string,
+): Promise<Descriptor[]> {
+  const found = new Map<string, Descriptor>();
+  for (const d of (await store.referrers?.(repository, subjectDigest)) ?? []) found.set(d.digest, d);
+  for (const d of await readFallbackIndex(store, repository, subjectDigest))
+    if (!found.has(d.digest)) found.set(d.digest, d);
+  return [...found.values()].filter((d) => !artifactType || d.artifactType === artifactType);
+}
+
+/**
+ * Copy the referrers of `subjectDigest` (manifests, blobs and fallback entries) from one store or
+ * repository to another, so an image's signatures travel with it. Referrer bytes are copied
+ * unchanged; a referrer that is already there is not pushed again.
+ */
+export async function copyReferrers(
+  from: ImageStore,
+  fromRepository: string,
+  subjectDigest: string,
+  to: ImageStore,
+  toRepository: string,
+): Promise<Descriptor[]> {
+  if (from === to && fromRepository === toRepository) return [];
+  const referrers = await listReferrers(from, fromRepository, subjectDigest);
+  const copied: Descriptor[] = [];
+  for (const referrer of referrers) {
+    const manifest = await from.getManifest(fromRepository, referrer.digest);
+    if (!manifest) continue; // listed in a stale fallback index but deleted: nothing to carry
+    const parsed = JSON.parse(Buffer.from(manifest.bytes).toString('utf8')) as {
+      config?: Descriptor;
+      layers?: Descriptor[];
+    };
+    for (const blob of [parsed.config, ...(parsed.layers ?? [])]) {
+      if (!blob?.digest || (await to.hasBlob(toRepository, blob.digest))) continue;
+      await to.putBlob(toRepository, blob.digest, await from.getBlob(fromRepository, blob.digest));
+    }
+    await to.putManifest(toRepository, referrer.digest, manifest.bytes, manifest.descriptor.mediaType);
+    copied.push(referrer);
+  }
+  if (copied.length > 0) await updateFallbackIndex(to, toRepository, subjectDigest, { add: copied });
+  return copied;
+}
+
+async function readFallbackIndex(
+  store: ImageStore,
+  repository: string,
+  subjectDigest: string,
+): Promise<Descriptor[]> {
+  const index = await store.getManifest(repository, referrersTag(subjectDigest));
+  if (!index) return [];
+  try {
+    const parsed = JSON.parse(Buffer.from(index.bytes).toString('utf8')) as { manifests?: Descriptor[] };
+    return Array.isArray(parsed.manifests)
+      ? parsed.manifests.filter((d) => typeof d?.digest === 'string')
+      : [];
+  } catch {
+    throw new ExternalError(
+      'REFERRERS_INDEX_UNREADABLE',
+      `${store.name}: ${repository}:${referrersTag(subjectDigest)} is not an OCI index`,
+      {
+        hint: 'the referrers fallback tag was overwritten by something else; delete it and run `release sign` again',
+      },
+    );
+  }
+}
+
+/**
+ * Rewrite the fallback index of `subjectDigest` with `change.add` merged in and the digests in
+ * `change.remove` left out (removing is how a signature is withdrawn from the tag schema).
+ */
+export async function updateFallbackIndex(
+  store: ImageStore,
+  repository: string,
+  subjectDigest: string,
+  change: { add?: Descriptor[]; remove?: string[] },
+): Promise<void> {
+  const current = await readFallbackIndex(store, repository, subjectDigest);
+  const add = change.add ?? [];
+  const drop = new Set([...add.map((d) => d.digest), ...(change.remove ?? [])]);
+  const manifests = [...current.filter((d) => !drop.has(d.digest)), ...add];
+  const bytes = Buffer.from(JSON.stringify({ schemaVersion: 2, mediaType: MEDIA_TYPES.ociIndex, manifests }));
+  await store.putManifest(repository, referrersTag(subjectDigest), bytes, MEDIA_TYPES.ociIndex);
+}
+
+async function putBlobOnce(
+  store: ImageStore,
+  repository: string,
+  digest: string,
+  bytes: Uint8Array,
+): Promise<void> {
+  if (!(await store.hasBlob(repository, digest))) await store.putBlob(repository, digest, bytes);
+}

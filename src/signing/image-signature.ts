@@ -1,0 +1,143 @@
+import { ExternalError } from '../errors.ts';
+import { sha256Digest } from '../registry/digest.ts';
+import { attachArtifact, listReferrers } from '../registry/referrers.ts';
+import type { Descriptor, ImageStore } from '../registry/store.ts';
+import { checkBundle, type SignatureProblem, signClaim } from './bundle.ts';
+import type { PublicSigningKey, SigningKey } from './keys.ts';
+import { PREDICATE_TYPE } from './statement.ts';
+
+/** The artifact type (and layer media type) of a signature referrer: a Sigstore bundle v0.3. */
+export const SIGNATURE_ARTIFACT_TYPE = 'application/vnd.dev.sigstore.bundle.v0.3+json';
+
+/** One image in a store, by digest: what gets signed and checked. */
+export interface SignedImageRef {
+  repository: string;
+  /** `sha256:<hex>`, resolved from the store; never a tag. */
+  digest: string;
+}
+
+export interface SignatureCheck {
+  /** valid: at least one signature from the trusted key vouches for this digest and repository. */
+  status: 'valid' | 'missing' | 'invalid';
+  /** One sentence: why it is valid, missing or invalid. */
+  reason: string;
+  keyId?: string;
+  /** Each signature referrer found and what was wrong with it, if anything. */
+  signatures: {
+    digest: string;
+    valid: boolean;
+    problem?: SignatureProblem | 'deleted' | 'detached';
+    reason?: string;
+  }[];
+}
+
+/**
+ * Sign an image by its manifest digest and attach the bundle as an OCI referrer. Signing again an
+ * image that already carries a valid signature from this key adds nothing (re-runs stay clean).
+ */
+export async function signImage(
+  store: ImageStore,
+  key: SigningKey,
+  image: SignedImageRef,
+): Promise<{ status: 'signed' | 'already-signed'; signature: string }> {
+  const subject = await store.resolve(image.repository, image.digest);
+  if (!subject) {
+    throw new ExternalError(
+      'IMAGE_MISSING',
+      `${store.name} has no ${image.repository}@${image.digest} to sign`,
+      {
+        hint: 'push the image before signing it',
+      },
+    );
+  }
+  const existing = await checkImageSignature(store, key.publicKey, image);
+  const mine = existing.signatures.find((s) => s.valid);
+  if (mine) return { status: 'already-signed', signature: mine.digest };
+  const bundle = await signClaim(key, image);
+  const descriptor = await attachArtifact(store, image.repository, subject, {
+    artifactType: SIGNATURE_ARTIFACT_TYPE,
+    layer: { mediaType: SIGNATURE_ARTIFACT_TYPE, bytes: bundle },
+    annotations: {
+      'dev.sigstore.bundle.content': 'dsse-envelope',
+      'dev.sigstore.bundle.predicateType': PREDICATE_TYPE,
+      'org.opencontainers.image.created': new Date().toISOString(),
+    },
+  });
+  return { status: 'signed', signature: descriptor.digest };
+}
+
+/**
+ * Whether the image at this digest carries a valid signature from the trusted key. Every
+ * signature referrer is checked: its manifest must still exist and name this digest as subject,
+ * its bundle must verify under the trusted key, and the signed claim must be this digest in this
+ * repository. One valid signature is enough; otherwise the reasons say what was wrong.
+ */
+export async function checkImageSignature(
+  store: ImageStore,
+  trusted: PublicSigningKey,
+  image: SignedImageRef,
+): Promise<SignatureCheck> {
+  const referrers = await listReferrers(store, image.repository, image.digest, SIGNATURE_ARTIFACT_TYPE);
+  const signatures: SignatureCheck['signatures'] = [];
+  for (const referrer of referrers)
+    signatures.push({ digest: referrer.digest, ...(await checkReferrer(store, trusted, image, referrer)) });
+  const valid = signatures.find((s) => s.valid);
+  if (valid)
+    return {
+      status: 'valid',
+      reason: `signed by key ${trusted.keyId.slice(0, 16)}`,
+      keyId: trusted.keyId,
+      signatures,
+    };
+  const present = signatures.filter((s) => s.problem !== 'deleted');
+  if (present.length === 0) {
+    const reason =
+      signatures.length > 0
+        ? `its signature was deleted (${signatures[0]!.digest.slice(0, 19)} is listed but no longer in the store)`
+        : `no signature is attached to ${image.digest}`;
+    return { status: 'missing', reason, signatures };
+  }
+  return { status: 'invalid', reason: present.map((s) => s.reason).join('; '), signatures };
+}
+
+async function checkReferrer(
+  store: ImageStore,
+  trusted: PublicSigningKey,
+  image: SignedImageRef,
+  referrer: Descriptor,
+): Promise<Omit<SignatureCheck['signatures'][number], 'digest'>> {
+  const manifest = await store.getManifest(image.repository, referrer.digest);
+  if (!manifest)
+    return { valid: false, problem: 'deleted', reason: `signature ${referrer.digest} was deleted` };
+  let parsed: { subject?: Descriptor; layers?: Descriptor[] };
+  try {
+    parsed = JSON.parse(Buffer.from(manifest.bytes).toString('utf8')) as typeof parsed;
+  } catch {
+    return { valid: false, problem: 'unreadable', reason: `signature ${referrer.digest} is not a manifest` };
+  }
+  // A fallback index can be edited to list any manifest; only one whose subject is this image counts.
+  if (parsed.subject?.digest !== image.digest) {
+    return {
+      valid: false,
+      problem: 'detached',
+      reason: `signature ${referrer.digest.slice(0, 19)} is attached to ${parsed.subject?.digest ?? 'nothing'}, not to ${image.digest}`,
+    };
+  }
+  const layer = parsed.layers?.find((l) => l.mediaType === SIGNATURE_ARTIFACT_TYPE);
+  if (!layer)
+    return {
+      valid: false,
+      problem: 'unreadable',
+      reason: `signature ${referrer.digest} has no Sigstore bundle layer`,
+    };
+  const bytes = await store.getBlob(image.repository, layer.digest);
+  if (sha256Digest(bytes) !== layer.digest) {
+    return {
+      valid: false,
+      problem: 'unreadable',
+      reason: `the bundle of signature ${referrer.digest} does not match its digest`,
+    };
+  }
+  const verdict = checkBundle(bytes, trusted, image);
+  return verdict.valid ? { valid: true } : { valid: false, problem: verdict.problem, reason: verdict.reason };
+}

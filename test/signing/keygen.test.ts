@@ -1,0 +1,69 @@
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parsePrivateKey, parsePublicKey } from '../../src/signing/keys.ts';
+import { jsonOf, runRelease } from '../helpers/run-release.ts';
+
+const PASS = 'keygen-test-passphrase-6f1e';
+const dirs: string[] = [];
+const tempDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sr-keygen-'));
+  dirs.push(dir);
+  return dir;
+};
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('release keygen', () => {
+  it('writes an encrypted 0600 private key and a public key, and never prints either secret', async () => {
+    const dir = tempDir();
+    const result = await runRelease(['keygen', '--out', 'keys', '--json'], {
+      cwd: dir,
+      env: { RELEASE_SIGNING_PASSPHRASE: PASS },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const out = jsonOf<{ privateKey: string; publicKey: string; keyId: string }>(result);
+    expect(out.privateKey).toBe(join(dir, 'keys', 'release-signing.key'));
+    expect(statSync(out.privateKey).mode & 0o777).toBe(0o600);
+    const privatePem = readFileSync(out.privateKey, 'utf8');
+    expect(privatePem).toContain('BEGIN ENCRYPTED PRIVATE KEY');
+    const key = parsePrivateKey(privatePem, PASS, 'k');
+    expect(parsePublicKey(readFileSync(out.publicKey, 'utf8'), 'p').keyId).toBe(key.publicKey.keyId);
+    expect(out.keyId).toBe(key.publicKey.keyId);
+    const printed = result.stdout + result.stderr;
+    expect(printed).not.toContain(PASS);
+    for (const line of privatePem.split('\n').filter((l) => l.length > 20))
+      expect(printed).not.toContain(line);
+  });
+
+  it('prints the next step for a human', async () => {
+    const dir = tempDir();
+    const result = await runRelease(['keygen'], { cwd: dir, env: { RELEASE_SIGNING_PASSPHRASE: PASS } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(
+      'wrote release-signing.key (mode 0600, encrypted with $RELEASE_SIGNING_PASSPHRASE)',
+    );
+    expect(result.stdout).toContain("set signing.publicKey to 'release-signing.pub'");
+  });
+
+  it('refuses to overwrite existing keys and leaves them untouched', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'release-signing.pub'), 'old public key\n');
+    const result = await runRelease(['keygen'], { cwd: dir, env: { RELEASE_SIGNING_PASSPHRASE: PASS } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('refusing to overwrite');
+    expect(result.stderr).toContain('release-signing.pub');
+    expect(readFileSync(join(dir, 'release-signing.pub'), 'utf8')).toBe('old public key\n');
+    expect(() => statSync(join(dir, 'release-signing.key'))).toThrow();
+  });
+
+  it('refuses to write an unencrypted key when the passphrase is not set', async () => {
+    const dir = tempDir();
+    const result = await runRelease(['keygen', '--json'], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(jsonOf<{ error: { code: string } }>(result).error.code).toBe('SIGNING_PASSPHRASE_MISSING');
+    expect(() => statSync(join(dir, 'release-signing.key'))).toThrow();
+  });
+});
