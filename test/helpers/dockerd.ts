@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Docker from 'dockerode';
@@ -69,6 +69,7 @@ export async function startDockerd(options: { timeoutMs?: number } = {}): Promis
       await exited;
       clearTimeout(grace);
     }
+    unmountUnder(dir);
     rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
   };
 
@@ -91,6 +92,26 @@ export async function startDockerd(options: { timeoutMs?: number } = {}): Promis
         );
       }
       await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
+/** dockerd leaves mounts in its exec root (the `netns/default` bind): detach them before removal. */
+function unmountUnder(dir: string): void {
+  let mounts: string[];
+  try {
+    mounts = readFileSync('/proc/self/mounts', 'utf8')
+      .split('\n')
+      .map((line) => line.split(' ')[1] ?? '')
+      .filter((path) => path.startsWith(`${dir}/`));
+  } catch {
+    return;
+  }
+  for (const path of mounts.sort((a, b) => b.length - a.length)) {
+    try {
+      execFileSync('umount', ['-l', path], { stdio: 'ignore' });
+    } catch {
+      // Best effort: removal below reports anything still busy.
     }
   }
 }

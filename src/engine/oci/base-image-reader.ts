@@ -12,6 +12,8 @@ export interface BaseImage {
   digest: string;
   layers: Descriptor[];
   config: OciImageConfig;
+  /** Digest of the config blob: Docker's image ID for the same image. */
+  configDigest: string;
 }
 
 const INDEXES: string[] = [MEDIA_TYPES.ociIndex, MEDIA_TYPES.dockerManifestList];
@@ -65,6 +67,7 @@ export async function readBaseImage(
       size: layer.size,
     })),
     config,
+    configDigest: body.config.digest,
   };
 }
 

@@ -3,12 +3,12 @@ import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { extract, type Headers } from 'tar-stream';
+import { extract, type Header } from 'tar-stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLayer } from './layer.ts';
 
-async function entriesOf(gz: Uint8Array): Promise<(Headers & { body: string })[]> {
-  const out: (Headers & { body: string })[] = [];
+async function entriesOf(gz: Uint8Array): Promise<(Header & { body: string })[]> {
+  const out: (Header & { body: string })[] = [];
   const reader = extract();
   const done = (async () => {
     for await (const entry of reader) {

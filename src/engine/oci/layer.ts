@@ -22,10 +22,10 @@ export interface Layer {
   size: number;
 }
 
-// Fixed so the same inputs give the same bytes on every run: level 9, and node:zlib writes no
+// Fixed so the same inputs give the same bytes on every run: level 6, and node:zlib writes no
 // file name and a zero mtime in the gzip header. (Different zlib builds may still differ, so a
 // reproducible build is promised for the same Node.js version.)
-const GZIP_LEVEL = 9;
+const GZIP_LEVEL = 6;
 const gzipAsync = promisify(gzip);
 
 /**
@@ -34,10 +34,17 @@ const gzipAsync = promisify(gzip);
  * entry says otherwise). Nothing from the build machine (owner, times, umask) reaches the bytes.
  */
 export async function createLayer(entries: readonly LayerEntry[], mtimeSeconds: number): Promise<Layer> {
+  const raw = await packTar(entries, mtimeSeconds);
+  const bytes = await gzipAsync(raw, { level: GZIP_LEVEL });
+  return { bytes, digest: sha256(bytes), diffId: sha256(raw), size: bytes.length };
+}
+
+/** The uncompressed deterministic tar of `entries` (the rules of createLayer). */
+export async function packTar(entries: readonly LayerEntry[], mtimeSeconds: number): Promise<Buffer> {
   const mtime = new Date(mtimeSeconds * 1000);
   const tar = pack();
   const chunks: Buffer[] = [];
-  tar.on('data', (chunk: Buffer) => chunks.push(chunk));
+  tar.on('data', (chunk: unknown) => chunks.push(chunk as Buffer));
   const ended = new Promise<void>((resolve, reject) => {
     tar.on('end', resolve);
     tar.on('error', reject);
@@ -55,9 +62,7 @@ export async function createLayer(entries: readonly LayerEntry[], mtimeSeconds: 
   }
   tar.finalize();
   await ended;
-  const raw = Buffer.concat(chunks);
-  const bytes = await gzipAsync(raw, { level: GZIP_LEVEL });
-  return { bytes, digest: sha256(bytes), diffId: sha256(raw), size: bytes.length };
+  return Buffer.concat(chunks);
 }
 
 export function sha256(bytes: Uint8Array): string {

@@ -1,0 +1,131 @@
+import { join } from 'node:path';
+import type Docker from 'dockerode';
+import { OCI_LAYOUT_PREFIX } from '../../config/schema.ts';
+import { ExternalError, UsageError } from '../../errors.ts';
+import type { ImageStore } from '../../registry/store.ts';
+import type { BuiltImage, Engine, ImageBuildRequest } from '../engine.ts';
+import { readBaseImage } from '../oci/base-image-reader.ts';
+import { formatImageRef } from '../oci/image-ref.ts';
+import { packTar } from '../oci/layer.ts';
+import { followProgress, type ProgressLine, progressError } from './connect.ts';
+import { loadBaseIntoDocker } from './load-base.ts';
+import { pushImage } from './push-image.ts';
+
+/**
+ * The Docker engine: the base is loaded into the engine from its store, the image is built from
+ * `templates/docker/<artifact>.Dockerfile` with build args on a context we tar ourselves (the
+ * staged directory), and `--push` pushes it with the docker config's credentials.
+ */
+export function createDockerEngine(options: {
+  docker: Docker;
+  open: (registry: string) => ImageStore;
+  env: Record<string, string | undefined>;
+  epoch: number;
+}): Engine {
+  const { docker } = options;
+  return {
+    name: 'docker',
+    async build(request: ImageBuildRequest, progress): Promise<BuiltImage> {
+      const layout = request.registry.startsWith(OCI_LAYOUT_PREFIX);
+      if (request.push && layout) {
+        throw new UsageError(
+          'DOCKER_PUSH_TO_LAYOUT',
+          `the docker engine pushes to registries; the configured registry is ${request.registry}`,
+          {
+            hint: 'set `registry` to a registry (host[:port][/namespace]), or build into the layout with --engine oci',
+          },
+        );
+      }
+      const ref = request.base;
+      const base = await readBaseImage(options.open(ref.store), ref.repository, ref.reference, ref.text);
+      const baseName = `release-base/${ref.repository}:${ref.reference.replace(/^sha256:/, '').slice(0, 64)}`;
+      progress(`base ${ref.text}: ${await loadBaseIntoDocker(docker, base, baseName)} as ${baseName}`);
+
+      const name = layout
+        ? `${request.repository}:${request.tag}`
+        : formatImageRef(request.registry, request.repository, request.tag);
+      const context = await packTar(
+        [
+          ...request.staged.entries,
+          { type: 'file', path: '/Dockerfile', source: join(request.staged.dir, 'Dockerfile') },
+        ],
+        options.epoch,
+      );
+      const lines = await buildWithDocker(
+        docker,
+        context,
+        {
+          t: name,
+          dockerfile: 'Dockerfile',
+          buildargs: { ...request.buildArgs, BASE_IMAGE: baseName },
+          rm: true,
+          forcerm: true,
+          pull: false,
+        },
+        progress,
+      );
+      const imageId =
+        lines.find((line) => line.aux?.ID)?.aux?.ID ?? (await docker.getImage(name).inspect()).Id;
+      const built: BuiltImage = {
+        artifact: request.artifact,
+        engine: 'docker',
+        reference: name,
+        imageId,
+        pushed: false,
+        base: { reference: ref.text, digest: base.digest },
+      };
+      if (!request.push) return built;
+      progress(`pushing ${name}`);
+      const digest = await pushImage(docker, {
+        registry: request.registry,
+        repository: request.repository,
+        tag: request.tag,
+        env: options.env,
+      });
+      return { ...built, digest, pushed: true };
+    },
+  };
+}
+
+async function buildWithDocker(
+  docker: Docker,
+  context: Buffer,
+  options: Record<string, unknown>,
+  progress: (line: string) => void,
+): Promise<ProgressLine[]> {
+  let lines: ProgressLine[];
+  try {
+    const stream = await docker.buildImage(context as unknown as NodeJS.ReadableStream, options);
+    lines = await followProgress(stream, (line) => {
+      const text = line.stream?.trim();
+      if (text) progress(text);
+    });
+  } catch (error) {
+    throw new ExternalError(
+      'DOCKER_BUILD_FAILED',
+      `the Docker engine could not build ${String(options['t'])}: ${(error as Error).message}`,
+      {
+        hint: 'check that the engine is running and has disk space (docker info)',
+        cause: error,
+      },
+    );
+  }
+  const failed = progressError(lines);
+  if (failed) {
+    const log = lines
+      .map((line) => line.stream ?? '')
+      .join('')
+      .trim()
+      .split('\n')
+      .slice(-8)
+      .join('\n');
+    throw new ExternalError(
+      'DOCKER_BUILD_FAILED',
+      `the Docker build of ${String(options['t'])} failed: ${failed}\n${log}`,
+      {
+        hint: 'the lines above are the end of the build output; check the base image (artifacts.<name>.base) has node at /usr/local/bin/node',
+      },
+    );
+  }
+  return lines;
+}
