@@ -8,6 +8,11 @@ const REGISTRY =
 const NPM_NAME = /^(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
 
 export const OCI_LAYOUT_PREFIX = 'oci-layout:';
+/** The minimal node base `release base-image` makes on this machine (nothing is pulled). */
+export const DEFAULT_BASE_IMAGE = `${OCI_LAYOUT_PREFIX}.release/base/node:20`;
+// An image reference: a layout path or a registry host, a repository, then a tag or a digest.
+const BASE_IMAGE =
+  /^(?:oci-layout:[^\s:@]*[a-z0-9]|[A-Za-z0-9.[\]:-]+\/[a-z0-9][a-z0-9._/-]*)(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}|@sha256:[0-9a-f]{64})?$/;
 
 const registryRef = z.string().refine((value) => isRegistryReference(value), {
   message: 'expected a registry like "127.0.0.1:5000/acme" or "oci-layout:<dir>"',
@@ -19,11 +24,18 @@ const imageArtifact = (image: string) =>
       .string()
       .regex(REPOSITORY, 'expected a lowercase repository name like "service-api"')
       .default(image),
+    /** The image `release build` builds on (node at /usr/local/bin/node); `release base-image` makes the default. */
+    base: z
+      .string()
+      .regex(BASE_IMAGE, 'expected "oci-layout:<dir>/<repository>[:tag]" or "<host[:port]>/<repository>[:tag]"')
+      .default(DEFAULT_BASE_IMAGE),
   });
 
 export const configSchema = z.strictObject({
   /** Where images live: a registry reference, or `oci-layout:<dir>` for the embedded default. */
   registry: registryRef.default(`${OCI_LAYOUT_PREFIX}.release/oci`),
+  /** Registry hosts (`host[:port]`) reached over plain http although not loopback (test rigs only). */
+  insecureRegistries: z.array(z.string().min(1)).default([]),
   /** The release record that stamp writes and build, promote and verify read. */
   record: z.string().min(1).default('dist/release.json'),
   /** Live deployments `release verify --all` checks (README "release verify", fleets). */

@@ -14,6 +14,21 @@ export interface ImageRecord {
   references: string[];
   /** Manifest digest, once built or pushed. */
   digest?: string;
+  /** What `release build` made: where the image is, with which engine, on which base. */
+  build?: ImageBuildRecord;
+}
+
+export interface ImageBuildRecord {
+  engine: 'docker' | 'oci';
+  /** Where the image is: `<registry>/<image>:<tag>`, or the engine's local name when not pushed. */
+  reference: string;
+  /** Whether it is in the configured registry (pushed, or written there by the oci engine). */
+  pushed: boolean;
+  /** Docker's image ID (docker engine). */
+  imageId?: string;
+  base: { reference: string; digest: string };
+  /** The fixed time in the labels and layers (SOURCE_DATE_EPOCH or the commit time), RFC 3339. */
+  created: string;
 }
 
 export interface CliRecord {
@@ -22,6 +37,18 @@ export interface CliRecord {
   /** Path of the built archive and its SHA-256, once built. */
   archive?: string;
   sha256?: string;
+}
+
+/** One `release promote` run, as the record keeps it. */
+export interface PromotionEntry {
+  channel: Channel;
+  tag: string;
+  /** ISO 8601 time of the promotion. */
+  at: string;
+  /** `--from`, when the images came from a tag or digest rather than this record's build. */
+  from: string | null;
+  store: string;
+  artifacts: Record<string, { digest: string; written: string[]; kept: string[] }>;
 }
 
 /**
@@ -41,6 +68,8 @@ export interface ReleaseRecord {
   /** Committer time of HEAD in seconds (SOURCE_DATE_EPOCH for reproducible builds), when known. */
   commitTime: number | null;
   artifacts: Record<ImageArtifact, ImageRecord> & { cli: CliRecord };
+  /** Appended by `release promote`, one entry per promotion that wrote or confirmed tags. */
+  promotions?: PromotionEntry[];
   /** Anything later steps append (promotions, signatures). */
   [extension: string]: unknown;
 }

@@ -29,7 +29,12 @@ export interface ImageStore {
   /** Just the descriptor (digest, media type, size) of a tag or digest; undefined when absent. */
   resolve(repository: string, reference: string): Promise<Descriptor | undefined>;
   /** Store manifest bytes under a tag or their digest; checks the stored digest matches. */
-  putManifest(repository: string, reference: string, bytes: Uint8Array, mediaType: string): Promise<Descriptor>;
+  putManifest(
+    repository: string,
+    reference: string,
+    bytes: Uint8Array,
+    mediaType: string,
+  ): Promise<Descriptor>;
   /** Remove a tag (layout) or manifest (registry, by digest) — used to undo, never to release. */
   deleteTag?(repository: string, tag: string): Promise<void>;
   hasBlob(repository: string, digest: string): Promise<boolean>;

@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto';
+import { ExternalError } from '../errors.ts';
+import { type Descriptor, MEDIA_TYPES } from './store.ts';
+
+const DIGEST = /^sha256:[0-9a-f]{64}$/;
+
+export function sha256Digest(bytes: Uint8Array): string {
+  return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+}
+
+/** Whether a reference is a digest (`sha256:<64 hex>`) rather than a tag. */
+export function isDigest(reference: string): boolean {
+  return DIGEST.test(reference);
+}
+
+/** The media type a manifest declares about itself (OCI and Docker v2 both carry `mediaType`). */
+export function declaredMediaType(bytes: Uint8Array): string | undefined {
+  const parsed = parseManifest(bytes);
+  return typeof parsed.mediaType === 'string' ? parsed.mediaType : undefined;
+}
+
+export function isIndex(mediaType: string): boolean {
+  return mediaType === MEDIA_TYPES.ociIndex || mediaType === MEDIA_TYPES.dockerManifestList;
+}
+
+/**
+ * What a manifest refers to: for an index, its child manifests; for an image manifest, its config
+ * and layers (the blobs that must exist before the manifest may be stored).
+ */
+export function referencesOf(
+  bytes: Uint8Array,
+  mediaType: string,
+): { manifests: Descriptor[]; blobs: Descriptor[] } {
+  const parsed = parseManifest(bytes);
+  if (isIndex(mediaType))
+    return { manifests: (parsed.manifests as Descriptor[] | undefined) ?? [], blobs: [] };
+  const blobs = [
+    parsed.config as Descriptor | undefined,
+    ...((parsed.layers as Descriptor[] | undefined) ?? []),
+  ];
+  return { manifests: [], blobs: blobs.filter((d): d is Descriptor => Boolean(d?.digest)) };
+}
+
+function parseManifest(bytes: Uint8Array): Record<string, unknown> {
+  try {
+    const value = JSON.parse(Buffer.from(bytes).toString('utf8')) as unknown;
+    if (value && typeof value === 'object') return value as Record<string, unknown>;
+  } catch {
+    // fall through to the error below
+  }
+  throw new ExternalError('MANIFEST_UNREADABLE', 'a manifest is not a JSON object', {
+    hint: 'the image store holds something that is not an OCI or Docker manifest; rebuild and push the image',
+  });
+}

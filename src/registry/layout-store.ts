@@ -1,0 +1,246 @@
+import { existsSync } from 'node:fs';
+import { copyFile, link, mkdir, open, readFile, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { ExternalError, UsageError } from '../errors.ts';
+import { writeFileAtomically } from '../util/atomic-write.ts';
+import { isValidImageTag } from '../version/image-tag.ts';
+import { declaredMediaType, isDigest, sha256Digest } from './digest.ts';
+import { type Descriptor, type ImageStore, type Manifest, MEDIA_TYPES } from './store.ts';
+
+const REF_NAME = 'org.opencontainers.image.ref.name';
+const REPOSITORY = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$/;
+
+interface LayoutIndex {
+  schemaVersion: 2;
+  mediaType?: string;
+  manifests: Descriptor[];
+  [key: string]: unknown;
+}
+
+/**
+ * OCI image layouts on disk, one per repository: `<root>/<repository>/` with `oci-layout`,
+ * `index.json` and `blobs/sha256/`, tags as `org.opencontainers.image.ref.name` annotations
+ * (what `skopeo inspect oci:<root>/<repository>:<tag>` reads). Blobs are written to a temporary
+ * file and renamed; `index.json` is rewritten whole under a lock file, so a reader never sees half.
+ */
+export class LayoutStore implements ImageStore {
+  readonly name: string;
+
+  constructor(readonly root: string) {
+    this.name = `oci-layout:${root}`;
+  }
+
+  async getManifest(repository: string, reference: string): Promise<Manifest | undefined> {
+    const descriptor = await this.resolve(repository, reference);
+    if (!descriptor) return undefined;
+    const bytes = await this.getBlob(repository, descriptor.digest);
+    return { descriptor: { ...descriptor, size: bytes.length }, bytes };
+  }
+
+  async resolve(repository: string, reference: string): Promise<Descriptor | undefined> {
+    const dir = this.dir(repository);
+    if (isDigest(reference)) {
+      const path = this.blobPath(dir, reference);
+      if (!existsSync(path)) return undefined;
+      const bytes = await readFile(path);
+      const mediaType = declaredMediaType(bytes) ?? MEDIA_TYPES.ociManifest;
+      return { mediaType, digest: reference, size: bytes.length };
+    }
+    const entry = (await this.readIndex(dir)).manifests.find((d) => d.annotations?.[REF_NAME] === reference);
+    if (!entry) return undefined;
+    const { annotations: _, ...descriptor } = entry;
+    return descriptor;
+  }
+
+  async putManifest(
+    repository: string,
+    reference: string,
+    bytes: Uint8Array,
+    mediaType: string,
+  ): Promise<Descriptor> {
+    const dir = this.dir(repository);
+    const digest = sha256Digest(bytes);
+    if (isDigest(reference) && reference !== digest)
+      throw new UsageError('DIGEST_MISMATCH', `manifest bytes do not match ${reference}`, {
+        hint: 'store the exact bytes the digest was computed from',
+      });
+    if (!isDigest(reference) && !isValidImageTag(reference))
+      throw new UsageError('TAG_INVALID', `"${reference}" is not a valid image tag`, {
+        hint: 'tags are 1-128 characters of [A-Za-z0-9_.-], not starting with "." or "-"',
+      });
+    await this.putBlob(repository, digest, bytes);
+    const descriptor: Descriptor = { mediaType, digest, size: bytes.length };
+    if (!isDigest(reference)) {
+      await this.updateIndex(dir, (manifests) => [
+        ...manifests.filter((d) => d.annotations?.[REF_NAME] !== reference),
+        { ...descriptor, annotations: { [REF_NAME]: reference } },
+      ]);
+    }
+    return descriptor;
+  }
+
+  async deleteTag(repository: string, tag: string): Promise<void> {
+    await this.updateIndex(this.dir(repository), (manifests) =>
+      manifests.filter((d) => d.annotations?.[REF_NAME] !== tag),
+    );
+  }
+
+  async hasBlob(repository: string, digest: string): Promise<boolean> {
+    return existsSync(this.blobPath(this.dir(repository), digest));
+  }
+
+  async getBlob(repository: string, digest: string): Promise<Uint8Array> {
+    const path = this.blobPath(this.dir(repository), digest);
+    let bytes: Uint8Array;
+    try {
+      bytes = await readFile(path);
+    } catch {
+      throw new ExternalError('BLOB_MISSING', `${this.name}: ${repository} has no blob ${digest}`, {
+        hint: 'the layout is incomplete; push or build the image again',
+      });
+    }
+    if (sha256Digest(bytes) !== digest)
+      throw new ExternalError(
+        'LAYOUT_CORRUPT',
+        `${this.name}: blob ${digest} of ${repository} does not match its digest`,
+        {
+          hint: 'the file was changed on disk; remove it and push the image again',
+        },
+      );
+    return bytes;
+  }
+
+  async putBlob(repository: string, digest: string, bytes: Uint8Array): Promise<void> {
+    if (sha256Digest(bytes) !== digest)
+      throw new UsageError('DIGEST_MISMATCH', `blob bytes do not match ${digest}`, {
+        hint: 'store the exact bytes the digest was computed from',
+      });
+    const dir = this.dir(repository);
+    await this.ensureLayout(dir);
+    const path = this.blobPath(dir, digest);
+    if (!existsSync(path)) await this.wrap(() => writeFileAtomically(path, bytes), `write ${path}`);
+  }
+
+  /** Hard-link (else copy) the blob from another repository's layout under the same root. */
+  async mountBlob(fromRepository: string, toRepository: string, digest: string): Promise<boolean> {
+    const from = this.blobPath(this.dir(fromRepository), digest);
+    if (!existsSync(from)) return false;
+    const toDir = this.dir(toRepository);
+    await this.ensureLayout(toDir);
+    const to = this.blobPath(toDir, digest);
+    if (existsSync(to)) return true;
+    await mkdir(dirname(to), { recursive: true });
+    await link(from, to).catch(async (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') await copyFile(from, to);
+    });
+    return true;
+  }
+
+  async listTags(repository: string): Promise<string[]> {
+    const index = await this.readIndex(this.dir(repository));
+    return index.manifests.flatMap((d) => (d.annotations?.[REF_NAME] ? [d.annotations[REF_NAME]] : []));
+  }
+
+  private dir(repository: string): string {
+    if (!REPOSITORY.test(repository))
+      throw new UsageError('REPOSITORY_INVALID', `"${repository}" is not a repository name`, {
+        hint: 'use lowercase names like "service-api"',
+      });
+    return join(this.root, repository);
+  }
+
+  private blobPath(dir: string, digest: string): string {
+    if (!isDigest(digest)) throw new UsageError('DIGEST_INVALID', `"${digest}" is not a sha256 digest`);
+    return join(dir, 'blobs', 'sha256', digest.slice('sha256:'.length));
+  }
+
+  private async readIndex(dir: string): Promise<LayoutIndex> {
+    let text: string;
+    try {
+      text = await readFile(join(dir, 'index.json'), 'utf8');
+    } catch {
+      return { schemaVersion: 2, mediaType: MEDIA_TYPES.ociIndex, manifests: [] };
+    }
+    try {
+      const index = JSON.parse(text) as LayoutIndex;
+      if (!Array.isArray(index.manifests)) throw new Error('no manifests');
+      return index;
+    } catch {
+      throw new ExternalError('LAYOUT_CORRUPT', `${join(dir, 'index.json')} is not an OCI image index`, {
+        hint: 'restore the file from a backup, or remove the layout directory and push again',
+      });
+    }
+  }
+
+  private async ensureLayout(dir: string): Promise<void> {
+    if (existsSync(join(dir, 'oci-layout'))) return;
+    await this.wrap(async () => {
+      await mkdir(join(dir, 'blobs', 'sha256'), { recursive: true });
+      await writeFileAtomically(join(dir, 'oci-layout'), '{"imageLayoutVersion":"1.0.0"}\n').catch(
+        (error) => {
+          if (!existsSync(join(dir, 'oci-layout'))) throw error;
+        },
+      );
+    }, `create the layout ${dir}`);
+  }
+
+  /** Read-modify-write `index.json` under `index.json.lock`, replacing the file by rename. */
+  private async updateIndex(dir: string, change: (manifests: Descriptor[]) => Descriptor[]): Promise<void> {
+    await this.ensureLayout(dir);
+    const lock = join(dir, 'index.json.lock');
+    await acquire(lock);
+    try {
+      const index = await this.readIndex(dir);
+      const next = {
+        ...index,
+        schemaVersion: 2,
+        mediaType: MEDIA_TYPES.ociIndex,
+        manifests: change(index.manifests),
+      };
+      await this.wrap(
+        () => writeFileAtomically(join(dir, 'index.json'), `${JSON.stringify(next)}\n`),
+        'write index.json',
+      );
+    } finally {
+      await rm(lock, { force: true });
+    }
+  }
+
+  private async wrap<T>(work: () => Promise<T>, what: string): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw new ExternalError(
+        'LAYOUT_WRITE_FAILED',
+        `${this.name}: could not ${what}: ${(error as Error).message}`,
+        {
+          hint: 'check that the layout directory is writable and the disk has space',
+          cause: error,
+        },
+      );
+    }
+  }
+}
+
+/** A lock file made with O_EXCL; a lock older than 30 s is taken to be left by a crash. */
+async function acquire(lock: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      await (await open(lock, 'wx')).close();
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const age = await stat(lock).then(
+        (s) => Date.now() - s.mtimeMs,
+        () => 0,
+      );
+      if (age > 30_000) await rm(lock, { force: true });
+      else if (Date.now() > deadline)
+        throw new ExternalError('LAYOUT_LOCKED', `${lock} has been held for more than 10 s`, {
+          hint: 'another release process is writing this layout; wait for it, or remove the lock file if none is running',
+        });
+      else await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}

@@ -1,0 +1,32 @@
+import { resolve } from 'node:path';
+import { OCI_LAYOUT_PREFIX } from '../config/schema.ts';
+import { LayoutStore } from './layout-store.ts';
+import { RegistryStore } from './registry-store.ts';
+import type { ImageStore } from './store.ts';
+
+export interface OpenStoreOptions {
+  /** Relative layout directories resolve against this. */
+  cwd: string;
+  /** Where credentials (DOCKER_CONFIG, HOME) and credential helpers (PATH) are found. */
+  env: Record<string, string | undefined>;
+  /** Registry hosts that may be reached over plain http (config `insecureRegistries`). */
+  insecure?: string[];
+  /** Deadline of each registry request (default 30 s). */
+  timeoutMs?: number;
+}
+
+/**
+ * The store a config's `registry` names: `oci-layout:<dir>` (relative to cwd) for OCI image
+ * layouts on disk, anything else (`host[:port][/namespace]`) for a distribution registry.
+ */
+export function openStore(registry: string, options: OpenStoreOptions): ImageStore {
+  if (registry.startsWith(OCI_LAYOUT_PREFIX)) {
+    return new LayoutStore(resolve(options.cwd, registry.slice(OCI_LAYOUT_PREFIX.length)));
+  }
+  return new RegistryStore({
+    registry,
+    env: options.env,
+    insecure: options.insecure ?? [],
+    ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+  });
+}

@@ -1,0 +1,136 @@
+import { ExternalError } from '../errors.ts';
+import { redact } from '../util/redact.ts';
+import type { RegistryAuth } from './registry-auth.ts';
+import { parseWwwAuthenticate } from './www-authenticate.ts';
+
+export interface RegistryRequest {
+  method: 'GET' | 'HEAD' | 'PUT' | 'POST' | 'DELETE' | 'PATCH';
+  /** A path below the registry (`/v2/...`) or an absolute URL the registry handed out. */
+  url: string;
+  headers?: Record<string, string>;
+  body?: Uint8Array;
+  /** Token scopes the request needs (`repository:<name>:pull[,push]`). */
+  scopes: string[];
+  /** What the request is doing, for messages: "PUT manifest service-api:v1.2.0". */
+  what: string;
+  /** Statuses the caller handles itself (404 for "not found", 202...). Others become errors. */
+  accept?: number[];
+  timeoutMs?: number;
+}
+
+/**
+ * The one place the registry client talks HTTP: a deadline on every request, authorization (one
+ * retry after a 401 with what the challenge asked for), and errors that say what failed, with the
+ * registry's own error code and message, sanitised and redacted, and a hint.
+ */
+export class RegistryHttp {
+  /** Requests sent to the registry (token requests are counted by the auth). */
+  requests = 0;
+
+  constructor(
+    readonly host: string,
+    readonly baseUrl: string,
+    private readonly auth: RegistryAuth,
+    private readonly timeoutMs: number,
+  ) {}
+
+  async send(req: RegistryRequest): Promise<Response> {
+    let response = await this.once(req);
+    if (response.status === 401) {
+      const challenges = parseWwwAuthenticate(response.headers.get('www-authenticate'));
+      await response.body?.cancel().catch(() => {});
+      const retry = await this.auth.challenged(challenges, req.scopes, false);
+      if (retry) response = await this.once(req);
+      if (response.status === 401) {
+        await this.auth.challenged(
+          parseWwwAuthenticate(response.headers.get('www-authenticate')),
+          req.scopes,
+          true,
+        );
+        throw await this.failure(req, response);
+      }
+    }
+    if (response.ok || req.accept?.includes(response.status)) return response;
+    throw await this.failure(req, response);
+  }
+
+  private async once(req: RegistryRequest): Promise<Response> {
+    const url = new URL(req.url, this.baseUrl);
+    const authorization = await this.auth.header(req.scopes);
+    const headers: Record<string, string> = { ...req.headers };
+    // Never send credentials to a host other than the registry (a redirect target, a CDN).
+    if (authorization && url.origin === new URL(this.baseUrl).origin)
+      headers['authorization'] = authorization;
+    const timeout = req.timeoutMs ?? this.timeoutMs;
+    this.requests++;
+    try {
+      return await fetch(url, {
+        method: req.method,
+        headers,
+        // TypeScript's DOM lib types a body as ArrayBuffer-backed only; any Uint8Array works.
+        ...(req.body ? { body: req.body as unknown as BodyInit } : {}),
+        redirect: 'follow',
+        signal: AbortSignal.timeout(timeout),
+      });
+    } catch (error) {
+      const timedOut = (error as Error)?.name === 'TimeoutError';
+      const cause = (error as { cause?: { code?: string } })?.cause?.code;
+      throw new ExternalError(
+        timedOut ? 'REGISTRY_TIMEOUT' : 'REGISTRY_UNREACHABLE',
+        timedOut
+          ? `${req.what} on ${this.host}: no answer within ${timeout} ms`
+          : `${req.what} on ${this.host}: the connection failed${cause ? ` (${cause})` : ''}`,
+        {
+          hint: timedOut
+            ? 'the registry is slow or stuck; try again, or check its health'
+            : `check that the registry at ${this.baseUrl} is running and reachable, then run the command again`,
+          cause: error,
+        },
+      );
+    }
+  }
+
+  private async failure(req: RegistryRequest, response: Response): Promise<ExternalError> {
+    const text = req.method === 'HEAD' ? '' : await response.text().catch(() => '');
+    const detail = registryErrorText(text);
+    const status = response.status;
+    const code =
+      status === 401
+        ? 'REGISTRY_UNAUTHORIZED'
+        : status === 403
+          ? 'REGISTRY_DENIED'
+          : status === 429
+            ? 'REGISTRY_RATE_LIMITED'
+            : 'REGISTRY_ERROR';
+    const hint =
+      status === 401
+        ? `log in with \`docker login ${this.host}\` (release reads DOCKER_CONFIG or ~/.docker/config.json)`
+        : status === 403
+          ? 'the credentials in use lack access to this repository; ask for push rights or use another account'
+          : status === 429
+            ? 'the registry is rate limiting; wait and run the command again'
+            : status >= 500
+              ? 'the registry failed; run the command again, and check its logs if it persists'
+              : 'the registry rejected the request; check the repository name and the image';
+    return new ExternalError(
+      code,
+      `${req.what} on ${this.host} failed: HTTP ${status}${detail ? ` ${detail}` : ''}`,
+      {
+        hint,
+      },
+    );
+  }
+}
+
+/** `{"errors":[{"code","message"}]}` as one short line: no control characters, secrets redacted. */
+export function registryErrorText(body: string): string {
+  let text: string;
+  try {
+    const parsed = JSON.parse(body) as { errors?: { code?: unknown; message?: unknown }[] };
+    text = (parsed.errors ?? []).map((e) => `${String(e.code ?? '')}: ${String(e.message ?? '')}`).join('; ');
+  } catch {
+    text = body;
+  }
+  const clean = redact(text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim());
+  return clean.length > 200 ? `${clean.slice(0, 197)}...` : clean;
+}

@@ -1,0 +1,289 @@
+import { ExternalError, UsageError } from '../errors.ts';
+import { findCredentials } from './credentials.ts';
+import { isDigest, sha256Digest } from './digest.ts';
+import { RegistryAuth } from './registry-auth.ts';
+import { RegistryHttp } from './registry-http.ts';
+import { type Descriptor, type ImageStore, MANIFEST_ACCEPT, type Manifest } from './store.ts';
+
+export interface RegistryStoreOptions {
+  /** `host[:port][/namespace]` */
+  registry: string;
+  env: Record<string, string | undefined>;
+  /** Hosts (`host[:port]`) that may be reached over plain http although not loopback. */
+  insecure?: string[];
+  /** Deadline of each request; blob transfers get more time in proportion to their size. */
+  timeoutMs?: number;
+  /** Tags asked for per page when listing (registries may send fewer). */
+  pageSize?: number;
+}
+
+/** An OCI distribution registry (the HTTP API docker, skopeo and every registry speak). */
+export class RegistryStore implements ImageStore {
+  readonly name: string;
+  readonly http: RegistryHttp;
+  readonly auth: RegistryAuth;
+  private readonly namespace: string;
+  private readonly pageSize: number;
+
+  constructor(options: RegistryStoreOptions) {
+    const slash = options.registry.indexOf('/');
+    const host = slash < 0 ? options.registry : options.registry.slice(0, slash);
+    this.namespace = slash < 0 ? '' : options.registry.slice(slash + 1);
+    this.name = options.registry;
+    this.pageSize = options.pageSize ?? 1000;
+    const timeoutMs = options.timeoutMs ?? 30_000;
+    let credentials: ReturnType<typeof findCredentials> | undefined;
+    this.auth = new RegistryAuth(host, () => (credentials ??= findCredentials(host, options.env)), timeoutMs);
+    this.http = new RegistryHttp(host, registryBaseUrl(host, options.insecure ?? []), this.auth, timeoutMs);
+  }
+
+  async getManifest(repository: string, reference: string): Promise<Manifest | undefined> {
+    const res = await this.http.send({
+      method: 'GET',
+      url: this.manifestUrl(repository, reference),
+      headers: { accept: MANIFEST_ACCEPT },
+      scopes: [this.scope(repository, 'pull')],
+      what: `GET manifest ${repository}:${reference}`,
+      accept: [404],
+    });
+    if (res.status === 404) {
+      await res.body?.cancel();
+      return undefined;
+    }
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    const digest = sha256Digest(bytes);
+    const claimed = res.headers.get('docker-content-digest');
+    if (
+      (isDigest(reference) && reference !== digest) ||
+      (claimed?.startsWith('sha256:') && claimed !== digest)
+    ) {
+      throw new ExternalError(
+        'REGISTRY_DIGEST_MISMATCH',
+        `the manifest of ${repository}:${reference} on ${this.name} does not match its digest`,
+        {
+          hint: 'the registry or something between us and it altered the manifest; do not promote from it',
+        },
+      );
+    }
+    const mediaType = mediaTypeOf(res, bytes);
+    return { descriptor: { mediaType, digest, size: bytes.length }, bytes };
+  }
+
+  async resolve(repository: string, reference: string): Promise<Descriptor | undefined> {
+    const res = await this.http.send({
+      method: 'HEAD',
+      url: this.manifestUrl(repository, reference),
+      headers: { accept: MANIFEST_ACCEPT },
+      scopes: [this.scope(repository, 'pull')],
+      what: `HEAD manifest ${repository}:${reference}`,
+      accept: [404],
+    });
+    if (res.status === 404) return undefined;
+    const digest = res.headers.get('docker-content-digest');
+    const size = Number(res.headers.get('content-length'));
+    const mediaType = res.headers.get('content-type')?.split(';')[0]?.trim();
+    // Not every registry sends the digest on HEAD: then the manifest itself has to be read.
+    if (!digest || !isDigest(digest) || !mediaType || !Number.isFinite(size)) {
+      return (await this.getManifest(repository, reference))?.descriptor;
+    }
+    return { mediaType, digest, size };
+  }
+
+  async putManifest(
+    repository: string,
+    reference: string,
+    bytes: Uint8Array,
+    mediaType: string,
+  ): Promise<Descriptor> {
+    const digest = sha256Digest(bytes);
+    if (isDigest(reference) && reference !== digest)
+      throw new UsageError('DIGEST_MISMATCH', `manifest bytes do not match ${reference}`, {
+        hint: 'push the exact bytes the digest was computed from',
+      });
+    const res = await this.http.send({
+      method: 'PUT',
+      url: this.manifestUrl(repository, reference),
+      headers: { 'content-type': mediaType },
+      body: bytes,
+      scopes: [this.scope(repository, 'pull,push')],
+      what: `PUT manifest ${repository}:${reference}`,
+    });
+    await res.body?.cancel();
+    const stored = res.headers.get('docker-content-digest');
+    if (stored && stored !== digest) {
+      throw new ExternalError(
+        'REGISTRY_DIGEST_MISMATCH',
+        `${this.name} stored ${repository}:${reference} as ${stored}, not ${digest}`,
+        {
+          hint: 'the registry converted the manifest; use a registry that stores manifests as sent',
+        },
+      );
+    }
+    return { mediaType, digest, size: bytes.length };
+  }
+
+  /**
+   * Remove a tag. The distribution spec allows registries to refuse this (distribution 2.x does):
+   * then TAG_DELETE_UNSUPPORTED, so an undo can say what it could not do.
+   */
+  async deleteTag(repository: string, tag: string): Promise<void> {
+    const res = await this.http.send({
+      method: 'DELETE',
+      url: this.manifestUrl(repository, tag),
+      scopes: [this.scope(repository, 'delete')],
+      what: `DELETE tag ${repository}:${tag}`,
+      accept: [400, 404, 405],
+    });
+    await res.body?.cancel();
+    if (res.status === 404) return;
+    if (res.status === 400 || res.status === 405) {
+      throw new ExternalError(
+        'TAG_DELETE_UNSUPPORTED',
+        `${this.name} cannot delete a single tag (${repository}:${tag})`,
+        {
+          hint: 'delete the tag with the registry’s own tools, or re-run the promotion to complete it',
+        },
+      );
+    }
+  }
+
+  async hasBlob(repository: string, digest: string): Promise<boolean> {
+    const res = await this.http.send({
+      method: 'HEAD',
+      url: `/v2/${this.path(repository)}/blobs/${digest}`,
+      scopes: [this.scope(repository, 'pull')],
+      what: `HEAD blob ${repository}@${digest}`,
+      accept: [404],
+    });
+    return res.status !== 404;
+  }
+
+  async getBlob(repository: string, digest: string): Promise<Uint8Array> {
+    const res = await this.http.send({
+      method: 'GET',
+      url: `/v2/${this.path(repository)}/blobs/${digest}`,
+      scopes: [this.scope(repository, 'pull')],
+      what: `GET blob ${repository}@${digest}`,
+      timeoutMs: 300_000,
+    });
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    if (sha256Digest(bytes) !== digest)
+      throw new ExternalError(
+        'REGISTRY_DIGEST_MISMATCH',
+        `blob ${repository}@${digest} on ${this.name} does not match its digest`,
+        {
+          hint: 'the registry or something between us and it altered the blob',
+        },
+      );
+    return bytes;
+  }
+
+  /** Monolithic upload: POST for an upload URL, then one PUT of the bytes with their digest. */
+  async putBlob(repository: string, digest: string, bytes: Uint8Array): Promise<void> {
+    const start = await this.http.send({
+      method: 'POST',
+      url: `/v2/${this.path(repository)}/blobs/uploads/`,
+      scopes: [this.scope(repository, 'pull,push')],
+      what: `start upload ${repository}@${digest}`,
+    });
+    await start.body?.cancel();
+    const location = this.uploadLocation(start, repository);
+    location.searchParams.set('digest', digest);
+    const done = await this.http.send({
+      method: 'PUT',
+      url: location.href,
+      headers: { 'content-type': 'application/octet-stream' },
+      body: bytes,
+      scopes: [this.scope(repository, 'pull,push')],
+      what: `upload blob ${repository}@${digest}`,
+      timeoutMs: 30_000 + Math.ceil(bytes.length / 1_000_000) * 2_000,
+    });
+    await done.body?.cancel();
+  }
+
+  /** Cross-repository mount: 201 when the registry linked the blob, false when it did not. */
+  async mountBlob(fromRepository: string, toRepository: string, digest: string): Promise<boolean> {
+    const from = encodeURIComponent(this.path(fromRepository));
+    const res = await this.http.send({
+      method: 'POST',
+      url: `/v2/${this.path(toRepository)}/blobs/uploads/?mount=${digest}&from=${from}`,
+      scopes: [this.scope(toRepository, 'pull,push'), this.scope(fromRepository, 'pull')],
+      what: `mount blob ${fromRepository}@${digest} into ${toRepository}`,
+    });
+    await res.body?.cancel();
+    return res.status === 201;
+  }
+
+  /** Every tag, following `Link: <...>; rel="next"` pages. */
+  async listTags(repository: string): Promise<string[]> {
+    const tags: string[] = [];
+    let url: string | undefined = `/v2/${this.path(repository)}/tags/list?n=${this.pageSize}`;
+    for (let page = 0; url && page < 10_000; page++) {
+      const res: Response = await this.http.send({
+        method: 'GET',
+        url,
+        scopes: [this.scope(repository, 'pull')],
+        what: `list tags of ${repository}`,
+        accept: [404],
+      });
+      if (res.status === 404) {
+        await res.body?.cancel();
+        return [];
+      }
+      const body = (await res.json().catch(() => ({}))) as { tags?: string[] | null };
+      tags.push(...(body.tags ?? []));
+      url = nextLink(res.headers.get('link'));
+    }
+    return tags;
+  }
+
+  private uploadLocation(res: Response, repository: string): URL {
+    const location = res.headers.get('location');
+    if (!location)
+      throw new ExternalError(
+        'REGISTRY_ERROR',
+        `${this.name} started an upload to ${repository} without a Location`,
+        {
+          hint: 'the registry does not follow the distribution spec',
+        },
+      );
+    return new URL(location, this.http.baseUrl);
+  }
+
+  private path(repository: string): string {
+    return this.namespace ? `${this.namespace}/${repository}` : repository;
+  }
+
+  private scope(repository: string, actions: string): string {
+    return `repository:${this.path(repository)}:${actions}`;
+  }
+
+  private manifestUrl(repository: string, reference: string): string {
+    return `/v2/${this.path(repository)}/manifests/${encodeURIComponent(reference)}`;
+  }
+}
+
+/** http only for loopback hosts and the explicit insecure list; https everywhere else. */
+export function registryBaseUrl(host: string, insecure: string[]): string {
+  const name = host.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+  const loopback = name === 'localhost' || /^127\.\d+\.\d+\.\d+$/.test(name) || name === '::1';
+  return `${loopback || insecure.includes(host) || insecure.includes(name) ? 'http' : 'https'}://${host}`;
+}
+
+/** The next page from a `Link: </v2/x/tags/list?last=a&n=2>; rel="next"` header. */
+export function nextLink(header: string | null): string | undefined {
+  const match = header ? /<([^>]+)>\s*;\s*rel="?next"?/.exec(header) : null;
+  return match?.[1];
+}
+
+function mediaTypeOf(res: Response, bytes: Uint8Array): string {
+  const header = res.headers.get('content-type')?.split(';')[0]?.trim();
+  if (header && header !== 'application/json' && header !== 'text/plain') return header;
+  try {
+    const declared = (JSON.parse(Buffer.from(bytes).toString('utf8')) as { mediaType?: string }).mediaType;
+    if (declared) return declared;
+  } catch {
+    // fall back to the header below
+  }
+  return header ?? 'application/octet-stream';
+}
