@@ -1,14 +1,17 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { printError } from '../../../cli/output.ts';
+import { join, resolve } from 'node:path';
 import { ConfigError } from '../../../errors.ts';
 import { closeOnSignal, listen, readListenAddress } from '../../http/lifecycle.ts';
+import { reportStartupError, runsFromSource, sourceDirOf } from '../../http/startup.ts';
 import { parseApiUrl } from './api-proxy.ts';
 import { createWebServer } from './web-server.ts';
 
+const NAME = 'service-web';
 const GRACE_MS = 10_000;
+
+// Entry point of the web image's server (bin/service-web.js in a checkout, the esbuild bundle in
+// the image): it runs as soon as it is loaded.
 
 /**
  * `service-web`: serve a built web client. Env: `HOST` (127.0.0.1), `PORT` (8080; 0 picks a free
@@ -17,22 +20,21 @@ const GRACE_MS = 10_000;
  * `service-web <version> serving <root> on http://<host>:<port>`, the version being the one in
  * the served `version.json`. Runs until SIGTERM/SIGINT; returns the exit code.
  */
-export async function main(env: NodeJS.ProcessEnv = process.env): Promise<number> {
+async function main(env: NodeJS.ProcessEnv): Promise<number> {
   try {
     const address = readListenAddress(env, { host: 'HOST', port: 'PORT' }, { host: '127.0.0.1', port: 8080 });
     const root = webRoot(env['WEB_ROOT']);
     const apiUrl = env['API_URL']?.trim() ? parseApiUrl(env['API_URL'].trim()) : undefined;
     const server = createWebServer({ root, apiUrl });
     const url = await listen(server, address);
-    process.stdout.write(`service-web ${await servedVersion(root)} serving ${root} on ${url}\n`);
+    process.stdout.write(`${NAME} ${await servedVersion(root)} serving ${root} on ${url}\n`);
     return await closeOnSignal(server, {
-      name: 'service-web',
+      name: NAME,
       graceMs: GRACE_MS,
       log: (line) => process.stderr.write(`${line}\n`),
     });
   } catch (error) {
-    printError(error, false);
-    return (error as { exitCode?: number }).exitCode ?? 70;
+    return reportStartupError(NAME, error);
   }
 }
 
@@ -46,12 +48,11 @@ function webRoot(setting: string | undefined): string {
     }
     return root;
   }
-  const here = dirname(fileURLToPath(import.meta.url));
   // Bundled for the image: web/ beside the bundle. From a checkout: dist/web of the package.
-  const candidates = [join(here, 'web'), resolve(here, '../../../../dist/web')];
-  const found = candidates.find((dir) => existsSync(join(dir, 'index.html')));
-  if (!found) {
-    throw new ConfigError('no built web client to serve', [], {
+  const here = sourceDirOf(import.meta.url);
+  const found = runsFromSource(import.meta.url) ? resolve(here, '../../../../dist/web') : join(here, 'web');
+  if (!existsSync(join(found, 'index.html'))) {
+    throw new ConfigError(`no built web client in ${found}`, [], {
       hint: 'run npm run build:web (writes dist/web), or set WEB_ROOT to a built client',
     });
   }
@@ -70,3 +71,5 @@ async function servedVersion(root: string): Promise<string> {
   }
   return 'unknown';
 }
+
+process.exitCode = await main(process.env);
