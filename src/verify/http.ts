@@ -1,3 +1,6 @@
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+
 /**
  * A GET with a deadline and a body cap: probes read servers the operator may not control, so a slow
  * or hostile server can neither hang `release verify` nor make it buffer an unbounded body.
@@ -18,62 +21,97 @@ export interface BoundedResponse {
 }
 
 export const DEFAULT_MAX_BYTES = 64 * 1024;
+const MAX_REDIRECTS = 3;
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
+/**
+ * node:http rather than fetch: fetch refuses the "bad ports" of the browser world (6000, 6665,
+ * 10080...), on which a self-hosted API may well listen, and hides the socket error behind
+ * "fetch failed". A few redirects are followed (a proxy sending http to https).
+ */
 export async function boundedGet(url: string, options: BoundedGetOptions): Promise<BoundedResponse> {
-  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-  const timeout = AbortSignal.timeout(options.timeoutMs);
-  const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
+  const deadline = AbortSignal.timeout(options.timeoutMs);
+  const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
+  let target = new URL(url);
   try {
-    const response = await fetch(url, {
-      signal,
-      redirect: 'follow',
-      headers: { accept: options.accept ?? 'application/json', 'cache-control': 'no-cache' },
-    });
-    const declared = Number(response.headers.get('content-length') ?? Number.NaN);
-    if (declared > maxBytes) {
-      await response.body?.cancel();
-      throw new Error(`response body of ${declared} bytes is larger than the ${maxBytes}-byte limit`);
+    for (let hop = 0; ; hop++) {
+      const answer = await getOnce(target, signal, options);
+      if (!answer.location || hop === MAX_REDIRECTS) return answer;
+      target = new URL(answer.location, target);
+      if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+        throw new Error(`redirected to ${target.protocol} URL`);
+      }
     }
-    return {
-      status: response.status,
-      contentType: response.headers.get('content-type') ?? '',
-      body: await readCapped(response, maxBytes),
-    };
   } catch (error) {
-    throw new Error(describeFailure(error, options.timeoutMs, timeout), { cause: error });
+    throw new Error(describeFailure(error, options.timeoutMs, deadline), { cause: error });
   }
 }
 
-async function readCapped(response: Response, maxBytes: number): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw new Error(`response body is larger than the ${maxBytes}-byte limit`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+function getOnce(
+  url: URL,
+  signal: AbortSignal,
+  options: BoundedGetOptions,
+): Promise<BoundedResponse & { location?: string }> {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: 'GET',
+        signal,
+        headers: { accept: options.accept ?? 'application/json', 'cache-control': 'no-cache' },
+      },
+      (res) => {
+        const status = res.statusCode ?? 0;
+        const location = res.headers.location;
+        if (REDIRECTS.has(status) && location) {
+          res.resume();
+          resolve({ status, contentType: '', body: '', location });
+          return;
+        }
+        const declared = Number(res.headers['content-length'] ?? Number.NaN);
+        if (declared > maxBytes) {
+          req.destroy();
+          reject(new Error(`response body of ${declared} bytes is larger than the ${maxBytes}-byte limit`));
+          return;
+        }
+        const chunks: Buffer[] = [];
+        let total = 0;
+        res.on('data', (chunk: Buffer) => {
+          total += chunk.length;
+          if (total > maxBytes) {
+            req.destroy();
+            reject(new Error(`response body is larger than the ${maxBytes}-byte limit`));
+            return;
+          }
+          chunks.push(chunk);
+        });
+        res.on('end', () =>
+          resolve({
+            status,
+            contentType: String(res.headers['content-type'] ?? ''),
+            body: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
 }
 
-/** One short reason an operator can act on, instead of undici's "fetch failed". */
-function describeFailure(error: unknown, timeoutMs: number, timeout: AbortSignal): string {
-  if (timeout.aborted) return `no answer within ${timeoutMs} ms`;
-  const err = error as { name?: string; message?: string; cause?: { code?: string; message?: string } };
-  if (err.name === 'AbortError' || err.name === 'TimeoutError')
-    return 'cancelled: the deployment deadline passed';
-  const code = err.cause?.code;
-  if (code === 'ECONNREFUSED') return 'connection refused';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host name not found';
-  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'connection reset by the server';
-  if (code) return `${code}${err.cause?.message ? `: ${err.cause.message}` : ''}`;
-  if (err.message === 'fetch failed' && err.cause?.message) return err.cause.message;
+/** One short reason an operator can act on. */
+function describeFailure(error: unknown, timeoutMs: number, deadline: AbortSignal): string {
+  if (deadline.aborted) return `no answer within ${timeoutMs} ms`;
+  const err = error as { name?: string; code?: string; message?: string };
+  if (err.name === 'AbortError') return 'cancelled: the deployment deadline passed';
+  if (err.code === 'ECONNREFUSED') return 'connection refused';
+  if (err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN') return 'host name not found';
+  if (err.code === 'ECONNRESET') return 'connection reset by the server';
+  if (err.code === 'HPE_INVALID_CONSTANT' || err.code?.startsWith('HPE_'))
+    return 'the answer is not valid HTTP';
   return err.message ?? String(error);
 }
 
