@@ -1,0 +1,68 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { ExternalError, UsageError } from '../../../errors.ts';
+import { writeFileAtomically } from '../../../util/atomic-write.ts';
+import { bundleSvc } from './bundle-svc.ts';
+import { cliPackageJson } from './package-json.ts';
+
+export interface CliArchive {
+  path: string;
+  sha256: string;
+  size: number;
+}
+
+/**
+ * Build `service-cli.tar.gz`: svc bundled into one file with `version` baked in, plus its
+ * package.json, packed by `npm pack` (the format `npm install -g <file-or-url>` reads; npm fixes
+ * every entry's time, so equal inputs give equal bytes). `outFile` is replaced atomically.
+ */
+export async function buildCliArchive(options: { version: string; outFile: string }): Promise<CliArchive> {
+  const version = options.version.trim();
+  if (!version || version.length > 128 || /[\s\u0000-\u001f\u007f-\u009f]/.test(version)) {
+    throw new UsageError('CLI_VERSION_INVALID', `"${options.version}" cannot be baked into svc`, {
+      hint: 'use the release tag (SERVICE_VERSION or release stamp): no spaces or control characters, at most 128 characters',
+    });
+  }
+  const stage = await mkdtemp(join(tmpdir(), 'svc-archive-'));
+  try {
+    const pkg = join(stage, 'package');
+    await bundleSvc({ version, outFile: join(pkg, 'svc.js') });
+    await writeFile(join(pkg, 'package.json'), `${JSON.stringify(cliPackageJson(version), null, 2)}\n`);
+    const packed = await npmPack(pkg, stage);
+    const bytes = await readFile(join(stage, packed));
+    const path = resolve(options.outFile);
+    await writeFileAtomically(path, bytes);
+    return { path, sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length };
+  } finally {
+    await rm(stage, { recursive: true, force: true });
+  }
+}
+
+function npmPack(dir: string, destination: string): Promise<string> {
+  const args = ['pack', '--json', '--ignore-scripts', '--pack-destination', destination];
+  return new Promise((done, fail) => {
+    execFile('npm', args, { cwd: dir, timeout: 120_000 }, (error, stdout, stderr) => {
+      if (error) {
+        fail(
+          new ExternalError('NPM_PACK_FAILED', `npm pack failed: ${String(stderr).trim() || error.message}`, {
+            hint: 'is npm installed and on PATH?',
+          }),
+        );
+        return;
+      }
+      try {
+        done((JSON.parse(String(stdout)) as { filename: string }[])[0]!.filename);
+      } catch {
+        fail(
+          new ExternalError(
+            'NPM_PACK_FAILED',
+            `npm pack printed no file name: ${String(stdout).slice(0, 200)}`,
+          ),
+        );
+      }
+    });
+  });
+}

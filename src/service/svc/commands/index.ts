@@ -1,0 +1,54 @@
+import type { CommandRunner } from '../context.ts';
+
+export interface CommandDefinition {
+  usage: string;
+  summary: string;
+  /** Flags this command accepts besides the global `--url`. */
+  flags: ('json' | 'dry-run')[];
+  /**
+   * Whether the compatibility gate runs first. Not for the remedies: `update` (the gate must not
+   * block its own fix), `doctor` (it reports a too-old CLI as a finding) and `config` (local only,
+   * and how a URL gets chosen in the first place).
+   */
+  gated: boolean;
+  load: () => Promise<CommandRunner>;
+}
+
+/** Every svc command, in help order; each module is imported only when its command runs. */
+export const COMMANDS: Record<string, CommandDefinition> = {
+  status: {
+    usage: 'status',
+    summary: 'ask the API for its version (an ordinary command, behind the gate)',
+    flags: ['json'],
+    gated: true,
+    load: async () => (await import('./status.ts')).runStatus,
+  },
+  version: {
+    usage: 'version [--json]',
+    summary: "this CLI's version, the server's version and minimum, and the verdict",
+    flags: ['json'],
+    gated: true,
+    load: async () => (await import('./version.ts')).runVersion,
+  },
+  doctor: {
+    usage: 'doctor [--json]',
+    summary: 'look for the known version problems and say how to fix each (exit 1 if any)',
+    flags: ['json'],
+    gated: false,
+    load: async () => (await import('./doctor.ts')).runDoctor,
+  },
+  update: {
+    usage: 'update [--url <base_url>] [--dry-run]',
+    summary: 'install the CLI archive the API serves, checked by SHA-256 and length',
+    flags: ['dry-run'],
+    gated: false,
+    load: async () => (await import('./update.ts')).runUpdate,
+  },
+  config: {
+    usage: 'config set-url <base_url> | config set-gate <hard|warn> | config show',
+    summary: 'remember the API base URL (and the gate mode) in the user config file',
+    flags: ['json'],
+    gated: false,
+    load: async () => (await import('./config.ts')).runConfig,
+  },
+};

@@ -1,0 +1,100 @@
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, sep } from 'node:path';
+import { RuleError, UsageError } from '../../../errors.ts';
+import { sameTag } from '../../../version/compare.ts';
+import { requireApi } from '../config/select-api.ts';
+import type { SvcContext } from '../context.ts';
+import { upgradeCommand } from '../gate/decide.ts';
+import { installPrefixOf, runningScript } from '../install-prefix.ts';
+import { out, progress } from '../output.ts';
+import { describeSvcs, findSvcOnPath } from '../path-scan.ts';
+import { ARCHIVE_PATH, downloadArchive } from '../update/download.ts';
+import { npmInstallGlobal } from '../update/npm-install.ts';
+import { preflightArchive } from '../update/preflight.ts';
+
+const DOWNLOAD_TIMEOUT_MS = 120_000;
+
+/**
+ * `svc update [--url <base_url>] [--dry-run]`: download, check (SHA-256, length, a trial run),
+ * install with npm into the prefix this svc came from, then make sure the `svc` first on PATH is
+ * the new one. Never gated: it is the remedy the gate points to. Every check happens before npm
+ * runs, so a bad download leaves the installed CLI as it was.
+ */
+export async function runUpdate(ctx: SvcContext): Promise<number> {
+  if (ctx.operands.length) {
+    throw new UsageError('USAGE', `unexpected arguments: ${ctx.operands.join(' ')}`, {
+      hint: 'svc update [--url <base_url>] [--dry-run]',
+    });
+  }
+  const { baseUrl } = requireApi(ctx.url, ctx.env, ctx.config);
+  const script = runningScript();
+  const prefix = installPrefixOf(script);
+  if (!prefix && !ctx.dryRun) {
+    throw new UsageError(
+      'NOT_NPM_INSTALLED',
+      `this svc (${script ?? 'unknown path'}) was not installed with npm install -g, so svc update cannot tell where to install`,
+      {
+        hint: `install it with: ${upgradeCommand(baseUrl)}`,
+      },
+    );
+  }
+
+  const work = await mkdtemp(join(tmpdir(), 'svc-update-'));
+  try {
+    progress(`downloading ${baseUrl}${ARCHIVE_PATH}`);
+    const archive = await downloadArchive(baseUrl, join(work, 'service-cli.tar.gz'), {
+      cliVersion: ctx.cliVersion,
+      timeoutMs: DOWNLOAD_TIMEOUT_MS,
+    });
+    await mkdir(join(work, 'trial'));
+    const checked = await preflightArchive(archive.file, join(work, 'trial'));
+    progress(`checked: ${archive.size} bytes, SHA-256 ${archive.sha256}, it runs as svc ${checked.version}`);
+
+    if (ctx.dryRun) {
+      out(
+        `would install svc ${checked.version} (package service-cli@${checked.packageVersion}) over svc ${ctx.cliVersion}`,
+      );
+      out(
+        prefix
+          ? `with: npm install -g --prefix ${prefix} <the checked archive>`
+          : `this svc (${script}) was not installed with npm; install with: ${upgradeCommand(baseUrl)}`,
+      );
+      return 0;
+    }
+    if (sameTag(checked.version, ctx.cliVersion)) {
+      out(`svc ${ctx.cliVersion} is what ${baseUrl} serves; nothing to do`);
+      return 0;
+    }
+    progress(`installing into ${prefix}`);
+    await npmInstallGlobal(prefix!, archive.file, process.env);
+    return await confirmOnPath(ctx, prefix!, checked.version);
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+/** Run the `svc` first on PATH; if it is not the new one, say which ones are in the way. */
+async function confirmOnPath(ctx: SvcContext, prefix: string, version: string): Promise<number> {
+  const found = await findSvcOnPath(ctx.env);
+  const first = found[0];
+  if (first?.version === version) {
+    out(`svc updated: ${ctx.cliVersion} -> ${version} (${first.path})`);
+    return 0;
+  }
+  const packageDir = `${join(prefix, 'lib', 'node_modules', 'service-cli')}${sep}`;
+  const ours = found.findIndex((entry) => entry.realPath.startsWith(packageDir));
+  const inTheWay = (ours === -1 ? found : found.slice(0, ours)).filter((entry) => entry.version !== version);
+  const listing = found.length ? describeSvcs(found).join('\n  ') : '(none)';
+  const fix =
+    ours === -1
+      ? `${join(prefix, 'bin')} is not on PATH: add it before the others${inTheWay.length ? `, or remove ${inTheWay.map((e) => e.path).join(', ')}` : ''}`
+      : `remove ${inTheWay.map((e) => `${e.path} (svc ${e.version ?? '?'})`).join(', ')}, which come${inTheWay.length === 1 ? 's' : ''} first on PATH`;
+  throw new RuleError(
+    'UPDATE_SHADOWED',
+    `installed svc ${version} into ${prefix}, but the svc first on PATH is ${first ? `${first.path} (svc ${first.version ?? '?'})` : 'missing'}.\nsvc on PATH, in order:\n  ${listing}`,
+    {
+      hint: fix,
+    },
+  );
+}

@@ -1,0 +1,25 @@
+import type { SvcConfig } from './config/config-file.ts';
+import type { GateDecision } from './gate/decide.ts';
+
+type Env = Record<string, string | undefined>;
+
+/** What every command is handed: parsed flags, the environment and the user's settings. */
+export interface SvcContext {
+  cliVersion: string;
+  env: Env;
+  config: SvcConfig;
+  configPath: string;
+  /** Arguments after the command name. */
+  operands: string[];
+  url: string | undefined;
+  json: boolean;
+  dryRun: boolean;
+}
+
+/** A gated command runs after the gate let it through and may reuse what the gate learnt. */
+export interface GatedRun {
+  baseUrl: string;
+  gate: GateDecision;
+}
+
+export type CommandRunner = (ctx: SvcContext, gated: GatedRun | undefined) => Promise<number>;

@@ -1,0 +1,75 @@
+import { STATUS_CODES } from 'node:http';
+import { parseCore } from '../../../version/parse.ts';
+import { sanitize, shown } from '../sanitize.ts';
+
+/** What the gate learnt from `GET {base_url}/api/version`. */
+export type VersionProbe =
+  | {
+      kind: 'document';
+      /** The server's `version`, when it is a string (sanitised). */
+      version: string | undefined;
+      /** The server's `min_cli_version`, always strict `X.Y.Z` here. */
+      minCliVersion: string;
+      /** Parts of the document that were wrong but did not stop a decision. */
+      problems: string[];
+    }
+  | { kind: 'failed'; reason: string; status?: number };
+
+export interface RawAnswer {
+  status: number;
+  statusText?: string;
+  contentType?: string;
+  body: Uint8Array;
+}
+
+/**
+ * Read the version document (spec section 2) from an HTTP answer. Pure. Anything that is not a
+ * 2xx JSON object with a string `min_cli_version` of the form `X.Y.Z` is a failure with a reason a
+ * person can act on (the status code, the parse error, the wrong type); the caller warns and runs.
+ */
+export function readVersionDocument(answer: RawAnswer): VersionProbe {
+  if (answer.status < 200 || answer.status > 299) {
+    const text = sanitize(answer.statusText || STATUS_CODES[answer.status] || '', 60);
+    return {
+      kind: 'failed',
+      status: answer.status,
+      reason: `the server answered ${answer.status}${text ? ` ${text}` : ''}`,
+    };
+  }
+  const parsed = parseJson(answer);
+  if ('reason' in parsed) return { kind: 'failed', reason: parsed.reason };
+  const doc = parsed.value;
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
+    return { kind: 'failed', reason: `the version document is ${shown(doc, 40)}, not a JSON object` };
+  }
+  const { version, min_cli_version: min } = doc as Record<string, unknown>;
+  if (typeof min !== 'string') {
+    return { kind: 'failed', reason: `min_cli_version is ${shown(min, 40)}, not a string` };
+  }
+  if (!parseCore(min))
+    return { kind: 'failed', reason: `min_cli_version ${shown(min)} is not of the form X.Y.Z` };
+  const problems = typeof version === 'string' ? [] : [`version is ${shown(version, 40)}, not a string`];
+  return {
+    kind: 'document',
+    version: typeof version === 'string' ? sanitize(version) : undefined,
+    minCliVersion: min,
+    problems,
+  };
+}
+
+function parseJson(answer: RawAnswer): { value: unknown } | { reason: string } {
+  const type = answer.contentType ? `; content-type ${sanitize(answer.contentType, 60)}` : '';
+  if (answer.body.length === 0) return { reason: `the body is empty${type}` };
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(answer.body);
+  } catch {
+    return { reason: `the body is not UTF-8 text${type}` };
+  }
+  try {
+    return { value: JSON.parse(text) };
+  } catch (error) {
+    const looksHtml = /^\s*</.test(text) ? ' (it looks like HTML: a proxy, login or error page?)' : '';
+    return { reason: `the body is not JSON: ${sanitize((error as Error).message, 80)}${looksHtml}${type}` };
+  }
+}

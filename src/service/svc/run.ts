@@ -1,0 +1,105 @@
+import { parseArgs } from 'node:util';
+import { UsageError } from '../../errors.ts';
+import { COMMANDS } from './commands/index.ts';
+import { readSvcConfig } from './config/config-file.ts';
+import { configFilePath, stateDir } from './config/paths.ts';
+import { requireApi, selectGateMode, selectTimeout } from './config/select-api.ts';
+import type { GatedRun, SvcContext } from './context.ts';
+import { checkCliCompatibility } from './gate/check.ts';
+import { firstTimeFor, noticeWanted } from './gate/notice-memory.ts';
+import { helpText } from './help.ts';
+import { out, reportError, say } from './output.ts';
+import { SVC_VERSION } from './version.ts';
+
+/** Exit code when the gate refuses to run a command (DESIGN.md "Exit codes"). */
+export const EXIT_BLOCKED = 3;
+
+/**
+ * Everything after the `--version` short-circuit in main.ts. Returns the exit code; the only
+ * place svc's errors become exit codes.
+ */
+export async function main(
+  args: string[],
+  env: Record<string, string | undefined> = process.env,
+): Promise<number> {
+  const json = args.includes('--json');
+  try {
+    const parsed = parse(args);
+    const [name, ...operands] = parsed.positionals;
+    if (parsed.values.help || name === 'help') {
+      out(helpText());
+      return 0;
+    }
+    if (!name) {
+      process.stderr.write(`${helpText()}\n`);
+      return 2;
+    }
+    const command = COMMANDS[name];
+    if (!command) {
+      throw new UsageError('UNKNOWN_COMMAND', `unknown command "${name}"`, {
+        hint: `one of: ${Object.keys(COMMANDS).join(', ')} (svc --help)`,
+      });
+    }
+    for (const flag of ['json', 'dry-run'] as const) {
+      if (parsed.values[flag] && !command.flags.includes(flag)) {
+        throw new UsageError('UNKNOWN_OPTION', `svc ${name} does not take --${flag}`, {
+          hint: `usage: svc ${command.usage}`,
+        });
+      }
+    }
+    const configPath = configFilePath(env);
+    const ctx: SvcContext = {
+      cliVersion: SVC_VERSION,
+      env,
+      config: await readSvcConfig(configPath),
+      configPath,
+      operands,
+      url: parsed.values.url,
+      json: Boolean(parsed.values.json),
+      dryRun: Boolean(parsed.values['dry-run']),
+    };
+    let gated: GatedRun | undefined;
+    if (command.gated) {
+      gated = await runGate(ctx);
+      if (!gated.gate.run) return EXIT_BLOCKED;
+    }
+    const runner = await command.load();
+    return await runner(ctx, gated);
+  } catch (error) {
+    return reportError(error, json);
+  }
+}
+
+function parse(args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        url: { type: 'string' },
+        json: { type: 'boolean' },
+        'dry-run': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError('USAGE', (error as Error).message, { hint: 'see svc --help' });
+  }
+}
+
+/** The compatibility gate: check, print what it says on stderr, show the soft notice at most once. */
+async function runGate(ctx: SvcContext): Promise<GatedRun> {
+  const { baseUrl } = requireApi(ctx.url, ctx.env, ctx.config);
+  const gate = await checkCliCompatibility({
+    baseUrl,
+    cliVersion: ctx.cliVersion,
+    timeoutMs: selectTimeout(ctx.env),
+    mode: selectGateMode(ctx.env, ctx.config),
+  });
+  for (const message of gate.messages) say(message.level, message.text);
+  if (gate.notice && noticeWanted(ctx.env, process.stderr.isTTY === true)) {
+    if (await firstTimeFor(stateDir(ctx.env), gate.notice.key)) say('notice', gate.notice.text);
+  }
+  return { baseUrl, gate };
+}
