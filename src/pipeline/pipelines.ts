@@ -1,6 +1,10 @@
 import { decideStampStep } from '../steps/decide-stamp.ts';
 import { githubOutputStep } from '../steps/github-output.ts';
 import { resolveVersionStep } from '../steps/resolve-version.ts';
+import type { SignContext } from '../steps/sign-context.ts';
+import { signImagesStep } from '../steps/sign-images.ts';
+import { loadSigningKeyStep } from '../steps/sign-load-key.ts';
+import { resolveSignTargetsStep } from '../steps/sign-resolve.ts';
 import type { StampContext } from '../steps/stamp-context.ts';
 import { verifyCheckStep } from '../steps/verify-check.ts';
 import type { VerifyContext } from '../steps/verify-context.ts';
@@ -20,4 +24,10 @@ export const stampPipeline: readonly Step<StampContext>[] = [
 export const verifyPipeline: readonly Step<VerifyContext>[] = [
   verifyProbeStep, // api, worker, web and svc read at once, each within its own deadline
   verifyCheckStep, // one tag, nothing unknown, API = worker, the CLI's minimum and PATH order
+];
+
+export const signPipeline: readonly Step<SignContext>[] = [
+  loadSigningKeyStep, // unlock the private key first: a wrong passphrase fails before any network
+  resolveSignTargetsStep, // tags -> manifest digests (refuses a tag that moved since the build)
+  signImagesStep, // sign each digest, attach the bundle as a referrer, read it back
 ];

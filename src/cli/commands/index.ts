@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { defineKeygen } from './keygen.ts';
+import { defineSign } from './sign.ts';
 import { defineStamp } from './stamp.ts';
 import { defineVerify } from './verify.ts';
 
@@ -11,4 +12,5 @@ export const commandDefinitions: ((program: Command) => void)[] = [
   defineStamp, // resolve and stamp the version
   defineVerify, // prove a live deployment (or a fleet) is in step
   defineKeygen, // create the key pair that signs release candidates
+  defineSign, // sign images by digest (release candidates)
 ];

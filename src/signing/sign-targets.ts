@@ -1,0 +1,74 @@
+import { IMAGE_ARTIFACTS, type ImageArtifact, type ReleaseConfig } from '../config/schema.ts';
+import { RuleError, UsageError } from '../errors.ts';
+import type { ReleaseRecord } from '../record/release-record.ts';
+import { isDigest } from '../registry/digest.ts';
+import type { SignTarget } from '../steps/sign-context.ts';
+import { isImageOf, parseImageRef } from '../verify/image-ref.ts';
+import { isValidImageTag } from '../version/image-tag.ts';
+
+type Images = Pick<ReleaseConfig, 'artifacts'>;
+
+/**
+ * What `release sign <ref>` names: a tag shared by every image (`v1.2.0-rc.1`), or one image by
+ * tag or digest (`service-api:v1.2.0-rc.1`, `service-api@sha256:...`, registry prefix allowed).
+ */
+export function targetsFromRef(ref: string, config: Images): SignTarget[] {
+  if (isDigest(ref)) {
+    throw new UsageError('SIGN_BARE_DIGEST', `${ref} does not say which image it is`, {
+      hint: 'name the image too: release sign service-api@sha256:<hex>',
+    });
+  }
+  const parsed = parseImageRef(ref);
+  if (parsed.tag === undefined && parsed.digest === undefined) {
+    if (!isValidImageTag(ref)) throw badRef(ref);
+    return IMAGE_ARTIFACTS.map((artifact) => target(artifact, config, ref));
+  }
+  const artifact = IMAGE_ARTIFACTS.find((a) => isImageOf(parsed.repository, config.artifacts[a].image));
+  if (!artifact) {
+    const known = IMAGE_ARTIFACTS.map((a) => config.artifacts[a].image).join(', ');
+    throw new UsageError(
+      'SIGN_UNKNOWN_IMAGE',
+      `${parsed.repository} is not one of the configured images (${known})`,
+      {
+        hint: 'sign a configured image, or a tag of all of them: release sign v1.2.0-rc.1',
+      },
+    );
+  }
+  const reference = parsed.digest ?? parsed.tag!;
+  if (parsed.digest ? !isDigest(parsed.digest) : !isValidImageTag(reference)) throw badRef(ref);
+  return [target(artifact, config, reference)];
+}
+
+/**
+ * `release sign --channel rc`: the release candidate the record describes, every image at its
+ * tag, each held to the digest the build recorded.
+ */
+export function targetsFromRecord(record: ReleaseRecord, config: Images): SignTarget[] {
+  if (record.channel !== 'rc') {
+    throw new RuleError(
+      'SIGN_NOT_RC',
+      `the release record is ${record.tag} (channel ${record.channel}); --channel rc signs release candidates`,
+      {
+        hint: 'stamp and build a vX.Y.Z-rc.N first, or sign explicitly: release sign <tag>',
+      },
+    );
+  }
+  return IMAGE_ARTIFACTS.map((artifact) => {
+    const built = record.artifacts[artifact]?.digest;
+    return { ...target(artifact, config, record.tag), ...(built ? { expected: built } : {}) };
+  });
+}
+
+function target(artifact: ImageArtifact, config: Images, reference: string): SignTarget {
+  return { artifact, repository: config.artifacts[artifact].image, reference };
+}
+
+function badRef(ref: string): UsageError {
+  return new UsageError(
+    'SIGN_BAD_REF',
+    `"${ref}" is neither an image tag nor <image>:<tag> or <image>@sha256:<hex>`,
+    {
+      hint: 'for example: release sign v1.2.0-rc.1, or release sign service-api@sha256:<64 hex>',
+    },
+  );
+}

@@ -1,0 +1,37 @@
+import type { ImageArtifact } from '../config/schema.ts';
+import type { BaseContext } from '../pipeline/context.ts';
+import type { ImageStore } from '../registry/store.ts';
+import type { SigningKey } from '../signing/keys.ts';
+
+/** One image to sign: named by tag or digest on the command line, signed by digest only. */
+export interface SignTarget {
+  artifact: ImageArtifact;
+  repository: string;
+  /** What the user named (a tag or a digest); only ever used to find the digest. */
+  reference: string;
+  /** The manifest digest in the store, once resolved. */
+  digest?: string;
+  /** The digest the release record says was built, when known: the tag must still point there. */
+  expected?: string;
+}
+
+export interface SignResult {
+  artifact: ImageArtifact;
+  repository: string;
+  digest: string;
+  status: 'signed' | 'already-signed' | 'would-sign';
+  /** The digest of the signature referrer. */
+  signature?: string;
+}
+
+/** What the signing steps need; `release sign` and `release promote --channel rc` both carry it. */
+export interface SigningFields {
+  store: ImageStore;
+  signTargets: SignTarget[];
+  /** `--key <path>`, when given. */
+  keyPath?: string;
+  signingKey?: SigningKey;
+  signed?: SignResult[];
+}
+
+export interface SignContext extends BaseContext, SigningFields {}
