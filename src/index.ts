@@ -21,4 +21,13 @@ export {
   VERSION_PATH,
   type VersionHandlerOptions,
 } from './service/api/version-handler.ts';
+export { type CompatibilityOptions, checkCliCompatibility } from './service/svc/gate/check.ts';
+export {
+  decideCompatibility,
+  type GateDecision,
+  type GateMode,
+  type GateOutcome,
+  upgradeCommand,
+} from './service/svc/gate/decide.ts';
+export { readVersionDocument, type VersionProbe } from './service/svc/gate/version-document.ts';
 export * from './version/index.ts';
