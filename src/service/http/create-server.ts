@@ -6,6 +6,7 @@ import {
   STATUS_CODES,
 } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { trackConnections } from './graceful-close.ts';
 import { sendError } from './json-response.ts';
 
 /** How long a client may take; see DEFAULT_LIMITS for why each value. */
@@ -77,6 +78,7 @@ export function createHardenedServer(
     },
   );
   server.timeout = limits.socketTimeoutMs;
+  trackConnections(server);
   server.on('clientError', answerClientError);
   return server;
 }

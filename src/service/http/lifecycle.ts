@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UsageError } from '../../errors.ts';
+import { closeAllNow, closeGracefully } from './graceful-close.ts';
 
 export interface ListenAddress {
   host: string;
@@ -59,38 +60,6 @@ export function urlOf(server: Server): string {
   return `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
 }
 
-export interface CloseResult {
-  /** Connections still busy when the grace period ran out and were cut. */
-  forced: boolean;
-}
-
-/**
- * Stop accepting connections, let requests in flight finish, close keep-alive connections as soon
- * as they are idle, and resolve once every connection is gone. After `graceMs`, whatever is left
- * is cut (a client that stopped reading must not hold the process forever).
- */
-export function closeGracefully(server: Server, graceMs: number): Promise<CloseResult> {
-  return new Promise((resolve) => {
-    let forced = false;
-    // Requests that still arrive on open connections are answered, then the connection closes.
-    server.prependListener('request', (_req, res) => {
-      if (!res.headersSent) res.setHeader('Connection', 'close');
-    });
-    // server.close() closes idle sockets once; a busy one turns idle when its response ends.
-    const sweep = setInterval(() => server.closeIdleConnections(), 100);
-    const deadline = setTimeout(() => {
-      forced = true;
-      server.closeAllConnections();
-    }, graceMs);
-    server.close(() => {
-      clearInterval(sweep);
-      clearTimeout(deadline);
-      resolve({ forced });
-    });
-    server.closeIdleConnections();
-  });
-}
-
 /**
  * Run until SIGTERM or SIGINT, then close gracefully. A second signal cuts the remaining
  * connections at once. Resolves with the exit code: 0 after a clean close, 1 when connections had
@@ -107,12 +76,14 @@ export function closeOnSignal(
       if (closing) {
         options.log(`${options.name}: ${signal} again: closing all connections now`);
         cut = true;
-        server.closeAllConnections();
+        closeAllNow(server);
         return;
       }
       closing = true;
-      options.log(`${options.name}: ${signal}: shutting down, finishing requests in flight`);
-      closeGracefully(server, options.graceMs).then(({ forced }) => {
+      const closed = closeGracefully(server, options.graceMs);
+      // Logged after the listener is closed, so whoever reads this line can rely on it.
+      options.log(`${options.name}: ${signal}: stopped listening; finishing requests in flight`);
+      closed.then(({ forced }) => {
         process.off('SIGTERM', onSignal);
         process.off('SIGINT', onSignal);
         options.log(
