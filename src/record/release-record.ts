@@ -49,6 +49,20 @@ export interface PromotionEntry {
   from: string | null;
   store: string;
   artifacts: Record<string, { digest: string; written: string[]; kept: string[] }>;
+  /** What the promotion did about signatures (README "Signing release candidates"). */
+  signing?: PromotionSigning;
+}
+
+/**
+ * rc: `signed` (each digest signed, or already signed, by `keyId`) or `unsigned` (`--no-sign`);
+ * release `--from`: `verified` (every source digest carried a valid signature before any tag).
+ */
+export interface PromotionSigning {
+  status: 'signed' | 'unsigned' | 'verified';
+  keyId?: string;
+  reason?: string;
+  /** Per artifact: the digest and the signature referrer that vouches for it. */
+  artifacts?: Record<string, { digest: string; signature?: string }>;
 }
 
 /**

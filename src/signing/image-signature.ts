@@ -141,3 +141,28 @@ async function checkReferrer(
   const verdict = checkBundle(bytes, trusted, image);
   return verdict.valid ? { valid: true } : { valid: false, problem: verdict.problem, reason: verdict.reason };
 }
+
+/**
+ * Sign, then read the signature back through the same lookup `release verify` and the release
+ * promotion use, so a store that accepted the push but cannot return it fails at signing time.
+ * `label` names the artifact in the error.
+ */
+export async function signAndConfirm(
+  store: ImageStore,
+  key: SigningKey,
+  image: SignedImageRef,
+  label: string,
+): Promise<{ status: 'signed' | 'already-signed'; signature: string }> {
+  const outcome = await signImage(store, key, image);
+  const check = await checkImageSignature(store, key.publicKey, image);
+  if (check.status !== 'valid') {
+    throw new ExternalError(
+      'SIGNATURE_NOT_READABLE',
+      `${label}: the signature of ${image.repository}@${image.digest} was pushed but cannot be read back (${check.reason})`,
+      {
+        hint: `check that ${store.name} keeps manifests pushed by digest and the sha256-<hex> referrers tag`,
+      },
+    );
+  }
+  return outcome;
+}

@@ -1,5 +1,6 @@
 import type { ImageArtifact } from '../config/schema.ts';
 import type { BaseContext } from '../pipeline/context.ts';
+import type { PromotionSigning } from '../record/release-record.ts';
 import type { ImageStore } from '../registry/store.ts';
 import type { SigningKey } from '../signing/keys.ts';
 
@@ -35,3 +36,14 @@ export interface SigningFields {
 }
 
 export interface SignContext extends BaseContext, SigningFields {}
+
+/** The signing part of `release promote`'s context. */
+export interface PromoteSigningFields {
+  /** false with `--no-sign`: the rc channel then promotes unsigned, and says so in the record. */
+  sign?: boolean;
+  /** `--key <path>`, when given. */
+  keyPath?: string;
+  signingKey?: SigningKey;
+  /** What was signed or verified, for the output and the promotion entry of the record. */
+  signing?: PromotionSigning;
+}
