@@ -27,7 +27,7 @@ export function request(
     const url = new URL(base);
     const req = httpRequest(
       {
-        host: url.hostname,
+        host: bare(url.hostname),
         port: url.port,
         path,
         method: options.method ?? 'GET',
@@ -58,7 +58,7 @@ export function jsonBody(reply: Reply): unknown {
 export function rawExchange(base: string, text: string, timeoutMs = 10_000): Promise<string> {
   return new Promise((resolve, reject) => {
     const url = new URL(base);
-    const socket = connect(Number(url.port), url.hostname);
+    const socket = connect(Number(url.port), bare(url.hostname));
     let received = '';
     socket.setEncoding('utf8');
     socket.setTimeout(timeoutMs, () =>
@@ -75,3 +75,8 @@ export function rawExchange(base: string, text: string, timeoutMs = 10_000): Pro
 
 /** What a leaked stack trace or source path looks like; no response of ours may match. */
 export const STACK_LIKE = /\n\s+at |\.ts:\d+|node:internal|Error:/;
+
+/** `[::1]` in a URL is `::1` to a socket. */
+export function bare(hostname: string): string {
+  return hostname.replace(/^\[(.*)\]$/, '$1');
+}

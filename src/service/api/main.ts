@@ -25,8 +25,10 @@ async function main(env: NodeJS.ProcessEnv): Promise<number> {
   const webRoot = env['SERVICE_WEB_ROOT']?.trim() || undefined;
   const server = createApiServer({ version, archive, webRoot });
   const url = await listen(server, address);
+  // Signal handlers first: whoever waits for the line below may signal at once.
+  const stopped = closeOnSignal(server, { name: NAME, graceMs: 10_000, log });
   process.stdout.write(`${NAME} ${version} (source ${source}) listening on ${url}\n`);
-  return closeOnSignal(server, { name: NAME, graceMs: 10_000, log });
+  return stopped;
 }
 
 /** Beside the bundle in an image; `dist/` of the package root in a checkout. */

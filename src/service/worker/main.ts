@@ -20,8 +20,10 @@ async function main(env: NodeJS.ProcessEnv): Promise<number> {
   );
   const server = createHealthServer({ version });
   const url = await listen(server, address);
+  // Signal handlers first: whoever waits for the line below may signal at once.
+  const stopped = closeOnSignal(server, { name: NAME, graceMs: 10_000, log });
   process.stdout.write(`${NAME} ${version} (source ${source}) health on ${url}${HEALTH_PATH}\n`);
-  return closeOnSignal(server, { name: NAME, graceMs: 10_000, log });
+  return stopped;
 }
 
 process.exitCode = await main(process.env).catch((error: unknown) => reportStartupError(NAME, error));
