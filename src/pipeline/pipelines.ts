@@ -1,5 +1,10 @@
 import { decideStampStep } from '../steps/decide-stamp.ts';
 import { githubOutputStep } from '../steps/github-output.ts';
+import { promoteApplyStep } from '../steps/promote-apply.ts';
+import type { PromoteContext } from '../steps/promote-context.ts';
+import { promotePlanStep } from '../steps/promote-plan.ts';
+import { promoteRecordStep } from '../steps/promote-record.ts';
+import { promoteSourcesStep } from '../steps/promote-sources.ts';
 import { resolveVersionStep } from '../steps/resolve-version.ts';
 import type { SignContext } from '../steps/sign-context.ts';
 import { signImagesStep } from '../steps/sign-images.ts';
@@ -30,4 +35,11 @@ export const signPipeline: readonly Step<SignContext>[] = [
   loadSigningKeyStep, // unlock the private key first: a wrong passphrase fails before any network
   resolveSignTargetsStep, // tags -> manifest digests (refuses a tag that moved since the build)
   signImagesStep, // sign each digest, attach the bundle as a referrer, read it back
+];
+
+export const promotePipeline: readonly Step<PromoteContext>[] = [
+  promoteSourcesStep, // version and source images (--from, else the build's digests); channel refusals
+  promotePlanStep, // read the tags, compute the plan; immutable-tag refusals before any write
+  promoteApplyStep, // version tags for all, then latest/dev for all; floating tags put back on failure
+  promoteRecordStep, // append to the record's promotions
 ];

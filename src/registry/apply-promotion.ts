@@ -84,6 +84,9 @@ export interface PromotionResult {
 
 /** A promotion failed part-way: carries exactly what was done and undone, for output and --json. */
 export class PromotionFailedError extends ExternalError {
+  /** The plan as the command line shows it, attached by the caller for `--json`. */
+  plan: unknown;
+
   constructor(
     message: string,
     readonly result: PromotionResult,
@@ -93,7 +96,7 @@ export class PromotionFailedError extends ExternalError {
   }
 
   override toJSON() {
-    return { ...super.toJSON(), result: this.result };
+    return { ...super.toJSON(), ...(this.plan ? { plan: this.plan } : {}), result: this.result };
   }
 }
 

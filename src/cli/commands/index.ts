@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { defineKeygen } from './keygen.ts';
+import { definePromote } from './promote.ts';
 import { defineSign } from './sign.ts';
 import { defineStamp } from './stamp.ts';
 import { defineVerify } from './verify.ts';
@@ -10,6 +11,7 @@ import { defineVerify } from './verify.ts';
  */
 export const commandDefinitions: ((program: Command) => void)[] = [
   defineStamp, // resolve and stamp the version
+  definePromote, // tag the built images into dev, rc or release (manifest copy, all or nothing)
   defineVerify, // prove a live deployment (or a fleet) is in step
   defineKeygen, // create the key pair that signs release candidates
   defineSign, // sign images by digest (release candidates)
