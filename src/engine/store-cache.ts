@@ -8,6 +8,7 @@ import type { ImageStore } from '../registry/store.ts';
 export function storeOpener(options: {
   cwd: string;
   env: Record<string, string | undefined>;
+  insecure?: string[];
 }): (registry: string) => ImageStore {
   const stores = new Map<string, ImageStore>();
   return (registry) => {

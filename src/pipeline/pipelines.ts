@@ -1,3 +1,11 @@
+import { buildBaseImagesStep } from '../steps/build-base-images.ts';
+import { buildChooseEngineStep } from '../steps/build-choose-engine.ts';
+import { buildCliArchiveStep } from '../steps/build-cli-archive.ts';
+import type { BuildContext } from '../steps/build-context.ts';
+import { buildImagesStep } from '../steps/build-images.ts';
+import { buildReadRecordStep } from '../steps/build-read-record.ts';
+import { buildStageStep } from '../steps/build-stage.ts';
+import { buildWriteRecordStep } from '../steps/build-write-record.ts';
 import { decideStampStep } from '../steps/decide-stamp.ts';
 import { githubOutputStep } from '../steps/github-output.ts';
 import { promoteApplyStep } from '../steps/promote-apply.ts';
@@ -24,6 +32,16 @@ export const stampPipeline: readonly Step<StampContext>[] = [
   decideStampStep, // channel, image tag and references; refusals happen here, before any write
   writeStampFilesStep, // env file, build args, CLI metadata, release record: all or none
   githubOutputStep, // $GITHUB_OUTPUT for the next workflow step
+];
+
+export const buildPipeline: readonly Step<BuildContext>[] = [
+  buildReadRecordStep, // the stamped tag (SERVICE_VERSION wins), commit time, source label
+  buildChooseEngineStep, // --engine, else docker when one answers a ping, else oci
+  buildCliArchiveStep, // dist/service-cli.tar.gz with the version baked in (the api serves it)
+  buildStageStep, // bundles, web client and archive laid out per image (the docker context)
+  buildBaseImagesStep, // every base present; a missing layout base is made from this node
+  buildImagesStep, // one image per artifact, labelled, into the engine or the store
+  buildWriteRecordStep, // digests, references and the archive's SHA-256, written atomically
 ];
 
 export const verifyPipeline: readonly Step<VerifyContext>[] = [

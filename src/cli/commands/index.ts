@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { defineBaseImage } from './base-image.ts';
+import { defineBuild } from './build.ts';
 import { defineKeygen } from './keygen.ts';
 import { definePromote } from './promote.ts';
 import { defineSign } from './sign.ts';
@@ -11,6 +13,8 @@ import { defineVerify } from './verify.ts';
  */
 export const commandDefinitions: ((program: Command) => void)[] = [
   defineStamp, // resolve and stamp the version
+  defineBuild, // build the CLI archive and the images with the version baked in
+  defineBaseImage, // make the minimal node base image the builds start from
   definePromote, // tag the built images into dev, rc or release (manifest copy, all or nothing)
   defineVerify, // prove a live deployment (or a fleet) is in step
   defineKeygen, // create the key pair that signs release candidates
