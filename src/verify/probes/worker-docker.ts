@@ -35,7 +35,11 @@ export async function probeWorkerDocker(options: DockerProbeOptions): Promise<Pr
       Promise.all([readContainers(docker, options.image), readServices(docker, options.image)]),
       deadline,
     ]);
-    const found = [...services, ...containers];
+    // A Swarm task's container is its service, already read from the service's spec: counting
+    // it twice would report one workload as two.
+    const serviceIds = new Set(services.map((s) => s.serviceId));
+    const standalone = containers.filter((c) => !c.serviceId || !serviceIds.has(c.serviceId));
+    const found = [...services, ...standalone].map(({ serviceId: _, ...result }) => result);
     if (found.length === 0) {
       return [
         failed(
@@ -52,7 +56,9 @@ export async function probeWorkerDocker(options: DockerProbeOptions): Promise<Pr
   }
 }
 
-async function readContainers(docker: Docker, repository: string): Promise<ProbeResult[]> {
+type Read = ProbeResult & { serviceId?: string };
+
+async function readContainers(docker: Docker, repository: string): Promise<Read[]> {
   const listed = await docker.listContainers({ all: true });
   // The list shows an image id instead of a name when the tag has moved on: inspect those too.
   const candidates = listed.filter((c) => isImageOf(c.Image, repository) || c.Image.startsWith('sha256:'));
@@ -66,21 +72,25 @@ async function readContainers(docker: Docker, repository: string): Promise<Probe
         .inspect()
         .catch(() => undefined);
       const name = info.Name.replace(/^\//, '');
-      return reading({
-        source: `container ${info.Id.slice(0, 12)} (${name})`,
-        reference,
-        env: envValue(info.Config.Env, 'SERVICE_VERSION'),
-        label: info.Config.Labels?.[OCI_VERSION_LABEL],
-        digest: repoDigest(image?.RepoDigests, reference),
-        running: info.State.Running,
-        state: info.State.Status,
-      });
+      const serviceId = info.Config.Labels?.['com.docker.swarm.service.id'];
+      return withService(
+        serviceId,
+        reading({
+          source: `container ${info.Id.slice(0, 12)} (${name})`,
+          reference,
+          env: envValue(info.Config.Env, 'SERVICE_VERSION'),
+          label: info.Config.Labels?.[OCI_VERSION_LABEL],
+          digest: repoDigest(image?.RepoDigests, reference),
+          running: info.State.Running,
+          state: info.State.Status,
+        }),
+      );
     }),
   );
-  return results.filter((r): r is ProbeResult => r !== undefined);
+  return results.filter((r): r is Read => r !== undefined);
 }
 
-async function readServices(docker: Docker, repository: string): Promise<ProbeResult[]> {
+async function readServices(docker: Docker, repository: string): Promise<Read[]> {
   let services: Docker.Service[];
   try {
     services = await docker.listServices();
@@ -103,18 +113,26 @@ async function readServices(docker: Docker, repository: string): Promise<ProbeRe
         .catch(() => undefined);
       const replicas = (service.Spec?.Mode as { Replicated?: { Replicas?: number } } | undefined)?.Replicated
         ?.Replicas;
-      return reading({
-        source: `service ${service.ID.slice(0, 12)} (${service.Spec?.Name ?? '?'})`,
-        reference,
-        env: envValue(spec?.ContainerSpec?.Env, 'SERVICE_VERSION'),
-        label: spec?.ContainerSpec?.Labels?.[OCI_VERSION_LABEL] ?? image?.Config?.Labels?.[OCI_VERSION_LABEL],
-        digest: ref.digest ?? repoDigest(image?.RepoDigests, reference),
-        running: replicas !== 0,
-        state: replicas === undefined ? 'global' : `${replicas} replicas`,
-      });
+      return withService(
+        service.ID,
+        reading({
+          source: `service ${service.ID.slice(0, 12)} (${service.Spec?.Name ?? '?'})`,
+          reference,
+          env: envValue(spec?.ContainerSpec?.Env, 'SERVICE_VERSION'),
+          label:
+            spec?.ContainerSpec?.Labels?.[OCI_VERSION_LABEL] ?? image?.Config?.Labels?.[OCI_VERSION_LABEL],
+          digest: ref.digest ?? repoDigest(image?.RepoDigests, reference),
+          running: replicas !== 0,
+          state: replicas === undefined ? 'global' : `${replicas} replicas`,
+        }),
+      );
     }),
   );
-  return results.filter((r): r is ProbeResult => r !== undefined);
+  return results.filter((r): r is Read => r !== undefined);
+}
+
+function withService(serviceId: string | undefined, result: ProbeResult): Read {
+  return serviceId ? { ...result, serviceId } : result;
 }
 
 interface Found {
