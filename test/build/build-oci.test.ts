@@ -1,0 +1,176 @@
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Dockerd, startDockerd } from '../helpers/dockerd.ts';
+import { GitRepo } from '../helpers/git-repo.ts';
+import { jsonOf, type RunResult, runRelease } from '../helpers/run-release.ts';
+import { ARTIFACT_RUN, runContainer } from './containers.ts';
+
+// The daemonless path: `release build --engine oci` with no Docker engine anywhere, checked by
+// skopeo (an independent reader of what we wrote) and then run for real in a private dockerd.
+
+interface BuildJson {
+  tag: string;
+  engine: string;
+  engineReason: string;
+  created: string;
+  cli: { archive: string; sha256: string; size: number };
+  images: Record<'api' | 'worker' | 'web', { reference: string; digest: string; pushed: boolean }>;
+  warnings: string[];
+}
+
+const TAG = 'v1.4.0';
+const ARTIFACTS = ['api', 'worker', 'web'] as const;
+
+function skopeoJson(...args: string[]): Record<string, unknown> {
+  return JSON.parse(execFileSync('skopeo', args, { encoding: 'utf8' })) as Record<string, unknown>;
+}
+
+describe('release build --engine oci', () => {
+  let repo: GitRepo;
+  let commit: string;
+  let first: BuildJson;
+  let layout: string;
+  const build = (args: string[], env: Record<string, string> = {}): Promise<RunResult> =>
+    runRelease(['build', ...args, '--json'], { cwd: repo.dir, env, timeoutMs: 180_000 });
+
+  beforeAll(async () => {
+    repo = GitRepo.create('build-oci-');
+    repo.commit('first');
+    commit = repo.commit('second');
+    repo.tag(TAG);
+    const stamp = await runRelease(['stamp', '--json'], { cwd: repo.dir });
+    expect(stamp.code, stamp.stderr).toBe(0);
+    const result = await build(['--engine', 'oci']);
+    expect(result.code, result.stderr).toBe(0);
+    first = jsonOf<BuildJson>(result);
+    layout = join(repo.dir, '.release/oci');
+  }, 240_000);
+
+  afterAll(() => repo?.remove());
+
+  it('reports the engine, the digests and the CLI archive, and writes them into the record', () => {
+    expect(first).toMatchObject({ tag: TAG, engine: 'oci', created: '2023-11-14T22:15:20Z' });
+    const archive = readFileSync(join(repo.dir, first.cli.archive));
+    expect(first.cli.sha256).toBe(createHash('sha256').update(archive).digest('hex'));
+    // The default base did not exist in this fresh checkout: it was made from this node.
+    expect(first.warnings.join('\n')).toMatch(/base image oci-layout:\.release\/base\/node:20 did not exist/);
+
+    const record = JSON.parse(readFileSync(join(repo.dir, 'dist/release.json'), 'utf8'));
+    expect(record.artifacts.cli).toMatchObject({
+      archive: 'dist/service-cli.tar.gz',
+      sha256: first.cli.sha256,
+    });
+    for (const name of ARTIFACTS) {
+      expect(first.images[name].digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+      expect(first.images[name].reference).toBe(`oci-layout:.release/oci/service-${name}:${TAG}`);
+      expect(record.artifacts[name].digest).toBe(first.images[name].digest);
+      expect(record.artifacts[name].build).toMatchObject({
+        engine: 'oci',
+        pushed: true,
+        reference: first.images[name].reference,
+        created: '2023-11-14T22:15:20Z',
+      });
+    }
+    // What stamp decided is kept.
+    expect(record.artifacts.api.references).toEqual([
+      'oci-layout:.release/oci/service-api:v1.4.0',
+      'oci-layout:.release/oci/service-api:latest',
+    ]);
+  });
+
+  it('writes images skopeo reads: digest, labels and environment', () => {
+    for (const name of ARTIFACTS) {
+      const image = skopeoJson('inspect', `oci:${layout}/service-${name}:${TAG}`);
+      expect(image['Digest']).toBe(first.images[name].digest);
+      expect(image['Labels']).toEqual({
+        'org.opencontainers.image.created': '2023-11-14T22:15:20Z',
+        'org.opencontainers.image.revision': commit,
+        'org.opencontainers.image.source': 'unknown',
+        'org.opencontainers.image.title': `service-${name}`,
+        'org.opencontainers.image.version': TAG,
+      });
+      const config = skopeoJson('inspect', '--config', `oci:${layout}/service-${name}:${TAG}`) as {
+        created: string;
+        config: { Env: string[]; Entrypoint: string[]; Cmd: string[]; User: string };
+      };
+      expect(config.created).toBe('2023-11-14T22:15:20Z');
+      expect(config.config.Entrypoint).toEqual(['/usr/local/bin/node']);
+      expect(config.config.Cmd).toEqual(['/app/main.mjs']);
+      expect(config.config.User).toBe('65534:65534');
+      const env = config.config.Env;
+      if (name === 'web') expect(env).toContain(`SERVICE_CLIENT_VERSION=${TAG}`);
+      else expect(env).toContain(`SERVICE_VERSION=${TAG}`);
+      if (name === 'api') expect(env).toContain('SERVICE_CLI_ARCHIVE=/app/service-cli.tar.gz');
+    }
+  });
+
+  it('is reproducible: a second build, engine chosen by itself with no Docker answering, gives the same digests', async () => {
+    const again = await build([], { DOCKER_HOST: `unix://${join(repo.dir, 'no-docker.sock')}` });
+    expect(again.code, again.stderr).toBe(0);
+    const second = jsonOf<BuildJson>(again);
+    expect(second.engine).toBe('oci');
+    expect(second.engineReason).toMatch(/no Docker engine answered/);
+    expect(second.cli.sha256).toBe(first.cli.sha256);
+    for (const name of ARTIFACTS) expect(second.images[name].digest).toBe(first.images[name].digest);
+  }, 180_000);
+
+  describe('run in a real Docker engine after skopeo copy', () => {
+    let dockerd: Dockerd;
+    beforeAll(async () => {
+      dockerd = await startDockerd();
+    });
+    afterAll(async () => {
+      await dockerd?.stop();
+    });
+
+    it.each(ARTIFACTS)('the %s container reports the stamped version', async (name) => {
+      const local = `service-${name}:${TAG}`;
+      execFileSync('skopeo', [
+        'copy',
+        '-q',
+        `oci:${layout}/service-${name}:${TAG}`,
+        `docker-daemon:${local}`,
+        '--dest-daemon-host',
+        dockerd.host,
+      ]);
+      const container = await runContainer(dockerd.docker, local, ARTIFACT_RUN[name]);
+      try {
+        const { status, body } = await container.getJson<{ version: string }>(ARTIFACT_RUN[name].readyPath);
+        expect(status).toBe(200);
+        expect(body.version).toBe(TAG);
+        if (name === 'api') {
+          // The archive baked into the image is the one the record names.
+          const res = await fetch(`http://127.0.0.1:${container.port}/api/cli/download/service-cli.tar.gz`);
+          const bytes = Buffer.from(await res.arrayBuffer());
+          expect(res.headers.get('x-checksum-sha256')).toBe(first.cli.sha256);
+          expect(createHash('sha256').update(bytes).digest('hex')).toBe(first.cli.sha256);
+        }
+        if (name === 'worker') expect(body).toMatchObject({ status: 'ok' });
+        expect(await container.logs()).toContain(`service-${name} ${TAG}`);
+      } finally {
+        await container.stop();
+      }
+    });
+  });
+
+  it('takes its time from SOURCE_DATE_EPOCH when set, never the clock (--only limits the work)', async () => {
+    const result = await build(['--engine', 'oci', '--only', 'worker'], { SOURCE_DATE_EPOCH: '1600000000' });
+    expect(result.code, result.stderr).toBe(0);
+    const out = jsonOf<BuildJson>(result);
+    expect(Object.keys(out.images)).toEqual(['worker']);
+    expect(out.cli).toBeNull();
+    expect(out.images.worker.digest).not.toBe(first.images.worker.digest);
+    const image = skopeoJson('inspect', `oci:${layout}/service-worker:${TAG}`);
+    expect(image['Digest']).toBe(out.images.worker.digest);
+    expect((image['Labels'] as Record<string, string>)['org.opencontainers.image.created']).toBe(
+      '2020-09-13T12:26:40Z',
+    );
+    // The record keeps the other artifacts' digests.
+    const record = JSON.parse(readFileSync(join(repo.dir, 'dist/release.json'), 'utf8'));
+    expect(record.artifacts.worker.digest).toBe(out.images.worker.digest);
+    expect(record.artifacts.api.digest).toBe(first.images.api.digest);
+  }, 120_000);
+});
