@@ -15,6 +15,8 @@ export interface RegistryProxy {
    * client never learns it succeeded.
    */
   failNth(n: number | undefined, mode?: FaultMode): void;
+  /** Fail the first request from now that matches, instead of counting. */
+  failFirst(match: (method: string, url: string) => boolean, mode?: FaultMode): void;
   /** Change response headers on their way back (to play a registry that omits or lies). */
   rewrite?:
     | ((request: { method: string; url: string }, headers: Record<string, unknown>) => void)
@@ -29,11 +31,16 @@ export async function startProxy(target: string): Promise<RegistryProxy> {
   let failAt: number | undefined;
   let mode: FaultMode = 'refuse';
   let seen = 0;
+  let matcher: ((method: string, url: string) => boolean) | undefined;
   const server = createServer((req, res) => {
     seen++;
     log.push(`${req.method} ${req.url}`);
     headers.push(req.headers);
-    const fail = seen === failAt;
+    let fail = seen === failAt;
+    if (matcher?.(req.method ?? '', req.url ?? '')) {
+      matcher = undefined;
+      fail = true;
+    }
     if (fail && mode === 'hang') {
       req.resume();
       return; // never answer: the client's deadline must end it
@@ -76,8 +83,13 @@ export async function startProxy(target: string): Promise<RegistryProxy> {
     host: proxyHost,
     log,
     headers,
+    failFirst(match, m = 'refuse') {
+      proxy.failNth(undefined, m);
+      matcher = match;
+    },
     failNth(n, m = 'refuse') {
       seen = 0;
+      matcher = undefined;
       log.length = 0;
       headers.length = 0;
       failAt = n;

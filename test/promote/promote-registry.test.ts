@@ -1,0 +1,202 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RegistryStore } from '../../src/registry/registry-store.ts';
+import type { GitRepo } from '../helpers/git-repo.ts';
+import { type RunningRegistry, startRegistry } from '../helpers/registry.ts';
+import { jsonOf, type RunResult, runRelease } from '../helpers/run-release.ts';
+import { type RegistryProxy, startProxy } from '../registry/proxy.ts';
+import {
+  ARTIFACTS,
+  digestsOf,
+  pushRelease,
+  REPOS,
+  readRecord,
+  recordDigests,
+  stampedProject,
+} from './project.ts';
+
+// `release promote` as a subprocess against a real docker-registry with htpasswd auth, reached
+// through a proxy that can fail a chosen request. Credentials come from a DOCKER_CONFIG.
+const user = 'promoter';
+const password = `pw-${randomBytes(12).toString('hex')}`;
+const basic = Buffer.from(`${user}:${password}`).toString('base64');
+let registry: RunningRegistry;
+let proxy: RegistryProxy;
+let dockerConfig: string;
+const repos: GitRepo[] = [];
+let namespace = 0;
+
+beforeAll(async () => {
+  registry = await startRegistry({ htpasswd: { user, password } });
+  proxy = await startProxy(registry.host);
+  dockerConfig = mkdtempSync(join(tmpdir(), 'sr-docker-config-'));
+  writeFileSync(
+    join(dockerConfig, 'config.json'),
+    JSON.stringify({ auths: { [proxy.host]: { auth: basic }, [registry.host]: { auth: basic } } }),
+  );
+});
+afterAll(async () => {
+  for (const repo of repos) repo.remove();
+  await proxy?.stop();
+  await registry?.stop();
+  rmSync(dockerConfig, { recursive: true, force: true });
+});
+
+/** A stamped project whose registry is a fresh namespace, and a direct (unproxied) store on it. */
+async function project(tag: string) {
+  const ns = `ns${++namespace}`;
+  const repo = await stampedProject(tag, { registry: `${proxy.host}/${ns}` });
+  repos.push(repo);
+  const env = { DOCKER_CONFIG: dockerConfig };
+  return { repo, env, store: new RegistryStore({ registry: `${registry.host}/${ns}`, env }) };
+}
+
+function expectNoSecrets(result: RunResult): void {
+  for (const secret of [password, basic]) {
+    expect(result.stdout).not.toContain(secret);
+    expect(result.stderr).not.toContain(secret);
+  }
+}
+
+describe('release promote (registry, basic auth)', () => {
+  it('releases an rc by manifest copy with two requests per tag at most, readable by skopeo', async () => {
+    const { repo, env, store } = await project('v3.0.0');
+    const old = await pushRelease(store, ['v2.9.0', 'latest']);
+    const rc = await pushRelease(store, ['v3.0.0-rc.2']);
+    proxy.failNth(undefined);
+    const result = await runRelease(
+      ['promote', '--channel', 'release', '--from', 'v3.0.0-rc.2', '--version', 'v3.0.0', '--json'],
+      { cwd: repo.dir, env },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expectNoSecrets(result);
+    const out = jsonOf<any>(result);
+    expect(out.result.written).toHaveLength(6);
+    expect(out.plan.artifacts.find((a: any) => a.artifact === 'api').writes[1]).toMatchObject({
+      reference: `${proxy.host}/ns1/service-api:latest`,
+      from: old.api,
+      to: rc.api,
+    });
+    expect(await digestsOf(store, 'v3.0.0')).toEqual(rc);
+    expect(await digestsOf(store, 'latest')).toEqual(rc);
+    // Writes: one PUT per tag, nothing else. No blob is touched: no pull, no push of layers.
+    const writes = proxy.log.filter(
+      (l) => l.startsWith('PUT') || l.startsWith('POST') || l.includes('/blobs/'),
+    );
+    expect(writes).toHaveLength(6);
+    expect(writes.every((l) => /^PUT \/v2\/ns1\/service-[a-z]+\/manifests\/(v3\.0\.0|latest)$/.test(l))).toBe(
+      true,
+    );
+    const inspected = execFileSync(
+      'skopeo',
+      [
+        'inspect',
+        '--tls-verify=false',
+        '--creds',
+        `${user}:${password}`,
+        `docker://${registry.host}/ns1/service-web:latest`,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(JSON.parse(inspected).Digest).toBe(rc.web);
+  });
+
+  it('keeps a multi-architecture index digest when promoting it', async () => {
+    const { repo, env, store } = await project('v1.0.0');
+    const built = await pushRelease(store, [], { multiArch: true });
+    recordDigests(repo, built);
+    const result = await runRelease(['promote', '--channel', 'release'], { cwd: repo.dir, env });
+    expect(result.code, result.stderr).toBe(0);
+    expect(await digestsOf(store, 'v1.0.0')).toEqual(built);
+    expect(await digestsOf(store, 'latest')).toEqual(built);
+    const raw = JSON.parse(
+      execFileSync(
+        'skopeo',
+        [
+          'inspect',
+          '--raw',
+          '--tls-verify=false',
+          '--creds',
+          `${user}:${password}`,
+          `docker://${registry.host}/ns2/service-api:latest`,
+        ],
+        { encoding: 'utf8' },
+      ),
+    );
+    expect(raw.mediaType).toBe('application/vnd.oci.image.index.v1+json');
+    expect(raw.manifests.map((m: any) => m.platform.architecture)).toEqual(['amd64', 'arm64']);
+  });
+
+  it('puts every latest back when a latest write fails, and says what was done and undone', async () => {
+    const { repo, env, store } = await project('v5.0.0');
+    const old = await pushRelease(store, ['v4.0.0', 'latest']);
+    const built = await pushRelease(store, []);
+    recordDigests(repo, built);
+    // api and web get latest first (artifacts in name order); worker's latest PUT fails.
+    proxy.failFirst((method, url) => method === 'PUT' && url.endsWith('/service-worker/manifests/latest'));
+    const human = await runRelease(['promote', '--channel', 'release'], { cwd: repo.dir, env });
+    expect(human.code).toBe(3);
+    expectNoSecrets(human);
+    expect(human.stderr).toContain(`promotion failed at ${proxy.host}/ns3/service-worker:latest`);
+    expect(human.stderr).toMatch(
+      /kept \(correct, a re-run skips them\):\n( {2}.*:v5\.0\.0 = sha256:.*\n){3}/,
+    );
+    expect(human.stderr).toContain(
+      `undone:\n  ${proxy.host}/ns3/service-api:latest back to ${old.api.slice(0, 19)}`,
+    );
+    expect(human.stderr).toContain(`service-web:latest back to ${old.web.slice(0, 19)}`);
+    expect(human.stderr).toContain(`service-worker:latest back to ${old.worker.slice(0, 19)}`);
+    expect(human.stdout).toContain('plan: v5.0.0 -> release');
+    expect(await digestsOf(store, 'latest')).toEqual(old);
+    expect(await digestsOf(store, 'v5.0.0')).toEqual(built);
+    expect(readRecord(repo).promotions).toBeUndefined();
+
+    // The same failure with --json: one document with the plan and exactly what was undone.
+    proxy.failFirst((method, url) => method === 'PUT' && url.endsWith('/service-web/manifests/latest'));
+    const json = await runRelease(['promote', '--channel', 'release', '--json'], { cwd: repo.dir, env });
+    expect(json.code).toBe(3);
+    const error = jsonOf<any>(json).error;
+    expect(error).toMatchObject({ code: 'REGISTRY_ERROR', exitCode: 3, result: { status: 'failed' } });
+    expect(error.result.undone.map((u: any) => u.reference.split('/').at(-1))).toEqual([
+      'service-api:latest',
+      'service-web:latest',
+    ]);
+    expect(error.result.written).toEqual([]); // version tags were already in place: nothing new
+    expect(error.plan.artifacts).toHaveLength(3);
+    expect(await digestsOf(store, 'latest')).toEqual(old);
+
+    // And once the registry behaves, the same command completes.
+    proxy.failNth(undefined);
+    const done = await runRelease(['promote', '--channel', 'release'], { cwd: repo.dir, env });
+    expect(done.code, done.stderr).toBe(0);
+    expect(await digestsOf(store, 'latest')).toEqual(built);
+  });
+
+  it('fails with exit 3 and no secret when the credentials are wrong', async () => {
+    const { repo, store } = await project('v1.0.0');
+    recordDigests(repo, await pushRelease(store, []));
+    const wrongConfig = mkdtempSync(join(tmpdir(), 'sr-docker-config-'));
+    const wrong = `wrong-${randomBytes(8).toString('hex')}`;
+    writeFileSync(
+      join(wrongConfig, 'config.json'),
+      JSON.stringify({ auths: { [proxy.host]: { username: user, password: wrong } } }),
+    );
+    try {
+      const result = await runRelease(['promote', '--channel', 'release', '--json'], {
+        cwd: repo.dir,
+        env: { DOCKER_CONFIG: wrongConfig },
+      });
+      expect(result.code).toBe(3);
+      expect(jsonOf<any>(result).error).toMatchObject({ code: 'REGISTRY_UNAUTHORIZED' });
+      expect(result.stdout + result.stderr).not.toContain(wrong);
+      expect(result.stderr).toContain(`docker login ${proxy.host}`);
+    } finally {
+      rmSync(wrongConfig, { recursive: true, force: true });
+    }
+    for (const a of ARTIFACTS) expect(await store.resolve(REPOS[a], 'latest')).toBeUndefined();
+  });
+});
