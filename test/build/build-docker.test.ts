@@ -1,0 +1,209 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { imageSpec } from '../../src/build/image-specs.ts';
+import { type Dockerd, startDockerd } from '../helpers/dockerd.ts';
+import { GitRepo } from '../helpers/git-repo.ts';
+import { type RunningRegistry, startRegistry } from '../helpers/registry.ts';
+import { jsonOf, type RunResult, runRelease } from '../helpers/run-release.ts';
+import { ARTIFACT_RUN, runContainer } from './containers.ts';
+
+// The Docker path: a private real dockerd and a real registry with basic auth; the login comes
+// from a docker config file, as on a CI runner after `docker login`. One build for the suite.
+
+interface BuildJson {
+  tag: string;
+  engine: string;
+  images: Record<
+    'api' | 'worker' | 'web',
+    { reference: string; digest: string | null; imageId: string; pushed: boolean }
+  >;
+}
+
+const TAG = 'v2.0.0-rc.1';
+const USER = 'builder';
+const PASSWORD = 'build-pass-5f1c2e';
+const ARTIFACTS = ['api', 'worker', 'web'] as const;
+
+describe('release build --engine docker --push', () => {
+  let dockerd: Dockerd;
+  let registry: RunningRegistry;
+  let repo: GitRepo;
+  let dockerConfig: string;
+  let commit: string;
+  let result: RunResult;
+  let out: BuildJson;
+
+  const env = (extra: Record<string, string> = {}) => ({
+    DOCKER_HOST: dockerd.host,
+    DOCKER_CONFIG: dockerConfig,
+    ...extra,
+  });
+  const skopeo = (...args: string[]) =>
+    JSON.parse(
+      execFileSync(
+        'skopeo',
+        [...args.slice(0, 1), '--tls-verify=false', '--creds', `${USER}:${PASSWORD}`, ...args.slice(1)],
+        {
+          encoding: 'utf8',
+        },
+      ),
+    ) as Record<string, unknown>;
+
+  beforeAll(async () => {
+    [dockerd, registry] = await Promise.all([
+      startDockerd(),
+      startRegistry({ htpasswd: { user: USER, password: PASSWORD } }),
+    ]);
+    dockerConfig = mkdtempSync(join(tmpdir(), 'sr-docker-config-'));
+    writeFileSync(
+      join(dockerConfig, 'config.json'),
+      JSON.stringify({
+        auths: { [registry.host]: { auth: Buffer.from(`${USER}:${PASSWORD}`).toString('base64') } },
+      }),
+    );
+    repo = GitRepo.create('build-docker-');
+    repo.write('release.config.json', JSON.stringify({ registry: `${registry.host}/acme` }));
+    commit = repo.commit('first');
+    repo.tag(TAG);
+    const stamp = await runRelease(['stamp', '--json'], { cwd: repo.dir });
+    expect(stamp.code, stamp.stderr).toBe(0);
+    result = await runRelease(['build', '--engine', 'docker', '--push', '--json'], {
+      cwd: repo.dir,
+      env: env(),
+      timeoutMs: 400_000,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    out = jsonOf<BuildJson>(result);
+  }, 480_000);
+
+  afterAll(async () => {
+    await Promise.all([dockerd?.stop(), registry?.stop()]);
+    repo?.remove();
+    if (dockerConfig) rmSync(dockerConfig, { recursive: true, force: true });
+  });
+
+  it('pushes every image and records the digests the registry has', () => {
+    expect(out).toMatchObject({ tag: TAG, engine: 'docker' });
+    const record = JSON.parse(readFileSync(join(repo.dir, 'dist/release.json'), 'utf8'));
+    for (const name of ARTIFACTS) {
+      const image = out.images[name];
+      expect(image.pushed).toBe(true);
+      expect(image.reference).toBe(`${registry.host}/acme/service-${name}:${TAG}`);
+      const remote = skopeo('inspect', `docker://${image.reference}`);
+      expect(remote['Digest']).toBe(image.digest);
+      expect(record.artifacts[name].digest).toBe(image.digest);
+      expect(record.artifacts[name].build).toMatchObject({
+        engine: 'docker',
+        pushed: true,
+        imageId: image.imageId,
+      });
+      expect(remote['Labels']).toEqual({
+        'org.opencontainers.image.created': '2023-11-14T22:14:20Z',
+        'org.opencontainers.image.revision': commit,
+        'org.opencontainers.image.source': 'unknown',
+        'org.opencontainers.image.title': `service-${name}`,
+        'org.opencontainers.image.version': TAG,
+      });
+    }
+  });
+
+  it('never prints the registry password', () => {
+    expect(result.stdout + result.stderr).not.toContain(PASSWORD);
+    expect(result.stdout + result.stderr).not.toContain(
+      Buffer.from(`${USER}:${PASSWORD}`).toString('base64'),
+    );
+  });
+
+  it('gives the images the same config the oci engine writes (the Dockerfiles and image-specs agree)', async () => {
+    for (const name of ARTIFACTS) {
+      const info = await dockerd.docker.getImage(out.images[name].reference).inspect();
+      const spec = imageSpec(name, {
+        tag: TAG,
+        commit,
+        epoch: 1_700_000_060,
+        source: 'unknown',
+        title: `service-${name}`,
+      });
+      for (const [key, value] of Object.entries(spec.env))
+        expect(info.Config.Env).toContain(`${key}=${value}`);
+      expect(info.Config.Entrypoint).toEqual(spec.entrypoint);
+      expect(info.Config.Cmd).toEqual(spec.cmd);
+      expect(info.Config.WorkingDir).toBe(spec.workingDir);
+      expect(info.Config.User).toBe(spec.user);
+      expect(Object.keys(info.Config.ExposedPorts ?? {})).toEqual(spec.exposedPorts);
+      expect(info.Config.Labels).toEqual(spec.labels);
+    }
+  });
+
+  it.each(ARTIFACTS)('runs the %s image and it reports the stamped version', async (name) => {
+    const container = await runContainer(dockerd.docker, out.images[name].reference, ARTIFACT_RUN[name]);
+    try {
+      const { status, body } = await container.getJson<{ version: string }>(ARTIFACT_RUN[name].readyPath);
+      expect(status).toBe(200);
+      expect(body.version).toBe(TAG);
+      if (name === 'api') {
+        const res = await fetch(`http://127.0.0.1:${container.port}/api/cli/download/service-cli.tar.gz`, {
+          method: 'HEAD',
+        });
+        expect(res.status).toBe(200);
+        expect(res.headers.get('x-checksum-sha256')).toMatch(/^[0-9a-f]{64}$/);
+      }
+    } finally {
+      await container.stop();
+    }
+  });
+
+  it('fails with exit 3 and a hint when the registry refuses the login, without the password', async () => {
+    const badConfig = mkdtempSync(join(tmpdir(), 'sr-docker-config-'));
+    try {
+      const wrong = 'wrong-pass-a81e2';
+      writeFileSync(
+        join(badConfig, 'config.json'),
+        JSON.stringify({
+          auths: { [registry.host]: { auth: Buffer.from(`${USER}:${wrong}`).toString('base64') } },
+        }),
+      );
+      const failed = await runRelease(
+        ['build', '--engine', 'docker', '--push', '--only', 'worker', '--json'],
+        {
+          cwd: repo.dir,
+          env: env({ DOCKER_CONFIG: badConfig }),
+          timeoutMs: 300_000,
+        },
+      );
+      expect(failed.code).toBe(3);
+      expect(jsonOf<{ error: { code: string; hint: string } }>(failed).error).toMatchObject({
+        code: 'DOCKER_PUSH_FAILED',
+      });
+      expect(failed.stderr).toMatch(/hint: .*auths in/);
+      expect(failed.stdout + failed.stderr).not.toContain(wrong);
+      // Nothing half-written: the record still has the good build.
+      const record = JSON.parse(readFileSync(join(repo.dir, 'dist/release.json'), 'utf8'));
+      expect(record.artifacts.worker.digest).toBe(out.images.worker.digest);
+    } finally {
+      rmSync(badConfig, { recursive: true, force: true });
+    }
+  }, 300_000);
+});
+
+describe('release build --engine docker without an engine', () => {
+  it('exits 3 with DOCKER_UNREACHABLE and says what to do', async () => {
+    const repo = GitRepo.create('build-nodocker-');
+    try {
+      repo.commit('one');
+      await runRelease(['stamp'], { cwd: repo.dir });
+      const result = await runRelease(['build', '--engine', 'docker', '--json'], {
+        cwd: repo.dir,
+        env: { DOCKER_HOST: `unix://${join(repo.dir, 'nothing.sock')}` },
+      });
+      expect(result.code).toBe(3);
+      expect(jsonOf<{ error: { code: string } }>(result).error.code).toBe('DOCKER_UNREACHABLE');
+      expect(result.stderr).toMatch(/hint: .*--engine oci/);
+    } finally {
+      repo.remove();
+    }
+  });
+});
