@@ -1,11 +1,11 @@
 import { COMMANDS } from './commands/index.ts';
 
 export function helpText(): string {
-  const width = Math.max(...Object.values(COMMANDS).map((c) => c.usage.length));
+  // Short usages share a column; a long one gets its summary on the next line.
   const commands = Object.values(COMMANDS).map((c) =>
-    c.usage.length > 36
-      ? `  ${c.usage}\n  ${' '.repeat(38)}${c.summary}`
-      : `  ${c.usage.padEnd(Math.min(width, 36))}  ${c.summary}`,
+    c.usage.length > 19
+      ? `  ${c.usage}\n${' '.repeat(23)}${c.summary}`
+      : `  ${c.usage.padEnd(19)}  ${c.summary}`,
   );
   return `usage: svc [--url <base_url>] <command> [options]
 

@@ -17,7 +17,7 @@ export interface CommandDefinition {
 /** Every svc command, in help order; each module is imported only when its command runs. */
 export const COMMANDS: Record<string, CommandDefinition> = {
   status: {
-    usage: 'status',
+    usage: 'status [--json]',
     summary: 'ask the API for its version (an ordinary command, behind the gate)',
     flags: ['json'],
     gated: true,
@@ -32,21 +32,21 @@ export const COMMANDS: Record<string, CommandDefinition> = {
   },
   doctor: {
     usage: 'doctor [--json]',
-    summary: 'look for the known version problems and say how to fix each (exit 1 if any)',
+    summary: 'look for known version problems and say how to fix each (exit 1 if any)',
     flags: ['json'],
     gated: false,
     load: async () => (await import('./doctor.ts')).runDoctor,
   },
   update: {
-    usage: 'update [--url <base_url>] [--dry-run]',
+    usage: 'update [--dry-run]',
     summary: 'install the CLI archive the API serves, checked by SHA-256 and length',
     flags: ['dry-run'],
     gated: false,
     load: async () => (await import('./update.ts')).runUpdate,
   },
   config: {
-    usage: 'config set-url <base_url> | config set-gate <hard|warn> | config show',
-    summary: 'remember the API base URL (and the gate mode) in the user config file',
+    usage: 'config set-url <base_url> | set-gate <hard|warn> | show',
+    summary: 'remember the API base URL (and the gate mode) in your config file',
     flags: ['json'],
     gated: false,
     load: async () => (await import('./config.ts')).runConfig,
