@@ -1,0 +1,224 @@
+import { join } from 'node:path';
+import type Docker from 'dockerode';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeBaseImage } from '../../src/engine/base-image.ts';
+import { followProgress, progressError } from '../../src/engine/docker/connect.ts';
+import { loadBaseIntoDocker } from '../../src/engine/docker/load-base.ts';
+import { readBaseImage } from '../../src/engine/oci/base-image-reader.ts';
+import { packTar } from '../../src/engine/oci/layer.ts';
+import { openStore } from '../../src/registry/open-store.ts';
+import { bundleService } from '../../src/service/api/build/bundle-service.ts';
+import { probeWorkerDocker } from '../../src/verify/probes/worker-docker.ts';
+import { type Dockerd, startDockerd } from '../helpers/dockerd.ts';
+import { jsonOf, runRelease } from '../helpers/run-release.ts';
+import { Cleanup, startApi } from './support.ts';
+
+// The worker probe against a real, private dockerd: worker images built FROM a node base made on
+// this machine (nothing can be pulled), real containers running the bundled reference worker, and
+// a Swarm service on a single-node swarm.
+
+const cleanup = new Cleanup();
+let engine: Dockerd;
+let docker: Docker;
+let apiUrl: string;
+let cwd: string;
+const BASE = 'sr-verify-node-base:test';
+
+async function buildWorkerImage(context: string, tag: string, version: string, label: string) {
+  const tar = await packTar(
+    [
+      {
+        type: 'file',
+        path: 'Dockerfile',
+        content: [
+          `FROM ${BASE}`,
+          'COPY worker.mjs /app/worker.mjs',
+          `LABEL org.opencontainers.image.version=${label}`,
+          `ENV SERVICE_VERSION=${version} WORKER_HEALTH_HOST=127.0.0.1 WORKER_HEALTH_PORT=0`,
+          'CMD ["/app/worker.mjs"]',
+          '',
+        ].join('\n'),
+      },
+      { type: 'file', path: 'worker.mjs', source: join(context, 'worker.mjs') },
+    ],
+    0,
+  );
+  const stream = await docker.buildImage(tar as unknown as NodeJS.ReadableStream, { t: tag, rm: true });
+  const error = progressError(await followProgress(stream));
+  if (error) throw new Error(`docker build ${tag}: ${error}`);
+}
+
+async function runContainer(name: string, image: string, env: string[] = [], start = true) {
+  const container = await docker.createContainer({
+    name,
+    Image: image,
+    Env: env,
+    HostConfig: { NetworkMode: 'host' },
+  });
+  if (start) await container.start();
+  return container;
+}
+
+beforeAll(async () => {
+  cwd = cleanup.tempDir('cwd');
+  engine = await startDockerd();
+  cleanup.add(() => engine.stop());
+  docker = engine.docker;
+
+  // A runnable base (node and its libraries from this machine), handed to the engine directly.
+  const layoutDir = cleanup.tempDir('layout');
+  const store = openStore(`oci-layout:${layoutDir}`, { cwd: layoutDir, env: {} });
+  await makeBaseImage({ store, repository: 'node-base', tags: ['test'], epoch: 0 });
+  await loadBaseIntoDocker(docker, await readBaseImage(store, 'node-base', 'test', 'node-base:test'), BASE);
+
+  const context = cleanup.tempDir('context');
+  await bundleService({ artifact: 'worker', outFile: join(context, 'worker.mjs') });
+  await buildWorkerImage(context, 'service-worker:v1.4.0', 'v1.4.0', '1.4.0');
+  await buildWorkerImage(context, '127.0.0.1:5999/acme/service-worker:v1.3.2', 'v1.3.2', '1.3.2');
+
+  await runContainer('worker-current', 'service-worker:v1.4.0');
+  // Not a worker: the probe must leave it out.
+  await runContainer('something-else', BASE, [], false);
+
+  apiUrl = (await startApi(cleanup, 'v1.4.0')).url;
+}, 300_000);
+
+afterAll(() => cleanup.run(), 120_000);
+
+async function verifyDocker(extra: string[] = []) {
+  const result = await runRelease(
+    ['verify', '--url', apiUrl, '--docker-host', engine.host, '--no-cli', '--json', ...extra],
+    { cwd },
+  );
+  return {
+    result,
+    report: jsonOf<{
+      inStep: boolean;
+      artifacts: Record<string, string | null>[];
+      findings: Record<string, string>[];
+    }>(result),
+  };
+}
+
+describe('worker probe on a real Docker engine', () => {
+  it('reads a running worker container: SERVICE_VERSION, the OCI label and the tag agree; in step', async () => {
+    const results = await probeWorkerDocker({
+      host: engine.host,
+      image: 'service-worker',
+      env: {},
+      timeoutMs: 10_000,
+    });
+    expect(results).toHaveLength(1);
+    const [worker] = results;
+    expect(worker).toMatchObject({
+      name: 'worker',
+      version: 'v1.4.0',
+      image: 'service-worker:v1.4.0',
+      running: true,
+      evidence: { env: 'v1.4.0', label: '1.4.0', tag: 'v1.4.0' },
+    });
+    expect(worker!.source).toMatch(/^container [0-9a-f]{12} \(worker-current\)$/);
+
+    const { result, report } = await verifyDocker();
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(report.inStep).toBe(true);
+  });
+
+  it('finds a worker container that overrides SERVICE_VERSION on an older image', async () => {
+    const c = await runContainer('worker-override', '127.0.0.1:5999/acme/service-worker:v1.3.2', [
+      'SERVICE_VERSION=v1.4.0',
+    ]);
+    try {
+      const { result, report } = await verifyDocker();
+      expect(result.code).toBe(1);
+      const f = report.findings.find((x) => x['code'] === 'WORKER_ENV_OVERRIDES_IMAGE');
+      expect(f?.['message']).toContain('built as 1.3.2');
+      expect(f?.['source']).toContain('(worker-override)');
+    } finally {
+      await c.remove({ force: true });
+    }
+  });
+
+  it('reads a Swarm service behind the API and names the run-time consequence', async () => {
+    await docker
+      .swarmInit({ ListenAddr: '127.0.0.1:0', AdvertiseAddr: '127.0.0.1' })
+      .catch(async (error: Error) => {
+        // Some engines refuse port 0: take a port of our own.
+        if (!/port|address/i.test(error.message)) throw error;
+        await docker.swarmInit({
+          ListenAddr: `127.0.0.1:${20000 + (process.pid % 20000)}`,
+          AdvertiseAddr: '127.0.0.1',
+        });
+      });
+    await docker.createService({
+      Name: 'worker-svc',
+      TaskTemplate: {
+        ContainerSpec: { Image: '127.0.0.1:5999/acme/service-worker:v1.3.2' },
+        Networks: [],
+      },
+      Mode: { Replicated: { Replicas: 1 } },
+    });
+    // Swarm starts a task container for the service; the probe must count it once, as the service.
+    const task = await waitFor(async () => {
+      const tasks = await docker.listContainers({
+        all: true,
+        filters: { label: ['com.docker.swarm.service.name=worker-svc'] },
+      });
+      return tasks[0];
+    }, 30_000);
+    const results = await probeWorkerDocker({
+      host: engine.host,
+      image: 'service-worker',
+      env: {},
+      timeoutMs: 10_000,
+    });
+    expect(results.filter((r) => r.source.includes(task.Id.slice(0, 12)))).toEqual([]);
+    expect(results).toHaveLength(2);
+    const service = results.find((r) => r.source.startsWith('service '));
+    // The label comes from the engine's copy of the image, as a service spec carries none.
+    expect(service).toMatchObject({ version: '1.3.2', evidence: { label: '1.3.2', tag: 'v1.3.2' } });
+    expect(service!.source).toMatch(/\(worker-svc\)$/);
+
+    const { result, report } = await verifyDocker();
+    expect(result.code).toBe(1);
+    const mismatch = report.findings.filter((f) => f['code'] === 'API_WORKER_MISMATCH');
+    expect(mismatch).toHaveLength(1);
+    expect(mismatch[0]!['source']).toContain('(worker-svc)');
+    expect(mismatch[0]!['message']).toContain('the worker cannot find a method the API serialized');
+  });
+
+  it('says so (exit 3) when the engine runs no worker of the configured image', async () => {
+    const { result, report } = await verifyDocker([
+      '--config',
+      await configWithWorkerImage('service-other-worker'),
+    ]);
+    expect(result.code).toBe(3);
+    expect(report.findings[0]).toMatchObject({ code: 'WORKER_UNREACHABLE' });
+    expect(report.findings[0]!['message']).toContain(
+      'no container or Swarm service on this engine runs an image of "service-other-worker"',
+    );
+  });
+
+  it('exits 3 when the engine cannot be reached', async () => {
+    const { result, report } = await verifyDocker(['--docker-host', `unix://${join(cwd, 'no.sock')}`]);
+    expect(result.code).toBe(3);
+    expect(report.findings[0]!['message']).toContain('cannot read the Docker engine');
+  });
+});
+
+async function waitFor<T>(read: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`nothing within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+async function configWithWorkerImage(image: string): Promise<string> {
+  const { writeFile } = await import('node:fs/promises');
+  const path = join(cwd, 'release.config.json');
+  await writeFile(path, JSON.stringify({ artifacts: { worker: { image } } }));
+  return path;
+}
