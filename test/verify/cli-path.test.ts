@@ -1,0 +1,112 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MIN_CLI_VERSION } from '../../src/service/api/min-cli-version.ts';
+import { buildCliArchive } from '../../src/service/svc/build/build-cli-archive.ts';
+import { compareVersionStrings } from '../../src/version/compare.ts';
+import { jsonOf, runRelease } from '../helpers/run-release.ts';
+import { Cleanup, startApi } from './support.ts';
+
+// The operator's svc as really installed: archives built by the svc build, installed with
+// `npm install -g --prefix <tmp>`, put on PATH in different orders, checked against a real API.
+
+interface Report {
+  inStep: boolean;
+  artifacts: { name: string; version: string | null; source: string; status: string }[];
+  findings: { code: string; message: string; fix: string; artifact?: string; source?: string }[];
+}
+
+const cleanup = new Cleanup();
+const CURRENT = 'v1.4.0';
+const OLD = '0.9.0';
+let apiUrl: string;
+let cwd: string;
+const bin = { current: '', old: '' };
+
+function npmInstall(prefix: string, archive: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      'npm',
+      ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', '--offline', archive],
+      { timeout: 120_000, env: { PATH: process.env['PATH'], HOME: cwd } },
+      (error, _stdout, stderr) =>
+        error ? reject(new Error(`npm install ${archive}: ${stderr}`)) : resolve(),
+    );
+  });
+}
+
+beforeAll(async () => {
+  // The old CLI must really be below the API's minimum for this suite to mean anything.
+  expect(compareVersionStrings(OLD, MIN_CLI_VERSION)).toBeLessThan(0);
+  cwd = cleanup.tempDir('cli');
+  const dist = cleanup.tempDir('archives');
+  for (const [key, version] of [
+    ['current', CURRENT],
+    ['old', OLD],
+  ] as const) {
+    const { path } = await buildCliArchive({ version, outFile: join(dist, `service-cli-${version}.tar.gz`) });
+    const prefix = cleanup.tempDir(`prefix-${key}`);
+    await npmInstall(prefix, path);
+    bin[key] = join(prefix, 'bin');
+  }
+  apiUrl = (await startApi(cleanup, CURRENT)).url;
+}, 240_000);
+
+afterAll(() => cleanup.run());
+
+async function verifyWithPath(dirs: string[]) {
+  const result = await runRelease(['verify', '--url', apiUrl, '--json'], {
+    cwd,
+    env: { PATH: [...dirs, process.env['PATH'] ?? ''].join(':') },
+  });
+  return { result, report: jsonOf<Report>(result) };
+}
+
+describe('release verify and the svc on PATH', () => {
+  it('is in step with the CLI installed at the same tag', async () => {
+    const { result, report } = await verifyWithPath([bin.current]);
+    expect(result.code, result.stdout).toBe(0);
+    expect(report.artifacts.find((a) => a.name === 'cli')).toMatchObject({
+      version: CURRENT,
+      source: join(bin.current, 'svc'),
+      status: 'ok',
+    });
+  });
+
+  it('exits 1 when the CLI is below min_cli_version, with svc update as the fix', async () => {
+    const { result, report } = await verifyWithPath([bin.old]);
+    expect(result.code).toBe(1);
+    expect(report.findings.map((f) => f.code)).toEqual(['CLI_BELOW_MINIMUM']);
+    const [f] = report.findings;
+    expect(f!.message).toContain(OLD);
+    expect(f!.message).toContain(MIN_CLI_VERSION);
+    expect(f!.fix).toContain(`svc update --url ${apiUrl}`);
+  });
+
+  it('exits 1 when an older svc is first on PATH, naming both and which to remove', async () => {
+    const { result, report } = await verifyWithPath([bin.old, bin.current]);
+    expect(result.code).toBe(1);
+    expect(report.artifacts.filter((a) => a.name === 'cli').map((a) => a.source)).toEqual([
+      join(bin.old, 'svc'),
+      join(bin.current, 'svc'),
+    ]);
+    expect(report.findings.map((f) => f.code)).toEqual(['CLI_SHADOWED']);
+    const [f] = report.findings;
+    expect(f!.message).toContain(`${join(bin.old, 'svc')} (${OLD})`);
+    expect(f!.message).toContain(`${join(bin.current, 'svc')} (${CURRENT})`);
+    expect(f!.fix).toBe(`remove ${join(bin.old, 'svc')} (or put ${bin.current} before it in PATH)`);
+  });
+
+  it('is in step when the right svc comes first and an older copy later', async () => {
+    const { result } = await verifyWithPath([bin.current, bin.old]);
+    expect(result.code, result.stdout).toBe(0);
+  });
+
+  it('exits 1 when no svc is on PATH at all, and --no-cli leaves it out', async () => {
+    const missing = await verifyWithPath([]);
+    expect(missing.result.code).toBe(1);
+    expect(missing.report.findings.map((f) => f.code)).toEqual(['CLI_NOT_FOUND']);
+    const skipped = await runRelease(['verify', '--url', apiUrl, '--json', '--no-cli'], { cwd });
+    expect(skipped.code).toBe(0);
+  });
+});
