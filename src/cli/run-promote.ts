@@ -1,10 +1,11 @@
 import { orderedWrites, type PromotionPlan, short } from '../channels/promotion-plan.ts';
 import { promotePipeline } from '../pipeline/pipelines.ts';
 import { runPipeline } from '../pipeline/runner.ts';
-import { recordPath } from '../record/release-record.ts';
+import { type PromotionSigning, recordPath } from '../record/release-record.ts';
 import { PromotionFailedError, referenceOf } from '../registry/apply-promotion.ts';
 import { openStore } from '../registry/open-store.ts';
 import type { ImageStore } from '../registry/store.ts';
+import { shortKeyId } from '../signing/keys.ts';
 import type { PromoteContext } from '../steps/promote-context.ts';
 import { baseContext } from './command-context.ts';
 import type { PromoteOptions } from './commands/promote.ts';
@@ -24,6 +25,8 @@ export async function runPromote(options: PromoteOptions): Promise<void> {
     ...(options.from ? { from: options.from } : {}),
     recordPath: recordPath(base.cwd, base.config.record),
     store,
+    sign: options.sign !== false,
+    ...(options.key ? { keyPath: options.key } : {}),
   };
   try {
     await runPipeline(promotePipeline, ctx, ctx);
@@ -47,10 +50,12 @@ export async function runPromote(options: PromoteOptions): Promise<void> {
       result: ctx.dryRun
         ? null
         : (ctx.result ?? { status: 'promoted', written: [], undone: [], notUndone: [] }),
+      signing: ctx.signing ?? null,
       warnings: ctx.warnings,
     });
   } else {
     printPlan(store, plan);
+    if (ctx.signing) printLine(signingLine(ctx.signing));
     const kept = plan.artifacts.reduce((n, a) => n + a.kept.length, 0);
     printLine(
       ctx.dryRun
@@ -99,4 +104,12 @@ function printPlan(store: ImageStore, plan: PromotionPlan): void {
       printLine(`    keep  ${referenceOf(store, k.repository, k.tag)}  ${short(k.digest)}  ${k.reason}`);
   }
   for (const note of plan.notes) printLine(`  note: ${note}`);
+}
+
+/** One line on signatures (issue 10): signed or verified by which key, or promoted unsigned. */
+function signingLine(signing: PromotionSigning): string {
+  const key = signing.keyId ? ` by key ${shortKeyId(signing.keyId)}` : '';
+  const what = Object.keys(signing.artifacts ?? {}).join(', ');
+  if (signing.status === 'unsigned') return `signatures: none (${signing.reason ?? '--no-sign'})`;
+  return `signatures: ${what} ${signing.status}${key}`;
 }

@@ -17,6 +17,9 @@ import { resolveVersionStep } from '../steps/resolve-version.ts';
 import type { SignContext } from '../steps/sign-context.ts';
 import { signImagesStep } from '../steps/sign-images.ts';
 import { loadSigningKeyStep } from '../steps/sign-load-key.ts';
+import { promoteSignStep } from '../steps/sign-promote.ts';
+import { promoteCheckSignaturesStep } from '../steps/sign-promote-check.ts';
+import { promoteSigningKeyStep } from '../steps/sign-promote-key.ts';
 import { resolveSignTargetsStep } from '../steps/sign-resolve.ts';
 import type { StampContext } from '../steps/stamp-context.ts';
 import { verifyCheckStep } from '../steps/verify-check.ts';
@@ -58,6 +61,9 @@ export const signPipeline: readonly Step<SignContext>[] = [
 export const promotePipeline: readonly Step<PromoteContext>[] = [
   promoteSourcesStep, // version and source images (--from, else the build's digests); channel refusals
   promotePlanStep, // read the tags, compute the plan; immutable-tag refusals before any write
+  promoteSigningKeyStep, // rc: unlock the key before any write (refused without one unless --no-sign)
+  promoteCheckSignaturesStep, // release --from: every source digest validly signed, before any write
   promoteApplyStep, // version tags for all, then latest/dev for all; floating tags put back on failure
+  promoteSignStep, // rc: sign each promoted digest and read it back (or record --no-sign)
   promoteRecordStep, // append to the record's promotions
 ];

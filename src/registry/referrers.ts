@@ -30,6 +30,11 @@ export interface ArtifactToAttach {
   artifactType: string;
   /** The one layer: media type and content (a Sigstore bundle, for signatures). */
   layer: { mediaType: string; bytes: Uint8Array };
+  /**
+   * Also embed the layer in its descriptor (`data`, OCI 1.1) so a reader of the manifest needs no
+   * blob request. The blob is pushed all the same, for tools that only read blobs.
+   */
+  embed?: boolean;
   annotations?: Record<string, string>;
 }
 
@@ -45,6 +50,7 @@ export function artifactManifest(subject: Descriptor, artifact: ArtifactToAttach
         mediaType: artifact.layer.mediaType,
         digest: sha256Digest(artifact.layer.bytes),
         size: artifact.layer.bytes.length,
+        ...(artifact.embed ? { data: Buffer.from(artifact.layer.bytes).toString('base64') } : {}),
       },
     ],
     subject: { mediaType: subject.mediaType, digest: subject.digest, size: subject.size },

@@ -4,8 +4,9 @@ import type { BaseContext } from '../pipeline/context.ts';
 import type { ReleaseRecord } from '../record/release-record.ts';
 import type { PromotionResult, PromotionSource, StoreState } from '../registry/apply-promotion.ts';
 import type { ImageStore } from '../registry/store.ts';
+import type { PromoteSigningFields } from './sign-context.ts';
 
-export interface PromoteContext extends BaseContext {
+export interface PromoteContext extends BaseContext, PromoteSigningFields {
   channel: Channel;
   /** `--version`: else the record's tag. */
   versionFlag?: string;

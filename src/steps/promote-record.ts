@@ -28,6 +28,7 @@ export const promoteRecordStep: Step<PromoteContext> = {
           },
         ]),
       ),
+      ...(ctx.signing ? { signing: ctx.signing } : {}),
     };
     record.promotions = [...(record.promotions ?? []), entry];
     await writeReleaseRecord(ctx.recordPath, record);

@@ -9,6 +9,7 @@ import type { GitRepo } from '../helpers/git-repo.ts';
 import { type RunningRegistry, startRegistry } from '../helpers/registry.ts';
 import { jsonOf, type RunResult, runRelease } from '../helpers/run-release.ts';
 import { type RegistryProxy, startProxy } from '../registry/proxy.ts';
+import { signRelease } from '../signing/sign-release.ts';
 import {
   ARTIFACTS,
   digestsOf,
@@ -67,6 +68,7 @@ describe('release promote (registry, basic auth)', () => {
     const { repo, env, store } = await project('v3.0.0');
     const old = await pushRelease(store, ['v2.9.0', 'latest']);
     const rc = await pushRelease(store, ['v3.0.0-rc.2']);
+    await signRelease(repo.dir, store, rc, REPOS); // a release --from an rc needs its signatures (issue 10)
     proxy.failNth(undefined);
     const result = await runRelease(
       ['promote', '--channel', 'release', '--from', 'v3.0.0-rc.2', '--version', 'v3.0.0', '--json'],

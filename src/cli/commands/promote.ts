@@ -6,6 +6,9 @@ export interface PromoteOptions extends GlobalOptions {
   channel: Channel;
   version?: string;
   from?: string;
+  /** `--no-sign` sets false (issue 10: the rc channel signs unless told not to). */
+  sign?: boolean;
+  key?: string;
 }
 
 export function definePromote(program: Command): void {
@@ -22,6 +25,8 @@ export function definePromote(program: Command): void {
       '--from <tag|digest>',
       'promote the images under this tag or digest (default: the digests `release build` recorded)',
     )
+    .option('--no-sign', 'rc: promote without signing (recorded; a release from it is refused)')
+    .option('--key <file>', 'rc: the signing key (default: $RELEASE_SIGNING_KEY, then signing.privateKey)')
     .option('--dry-run', 'print the plan, write nothing')
     .action(async (options: PromoteOptions, command: Command) => {
       const { runPromote } = await import('../run-promote.ts');
