@@ -1,10 +1,10 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import { createHardenedServer, type ServerLimits } from '../http/create-server.ts';
 import { pathOf, sendNotFound } from '../http/json-response.ts';
 import { createStaticHandler } from '../http/static-files.ts';
 import { CLI_ARCHIVE_PATH, type CliArchive, createArchiveHandler } from './cli-archive.ts';
 import { MIN_CLI_VERSION } from './min-cli-version.ts';
-import { createVersionHandler } from './version-handler.ts';
+import { createVersionHandler, VERSION_PATH } from './version-handler.ts';
 
 export interface ApiServerOptions {
   /** The version to report, resolved once at start-up. */
@@ -30,22 +30,14 @@ export function createApiServer(options: ApiServerOptions): Server {
   });
   const archive = createArchiveHandler(options.archive);
   const web = options.webRoot === undefined ? undefined : createStaticHandler(options.webRoot);
-  const route = (req: IncomingMessage, res: ServerResponse): Promise<void> | undefined => {
-    const path = pathOf(req.url);
-    if (path === CLI_ARCHIVE_PATH) archive(req, res);
-    else if (web && path !== '/api' && !path.startsWith('/api/')) return web(req, res);
-    else sendNotFound(res);
-    return undefined;
-  };
   return createHardenedServer(
     (req, res) => {
-      // The version endpoint comes first and hands anything else to the other routes via `next`:
-      // the probe that every CLI invocation makes pays for nothing else.
-      let rest: Promise<void> | undefined;
-      version(req, res, () => {
-        rest = route(req, res);
-      });
-      return rest;
+      // The version probe that every CLI invocation makes is checked first and pays for nothing else.
+      const path = pathOf(req.url);
+      if (path === VERSION_PATH) return version(req, res);
+      if (path === CLI_ARCHIVE_PATH) return archive(req, res);
+      if (web && path !== '/api' && !path.startsWith('/api/')) return web(req, res);
+      sendNotFound(res);
     },
     { name: 'service-api', limits: options.limits },
   );

@@ -54,6 +54,7 @@ export function createHardenedServer(
     if (!res.headersSent) sendError(res, 500, 'internal error');
     else res.destroy();
   };
+  let track: (req: IncomingMessage, res: ServerResponse) => void = () => {};
   const server = createServer(
     {
       headersTimeout: limits.headersTimeoutMs,
@@ -64,6 +65,7 @@ export function createHardenedServer(
       requireHostHeader: false,
     },
     (req, res) => {
+      track(req, res);
       if (req.headers.host === undefined && req.httpVersionMinor === 1 && req.httpVersionMajor === 1) {
         return sendError(res, 400, 'malformed request: HTTP/1.1 requires a Host header', {
           Connection: 'close',
@@ -78,7 +80,7 @@ export function createHardenedServer(
     },
   );
   server.timeout = limits.socketTimeoutMs;
-  trackConnections(server);
+  track = trackConnections(server);
   server.on('clientError', answerClientError);
   return server;
 }

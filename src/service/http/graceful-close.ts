@@ -1,45 +1,36 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
 import { InternalError } from '../../errors.ts';
 
 interface Tracked {
-  /** Every open connection, with the number of its responses not yet flushed to the OS. */
-  busy: Map<Socket, number>;
+  /** Every open connection, with its latest response (HTTP/1.1 has one at a time). */
+  latest: Map<Socket, ServerResponse | undefined>;
   closing: boolean;
 }
 
 const tracked = new WeakMap<Server, Tracked>();
 
 /**
- * Count, per connection, the responses still being written, so shutdown knows which connections
- * are idle. Node's own `closeIdleConnections()` (which `server.close()` calls) treats a response
- * as done once `res.end()` was called, even while megabytes of it still wait for a slow reader:
- * it would cut a CLI archive download half-way. Here a response is busy until its `finish` (the
- * last byte handed to the OS) or `close`.
+ * Remember each connection's latest response, so shutdown knows which connections are idle.
+ * Node's own `closeIdleConnections()` (which `server.close()` calls) treats a response as done
+ * once `res.end()` was called, even while megabytes of it still wait for a slow reader: it would
+ * cut a CLI archive download half-way. Here a response is busy until `writableFinished` (its last
+ * byte handed to the OS). Per request this costs one map write: the version probe is a hot path.
+ * Returns the per-request hook, which the server's request listener must call first.
  */
-export function trackConnections(server: Server): void {
-  const state: Tracked = { busy: new Map(), closing: false };
+export function trackConnections(server: Server): (req: IncomingMessage, res: ServerResponse) => void {
+  const state: Tracked = { latest: new Map(), closing: false };
   tracked.set(server, state);
   server.on('connection', (socket: Socket) => {
-    state.busy.set(socket, 0);
-    socket.once('close', () => state.busy.delete(socket));
+    state.latest.set(socket, undefined);
+    socket.once('close', () => state.latest.delete(socket));
   });
-  // Prepended so that during shutdown `Connection: close` is set before any handler writes.
-  server.prependListener('request', (req, res) => {
-    const socket = req.socket;
-    state.busy.set(socket, (state.busy.get(socket) ?? 0) + 1);
+  // Called by the server's own request listener before the handler (one listener, no closure per
+  // request), so that during shutdown `Connection: close` is set before anything is written.
+  return (req, res) => {
+    state.latest.set(req.socket, res);
     if (state.closing) res.setHeader('Connection', 'close');
-    let done = false;
-    const finished = () => {
-      if (done) return;
-      done = true;
-      const left = (state.busy.get(socket) ?? 1) - 1;
-      state.busy.set(socket, left);
-      if (state.closing && left === 0) socket.end();
-    };
-    res.once('finish', finished);
-    res.once('close', finished);
-  });
+  };
 }
 
 export interface CloseResult {
@@ -61,7 +52,7 @@ export function closeGracefully(server: Server, graceMs: number): Promise<CloseR
     let forced = false;
     const deadline = setTimeout(() => {
       forced = true;
-      for (const socket of state.busy.keys()) socket.destroy();
+      for (const socket of state.latest.keys()) socket.destroy();
     }, graceMs);
     // net.Server's close, not http.Server's: the latter first runs closeIdleConnections() (see
     // trackConnections). This one only stops listening and calls back once every socket closed.
@@ -69,12 +60,15 @@ export function closeGracefully(server: Server, graceMs: number): Promise<CloseR
       clearTimeout(deadline);
       resolve({ forced });
     });
-    for (const [socket, responses] of state.busy) if (responses === 0) socket.destroy();
+    for (const [socket, res] of state.latest) {
+      if (!res || res.writableFinished) socket.destroy();
+      else res.once('close', () => socket.end());
+    }
   });
 }
 
 /** Cut every connection at once (a second signal). */
 export function closeAllNow(server: Server): void {
-  for (const socket of tracked.get(server)?.busy.keys() ?? []) socket.destroy();
+  for (const socket of tracked.get(server)?.latest.keys() ?? []) socket.destroy();
   server.closeAllConnections();
 }
