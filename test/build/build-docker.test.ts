@@ -156,6 +156,50 @@ describe('release build --engine docker --push', () => {
     }
   });
 
+  it('with the default OCI layout registry: keeps the image in the engine without --push, copies it into the layout with it', async () => {
+    const local = GitRepo.create('build-docker-layout-');
+    try {
+      const head = local.commit('layout');
+      expect((await runRelease(['stamp'], { cwd: local.dir })).code).toBe(0);
+      const plain = await runRelease(['build', '--engine', 'docker', '--only', 'worker', '--json'], {
+        cwd: local.dir,
+        env: env(),
+        timeoutMs: 300_000,
+      });
+      expect(plain.code, plain.stderr).toBe(0);
+      const kept = jsonOf<BuildJson>(plain).images.worker;
+      const tag = head.slice(0, 7);
+      expect(kept).toMatchObject({ pushed: false, digest: null, reference: `service-worker:${tag}` });
+      expect((await dockerd.docker.getImage(kept.reference).inspect()).Id).toBe(kept.imageId);
+
+      const pushed = await runRelease(
+        ['build', '--engine', 'docker', '--only', 'worker', '--push', '--json'],
+        {
+          cwd: local.dir,
+          env: env(),
+          timeoutMs: 300_000,
+        },
+      );
+      expect(pushed.code, pushed.stderr).toBe(0);
+      const written = jsonOf<BuildJson>(pushed).images.worker;
+      expect(written).toMatchObject({
+        pushed: true,
+        reference: `oci-layout:.release/oci/service-worker:${tag}`,
+      });
+      const layout = `oci:${join(local.dir, '.release/oci/service-worker')}:${tag}`;
+      const inspected = JSON.parse(execFileSync('skopeo', ['inspect', layout], { encoding: 'utf8' }));
+      expect(inspected.Digest).toBe(written.digest);
+      expect(inspected.Env).toContain(`SERVICE_VERSION=${tag}`);
+      // The config's bytes were kept, so its digest is still the engine's image ID.
+      const manifest = JSON.parse(execFileSync('skopeo', ['inspect', '--raw', layout], { encoding: 'utf8' }));
+      expect(manifest.config.digest).toBe(written.imageId);
+      const record = JSON.parse(readFileSync(join(local.dir, 'dist/release.json'), 'utf8'));
+      expect(record.artifacts.worker.digest).toBe(written.digest);
+    } finally {
+      local.remove();
+    }
+  }, 600_000);
+
   it('fails with exit 3 and a hint when the registry refuses the login, without the password', async () => {
     const badConfig = mkdtempSync(join(tmpdir(), 'sr-docker-config-'));
     try {

@@ -1,20 +1,22 @@
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { OCI_LAYOUT_PREFIX } from '../../config/schema.ts';
-import { ExternalError, UsageError } from '../../errors.ts';
+import { ExternalError } from '../../errors.ts';
 import type { ImageStore } from '../../registry/store.ts';
 import type { BuiltImage, Engine, ImageBuildRequest } from '../engine.ts';
 import { readBaseImage } from '../oci/base-image-reader.ts';
 import { formatImageRef } from '../oci/image-ref.ts';
 import { packTar } from '../oci/layer.ts';
 import { followProgress, type ProgressLine, progressError } from './connect.ts';
+import { exportToStore } from './export-to-store.ts';
 import { loadBaseIntoDocker } from './load-base.ts';
 import { pushImage } from './push-image.ts';
 
 /**
  * The Docker engine: the base is loaded into the engine from its store, the image is built from
  * `templates/docker/<artifact>.Dockerfile` with build args on a context we tar ourselves (the
- * staged directory), and `--push` pushes it with the docker config's credentials.
+ * staged directory), and `--push` pushes it with the docker config's credentials (or, for an
+ * OCI layout registry, copies it out of the engine into the layout).
  */
 export function createDockerEngine(options: {
   docker: Docker;
@@ -27,15 +29,6 @@ export function createDockerEngine(options: {
     name: 'docker',
     async build(request: ImageBuildRequest, progress): Promise<BuiltImage> {
       const layout = request.registry.startsWith(OCI_LAYOUT_PREFIX);
-      if (request.push && layout) {
-        throw new UsageError(
-          'DOCKER_PUSH_TO_LAYOUT',
-          `the docker engine pushes to registries; the configured registry is ${request.registry}`,
-          {
-            hint: 'set `registry` to a registry (host[:port][/namespace]), or build into the layout with --engine oci',
-          },
-        );
-      }
       const ref = request.base;
       const base = await readBaseImage(options.open(ref.store), ref.repository, ref.reference, ref.text);
       const baseName = `release-base/${ref.repository}:${ref.reference.replace(/^sha256:/, '').slice(0, 64)}`;
@@ -75,6 +68,17 @@ export function createDockerEngine(options: {
         base: { reference: ref.text, digest: base.digest },
       };
       if (!request.push) return built;
+      if (layout) {
+        // docker cannot push to a directory: copy the image out of the engine into the layout.
+        progress(`writing ${name} to ${request.registry}`);
+        const written = await exportToStore(docker, name, {
+          store: options.open(request.registry),
+          repository: request.repository,
+          tags: [request.tag],
+        });
+        const reference = formatImageRef(request.registry, request.repository, request.tag);
+        return { ...built, reference, digest: written.digest, pushed: true };
+      }
       progress(`pushing ${name}`);
       const digest = await pushImage(docker, {
         registry: request.registry,

@@ -34,7 +34,11 @@ const gzipAsync = promisify(gzip);
  * entry says otherwise). Nothing from the build machine (owner, times, umask) reaches the bytes.
  */
 export async function createLayer(entries: readonly LayerEntry[], mtimeSeconds: number): Promise<Layer> {
-  const raw = await packTar(entries, mtimeSeconds);
+  return createLayerFromTar(await packTar(entries, mtimeSeconds));
+}
+
+/** A layer from an uncompressed tar made elsewhere (a `docker save`), compressed our way. */
+export async function createLayerFromTar(raw: Uint8Array): Promise<Layer> {
   const bytes = await gzipAsync(raw, { level: GZIP_LEVEL });
   return { bytes, digest: sha256(bytes), diffId: sha256(raw), size: bytes.length };
 }

@@ -20,7 +20,8 @@ export async function putImage(options: {
   store: ImageStore;
   repository: string;
   tags: readonly string[];
-  config: OciImageConfig;
+  /** The config, or its exact bytes when they come from elsewhere (a docker save) and must stay. */
+  config: OciImageConfig | Uint8Array;
   /** Layers already in the store (from the base) by descriptor, new ones with their bytes. */
   layers: readonly (Descriptor | Layer)[];
   annotations?: Record<string, string>;
@@ -35,7 +36,8 @@ export async function putImage(options: {
       descriptors.push(layer);
     }
   }
-  const configBytes = Buffer.from(JSON.stringify(options.config));
+  const configBytes =
+    options.config instanceof Uint8Array ? options.config : Buffer.from(JSON.stringify(options.config));
   const configDigest = sha256(configBytes);
   await putBlobOnce(store, repository, configDigest, configBytes);
   const manifest = composeManifest(
