@@ -7,6 +7,8 @@ export interface RegistryProxy {
   host: string;
   /** `METHOD path` of every request seen, in order. */
   log: string[];
+  /** Response statuses as they came back (401s are the auth round trips). */
+  statuses: number[];
   /** The request headers of every request, in the same order as `log`. */
   headers: Record<string, string | string[] | undefined>[];
   /**
@@ -28,6 +30,7 @@ export interface RegistryProxy {
 export async function startProxy(target: string): Promise<RegistryProxy> {
   const log: string[] = [];
   const headers: RegistryProxy['headers'] = [];
+  const statuses: number[] = [];
   let failAt: number | undefined;
   let mode: FaultMode = 'refuse';
   let seen = 0;
@@ -66,6 +69,7 @@ export async function startProxy(target: string): Promise<RegistryProxy> {
           return;
         }
         // Rewrite absolute Locations so upload URLs keep going through the proxy.
+        statuses.push(up.statusCode ?? 0);
         const back = { ...up.headers };
         if (typeof back.location === 'string')
           back.location = back.location.replace(`//${target}`, `//${proxyHost}`);
@@ -82,6 +86,7 @@ export async function startProxy(target: string): Promise<RegistryProxy> {
   const proxy: RegistryProxy = {
     host: proxyHost,
     log,
+    statuses,
     headers,
     failFirst(match, m = 'refuse') {
       proxy.failNth(undefined, m);
@@ -92,6 +97,7 @@ export async function startProxy(target: string): Promise<RegistryProxy> {
       matcher = undefined;
       log.length = 0;
       headers.length = 0;
+      statuses.length = 0;
       failAt = n;
       mode = m;
     },
