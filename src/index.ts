@@ -4,6 +4,7 @@
  */
 
 export { type Channel, channelOf, channelRefusal, channelTags } from './channels/index.ts';
+export { orderedWrites, type PromotionPlan, planPromotion } from './channels/promotion-plan.ts';
 export {
   defineConfig,
   loadConfig,
@@ -12,6 +13,9 @@ export {
   validateConfig,
 } from './config/index.ts';
 export * from './errors.ts';
+export { copyImage } from './registry/copy-image.ts';
+export { openStore } from './registry/open-store.ts';
+export type { Descriptor, ImageStore, Manifest } from './registry/store.ts';
 export { CHECKSUM_HEADER, CLI_ARCHIVE_PATH } from './service/api/cli-archive.ts';
 export { MIN_CLI_VERSION } from './service/api/min-cli-version.ts';
 export {
