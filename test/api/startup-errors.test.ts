@@ -60,6 +60,13 @@ describe('start-up errors', () => {
     expect(result.stderr).toContain('is not a readable directory');
   });
 
+  it('an archive path that cannot be read (a directory): exit 2', async () => {
+    const result = await runApi({ PORT: '0', SERVICE_CLI_ARCHIVE: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`cannot read the CLI archive ${dir}: EISDIR`);
+    expect(result.stderr).toContain('SERVICE_CLI_ARCHIVE');
+  });
+
   it('a port already in use: exit 2, naming the port', async () => {
     const { port } = new URL(holder.url);
     const result = await runApi({ PORT: port });

@@ -24,6 +24,7 @@ async function main(env: NodeJS.ProcessEnv): Promise<number> {
   );
   const webRoot = env['SERVICE_WEB_ROOT']?.trim() || undefined;
   const server = createApiServer({ version, archive, webRoot });
+  if (webRoot) log(`${NAME}: serving the web client from ${webRoot}`);
   const url = await listen(server, address);
   // Signal handlers first: whoever waits for the line below may signal at once.
   const stopped = closeOnSignal(server, { name: NAME, graceMs: 10_000, log });
