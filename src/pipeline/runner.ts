@@ -5,6 +5,8 @@ export interface RunOptions {
   /** Machine output requested: no renderer at all, stdout stays clean for the JSON document. */
   json: boolean;
   env: Record<string, string | undefined>;
+  /** Collect the reports here as steps finish, so a caller still has them when a step throws. */
+  reports?: StepReport[];
 }
 
 /**
@@ -20,7 +22,7 @@ export async function runPipeline<C>(
   ctx: C,
   options: RunOptions,
 ): Promise<StepReport[]> {
-  const reports: StepReport[] = [];
+  const reports: StepReport[] = options.reports ?? [];
   const interactive = Boolean(process.stderr.isTTY) && !options.env['CI'] && !options.json;
   const list = new Listr(
     steps.map((step) => ({
