@@ -10,6 +10,8 @@ export interface StartRegistryOptions {
   htpasswd?: { user: string; password: string };
   /** Require bearer tokens from this token service, signed by the key of `certFile` (PEM). */
   token?: { realm: string; service: string; issuer: string; certFile: string };
+  /** Allow `DELETE` of manifests (storage.delete.enabled), e.g. to delete a signature. */
+  deleteEnabled?: boolean;
 }
 
 export interface RunningRegistry {
@@ -37,6 +39,7 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
     'storage:',
     '  filesystem:',
     `    rootdirectory: ${join(dir, 'data')}`,
+    ...(options.deleteEnabled ? ['  delete:', '    enabled: true'] : []),
     'http:',
     `  addr: ${host}`,
   ];

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RegistryStore } from '../../src/registry/registry-store.ts';
@@ -16,7 +16,7 @@ export const IMAGES = { api: 'service-api', worker: 'service-worker', web: 'serv
  * job would set for `release` (the passphrase only).
  */
 export async function signingProject(options: { privateKeyInConfig?: boolean } = {}) {
-  const registry = await startRegistry();
+  const registry = await startRegistry({ deleteEnabled: true });
   const dir = mkdtempSync(join(tmpdir(), 'sr-signing-'));
   const keys = await writeKeyPair(dir, { RELEASE_SIGNING_PASSPHRASE: PASSPHRASE });
   const privatePem = readFileSync(keys.privateKey, 'utf8');
@@ -60,3 +60,35 @@ export async function signingProject(options: { privateKeyInConfig?: boolean } =
 }
 
 export type SigningProject = Awaited<ReturnType<typeof signingProject>>;
+
+/** A release record as `release stamp` + `release build` leave it, for `--channel rc` runs. */
+export function writeRecord(
+  project: SigningProject,
+  tag: string,
+  channel: string,
+  digests: Partial<Record<string, string>>,
+) {
+  const image = (name: keyof typeof IMAGES) => ({
+    repository: `${project.registry.host}/${IMAGES[name]}`,
+    references: [`${project.registry.host}/${IMAGES[name]}:${tag}`],
+    ...(digests[name] ? { digest: digests[name] } : {}),
+  });
+  const record = {
+    schemaVersion: 1,
+    version: tag,
+    tag,
+    channel,
+    source: 'env',
+    commit: null,
+    dirty: false,
+    commitTime: null,
+    artifacts: {
+      api: image('api'),
+      worker: image('worker'),
+      web: image('web'),
+      cli: { package: 'service-cli', version: tag },
+    },
+  };
+  mkdirSync(join(project.dir, 'dist'), { recursive: true });
+  writeFileSync(join(project.dir, 'dist', 'release.json'), JSON.stringify(record));
+}

@@ -1,11 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MEDIA_TYPES } from '../../src/registry/store.ts';
 import { checkImageSignature, SIGNATURE_ARTIFACT_TYPE } from '../../src/signing/image-signature.ts';
 import { jsonOf, runRelease } from '../helpers/run-release.ts';
-import { IMAGES, type SigningProject, signingProject } from './fixture.ts';
+import { IMAGES, type SigningProject, signingProject, writeRecord } from './fixture.ts';
 
 // `release sign` as a subprocess against a real docker-registry (distribution 2.8: no referrers
 // API, so every signature must be found through the sha256-<hex> fallback tag).
@@ -216,34 +214,3 @@ describe('release sign', () => {
     expect(absent.stderr).toContain(`api: ${p.registry.host} has no service-api:v9.9.9-rc.1`);
   });
 });
-
-function writeRecord(
-  project: SigningProject,
-  tag: string,
-  channel: string,
-  digests: Partial<Record<string, string>>,
-) {
-  const image = (name: keyof typeof IMAGES) => ({
-    repository: `${project.registry.host}/${IMAGES[name]}`,
-    references: [`${project.registry.host}/${IMAGES[name]}:${tag}`],
-    ...(digests[name] ? { digest: digests[name] } : {}),
-  });
-  const record = {
-    schemaVersion: 1,
-    version: tag,
-    tag,
-    channel,
-    source: 'env',
-    commit: null,
-    dirty: false,
-    commitTime: null,
-    artifacts: {
-      api: image('api'),
-      worker: image('worker'),
-      web: image('web'),
-      cli: { package: 'service-cli', version: tag },
-    },
-  };
-  mkdirSync(join(project.dir, 'dist'), { recursive: true });
-  writeFileSync(join(project.dir, 'dist', 'release.json'), JSON.stringify(record));
-}
