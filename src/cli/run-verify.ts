@@ -1,7 +1,7 @@
 import { ExternalError, RuleError, UsageError } from '../errors.ts';
-import { verifyPipeline } from '../pipeline/pipelines.ts';
 import { runPipeline } from '../pipeline/runner.ts';
 import type { VerifyContext } from '../steps/verify-context.ts';
+import { verifyPipeline } from '../steps/verify-pipeline.ts';
 import { type FleetReport, verifyFleet } from '../verify/fleet.ts';
 import type { VerifyTarget } from '../verify/probe-deployment.ts';
 import { renderFindings, renderReport, reportJson, table } from '../verify/report.ts';

@@ -22,9 +22,6 @@ import { promoteCheckSignaturesStep } from '../steps/sign-promote-check.ts';
 import { promoteSigningKeyStep } from '../steps/sign-promote-key.ts';
 import { resolveSignTargetsStep } from '../steps/sign-resolve.ts';
 import type { StampContext } from '../steps/stamp-context.ts';
-import { verifyCheckStep } from '../steps/verify-check.ts';
-import type { VerifyContext } from '../steps/verify-context.ts';
-import { verifyProbeStep } from '../steps/verify-probe.ts';
 import { writeStampFilesStep } from '../steps/write-stamp-files.ts';
 import type { Step } from './step.ts';
 
@@ -47,10 +44,8 @@ export const buildPipeline: readonly Step<BuildContext>[] = [
   buildWriteRecordStep, // digests, references and the archive's SHA-256, written atomically
 ];
 
-export const verifyPipeline: readonly Step<VerifyContext>[] = [
-  verifyProbeStep, // api, worker, web and svc read at once, each within its own deadline
-  verifyCheckStep, // one tag, nothing unknown, API = worker, the CLI's minimum and PATH order
-];
+// Defined beside its steps so `release verify` starts without loading the other pipelines.
+export { verifyPipeline } from '../steps/verify-pipeline.ts';
 
 export const signPipeline: readonly Step<SignContext>[] = [
   loadSigningKeyStep, // unlock the private key first: a wrong passphrase fails before any network

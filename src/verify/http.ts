@@ -1,5 +1,5 @@
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
 /**
  * A GET with a deadline and a body cap: probes read servers the operator may not control, so a slow
@@ -23,6 +23,9 @@ export interface BoundedResponse {
 export const DEFAULT_MAX_BYTES = 64 * 1024;
 const MAX_REDIRECTS = 3;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+// No keep-alive: a probe asks each server once or twice, and idle pooled sockets would hold the
+// command open until every server's keep-alive timeout ran out (seconds, for a fleet).
+const agents = { http: new HttpAgent({ keepAlive: false }), https: new HttpsAgent({ keepAlive: false }) };
 
 /**
  * node:http rather than fetch: fetch refuses the "bad ports" of the browser world (6000, 6665,
@@ -53,13 +56,15 @@ function getOnce(
   options: BoundedGetOptions,
 ): Promise<BoundedResponse & { location?: string }> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const https = url.protocol === 'https:';
+  const request = https ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     const req = request(
       url,
       {
         method: 'GET',
         signal,
+        agent: https ? agents.https : agents.http,
         headers: { accept: options.accept ?? 'application/json', 'cache-control': 'no-cache' },
       },
       (res) => {

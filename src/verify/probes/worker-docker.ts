@@ -1,4 +1,4 @@
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
 import { sanitize } from '../http.ts';
 import { isFloatingTag, isImageOf, parseImageRef } from '../image-ref.ts';
 import type { ProbeResult } from '../types.ts';
@@ -22,7 +22,9 @@ export const OCI_VERSION_LABEL = 'org.opencontainers.image.version';
  */
 export async function probeWorkerDocker(options: DockerProbeOptions): Promise<ProbeResult[]> {
   const where = engineAddress(options);
-  const docker = new Docker({ ...where.options, timeout: options.timeoutMs });
+  // Loaded only when asked for: dockerode costs a third of a second of start-up.
+  const { default: DockerClient } = await import('dockerode');
+  const docker = new DockerClient({ ...where.options, timeout: options.timeoutMs });
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(

@@ -1,0 +1,14 @@
+import type { Step } from '../pipeline/step.ts';
+import { verifyCheckStep } from './verify-check.ts';
+import type { VerifyContext } from './verify-context.ts';
+import { verifyProbeStep } from './verify-probe.ts';
+
+/**
+ * `release verify`'s pipeline. Listed in src/pipeline/pipelines.ts with the others; kept in its
+ * own module so the operator's command does not load every other pipeline's steps (the build and
+ * signing steps pull in Vite, esbuild and Sigstore: seconds of start-up on a small machine).
+ */
+export const verifyPipeline: readonly Step<VerifyContext>[] = [
+  verifyProbeStep, // api, worker, web and svc read at once, each within its own deadline
+  verifyCheckStep, // one tag, nothing unknown, API = worker, the CLI's minimum and PATH order
+];
