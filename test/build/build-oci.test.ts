@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Dockerd, startDockerd } from '../helpers/dockerd.ts';
 import { GitRepo } from '../helpers/git-repo.ts';
+import { type RunningRegistry, startRegistry } from '../helpers/registry.ts';
 import { jsonOf, type RunResult, runRelease } from '../helpers/run-release.ts';
 import { ARTIFACT_RUN, runContainer } from './containers.ts';
 
@@ -173,4 +174,67 @@ describe('release build --engine oci', () => {
     expect(record.artifacts.worker.digest).toBe(out.images.worker.digest);
     expect(record.artifacts.api.digest).toBe(first.images.api.digest);
   }, 120_000);
+});
+
+describe('release build --engine oci with a registry', () => {
+  let registry: RunningRegistry;
+  let repo: GitRepo;
+  beforeAll(async () => {
+    registry = await startRegistry();
+    repo = GitRepo.create('build-oci-registry-');
+    const base = `${registry.host}/base/node:20`;
+    repo.write(
+      'release.config.json',
+      JSON.stringify({
+        registry: `${registry.host}/acme`,
+        artifacts: { worker: { base }, api: { base }, web: { base } },
+      }),
+    );
+    repo.commit('one');
+    repo.tag('v5.0.0');
+    expect((await runRelease(['stamp'], { cwd: repo.dir })).code).toBe(0);
+  });
+  afterAll(async () => {
+    await registry?.stop();
+    repo?.remove();
+  });
+
+  it('pushes the base made here, builds on it with --push into the registry, and without --push into the local layout', async () => {
+    const base = await runRelease(['base-image', '--json'], { cwd: repo.dir, timeoutMs: 120_000 });
+    expect(base.code, base.stderr).toBe(0);
+    const baseDigest = jsonOf<{ images: { digest: string }[] }>(base).images[0]?.digest;
+    expect(
+      skopeoJson('inspect', '--tls-verify=false', `docker://${registry.host}/base/node:20`)['Digest'],
+    ).toBe(baseDigest);
+
+    const pushed = await runRelease(['build', '--engine', 'oci', '--push', '--only', 'worker', '--json'], {
+      cwd: repo.dir,
+      timeoutMs: 180_000,
+    });
+    expect(pushed.code, pushed.stderr).toBe(0);
+    const worker = jsonOf<BuildJson>(pushed).images.worker;
+    expect(worker).toMatchObject({ pushed: true, reference: `${registry.host}/acme/service-worker:v5.0.0` });
+    const remote = skopeoJson(
+      'inspect',
+      '--tls-verify=false',
+      `docker://${registry.host}/acme/service-worker:v5.0.0`,
+    );
+    expect(remote['Digest']).toBe(worker.digest);
+    expect(remote['Env']).toContain('SERVICE_VERSION=v5.0.0');
+
+    const local = await runRelease(['build', '--engine', 'oci', '--only', 'worker', '--json'], {
+      cwd: repo.dir,
+      timeoutMs: 180_000,
+    });
+    expect(local.code, local.stderr).toBe(0);
+    const kept = jsonOf<BuildJson>(local).images.worker;
+    expect(kept).toMatchObject({
+      pushed: false,
+      reference: 'oci-layout:.release/oci/service-worker:v5.0.0',
+      digest: worker.digest,
+    });
+    expect(
+      skopeoJson('inspect', `oci:${join(repo.dir, '.release/oci/service-worker')}:v5.0.0`)['Digest'],
+    ).toBe(worker.digest);
+  }, 240_000);
 });
