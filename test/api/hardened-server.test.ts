@@ -1,8 +1,10 @@
 import type { Server } from 'node:http';
+import { get, type IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createApiServer } from '../../src/service/api/server.ts';
 import { createHardenedServer } from '../../src/service/http/create-server.ts';
+import { closeGracefully } from '../../src/service/http/graceful-close.ts';
 import { listen } from '../../src/service/http/lifecycle.ts';
 import { jsonBody, rawExchange, request, STACK_LIKE } from './support.ts';
 
@@ -24,23 +26,35 @@ async function serve(server: Server): Promise<string> {
 const SHORT = { headersTimeoutMs: 500, requestTimeoutMs: 1_000, checkIntervalMs: 100 };
 
 describe('a handler that fails', () => {
-  it('answers 500 JSON without a stack trace, for a throw and for a rejection', async () => {
-    const base = await serve(
-      createHardenedServer(
-        (req) => {
-          if (req.url === '/sync') throw new Error('boom at /secret/path.ts:12');
-          return Promise.reject(new TypeError('async boom'));
-        },
-        // The error is logged to this process's stderr by design; the response is what matters.
-        { name: 'test' },
-      ),
-    );
-    for (const path of ['/sync', '/async']) {
-      const reply = await request(base, path);
-      expect(reply.status).toBe(500);
-      expect(jsonBody(reply)).toEqual({ error: 'internal error' });
-      expect(reply.body.toString()).not.toMatch(STACK_LIKE);
+  it('answers 500 JSON without a stack trace, for a throw and for a rejection; the details go to stderr', async () => {
+    const logged: string[] = [];
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+      logged.push(String(chunk));
+      return true;
+    });
+    try {
+      const base = await serve(
+        createHardenedServer(
+          (req) => {
+            if (req.url === '/sync') throw new Error('boom at /secret/path.ts:12');
+            return Promise.reject(new TypeError('async boom'));
+          },
+          { name: 'test' },
+        ),
+      );
+      for (const path of ['/sync', '/async']) {
+        const reply = await request(base, path);
+        expect(reply.status).toBe(500);
+        expect(jsonBody(reply)).toEqual({ error: 'internal error' });
+        expect(reply.body.toString()).not.toMatch(STACK_LIKE);
+      }
+    } finally {
+      spy.mockRestore();
     }
+    expect(logged.join('')).toMatch(
+      /test: internal error on GET \/sync: Error: boom at \/secret\/path\.ts:12\n\s+at /,
+    );
+    expect(logged.join('')).toContain('test: internal error on GET /async: TypeError: async boom');
   });
 });
 
@@ -132,5 +146,40 @@ describe('slow clients', () => {
     // timeout closes the connection the client keeps busy by dripping the body.
     expect(result.cutByServer).toBe(true);
     expect(result.answer).toMatch(/^HTTP\/1\.1 405 /);
+  });
+});
+
+describe('closeGracefully', () => {
+  const archive = { file: 'memory', bytes: Buffer.alloc(48 * 1024 * 1024, 7), sha256: '0'.repeat(64) };
+
+  it('cuts a reader that stops reading once the grace period is over', async () => {
+    const server = createApiServer({ version: 'v1.0.0', archive });
+    const base = await serve(server);
+    const res = await new Promise<IncomingMessage>((resolve, reject) => {
+      get(`${base}/api/cli/download/service-cli.tar.gz`, { agent: false }, (response) => {
+        response.once('data', () => {
+          response.pause();
+          resolve(response);
+        });
+      }).on('error', reject);
+    });
+    const started = Date.now();
+    expect(await closeGracefully(server, 300)).toEqual({ forced: true });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    // Reading again, the client finds the connection cut before the end of the archive.
+    const outcome = await new Promise<string>((resolve) => {
+      res.on('end', () => resolve('complete'));
+      res.on('error', () => resolve('cut'));
+      res.on('aborted', () => resolve('cut'));
+      res.resume();
+    });
+    expect(outcome).toBe('cut');
+  });
+
+  it('resolves at once, not forced, when every connection is idle', async () => {
+    const server = createApiServer({ version: 'v1.0.0' });
+    const base = await serve(server);
+    expect((await request(base, '/api/version')).status).toBe(200);
+    expect(await closeGracefully(server, 5_000)).toEqual({ forced: false });
   });
 });
