@@ -11,6 +11,7 @@
 
 import { execFile, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { request } from '../test/api/support.ts';
 import { type StartedProcess, startProcess } from '../test/helpers/start-process.ts';
@@ -28,7 +29,7 @@ const PATH = '/api/version';
 const PIN =
   process.env['BENCH_PIN'] === '1' &&
   spawnSync('taskset', ['-V']).error === undefined &&
-  (await cpuCount()) >= 2;
+  availableParallelism() >= 2;
 
 interface Sample {
   rps: number;
@@ -70,7 +71,10 @@ async function main(): Promise<void> {
 
     console.log(
       `tool ${TOOL}, ${CONNECTIONS} connections, ${ROUNDS} x ${SECONDS} s per server, ` +
-        `${PIN ? 'server on CPU 0, load on CPU 1' : 'not pinned'}; body ${reply.body.length} bytes`,
+        `${PIN ? 'server on CPU 0, load on CPU 1' : 'not pinned'}; body ${reply.body.length} bytes; ` +
+        `load average ${loadavg()
+          .map((x) => x.toFixed(1))
+          .join(' ')} on ${availableParallelism()} CPUs`,
     );
     // Warm-up: JIT both servers before anything is measured.
     await load(bare, Math.min(2, SECONDS));
@@ -174,11 +178,6 @@ function parseAutocannon(out: string): Omit<Sample, 'cpuUsPerRequest'> {
 function startPinned([command, ...args]: string[], env: Record<string, string>): Promise<StartedProcess> {
   // startProcess runs .js files with node; a command line is run as given.
   return startProcess(command!, { args, env, readyPattern: /listening on (http:\/\/\S+)/ });
-}
-
-async function cpuCount(): Promise<number> {
-  const { availableParallelism } = await import('node:os');
-  return availableParallelism();
 }
 
 function median(values: number[]): number {
