@@ -1,6 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { ConfigError } from '../../../errors.ts';
-import { writeFileAtomically } from '../../../util/atomic-write.ts';
 import type { GateMode } from '../gate/decide.ts';
 
 /** The user's svc settings, written by `svc config ...`. */
@@ -15,7 +14,9 @@ const KEYS = new Set(['url', 'gate']);
 export async function readSvcConfig(path: string): Promise<SvcConfig> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    // Synchronous on purpose: node:fs is loaded already, fs/promises would cost every command
+    // a few milliseconds of start-up for one small read.
+    text = readFileSync(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
     throw new ConfigError(`cannot read ${path}: ${(error as Error).message}`);
@@ -51,6 +52,7 @@ function validate(value: unknown): string[] {
 /** Change some settings, keeping the others; written atomically so a crash leaves the old file. */
 export async function updateSvcConfig(path: string, change: SvcConfig): Promise<SvcConfig> {
   const next = { ...(await readSvcConfig(path)), ...change };
+  const { writeFileAtomically } = await import('../../../util/atomic-write.ts');
   await writeFileAtomically(path, `${JSON.stringify(next, null, 2)}\n`);
   return next;
 }

@@ -1,6 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomically } from '../../../util/atomic-write.ts';
 
 type Env = Record<string, string | undefined>;
 
@@ -26,7 +25,7 @@ export async function firstTimeFor(dir: string, key: string): Promise<boolean> {
   const file = join(dir, 'notices.json');
   let shown: string[] = [];
   try {
-    const value = JSON.parse(await readFile(file, 'utf8')) as { shown?: unknown };
+    const value = JSON.parse(readFileSync(file, 'utf8')) as { shown?: unknown };
     if (Array.isArray(value.shown))
       shown = value.shown.filter((entry): entry is string => typeof entry === 'string');
   } catch {
@@ -34,6 +33,8 @@ export async function firstTimeFor(dir: string, key: string): Promise<boolean> {
   }
   if (shown.includes(key)) return false;
   try {
+    // Loaded only when a notice is shown (it brings fs/promises and crypto along).
+    const { writeFileAtomically } = await import('../../../util/atomic-write.ts');
     await writeFileAtomically(file, `${JSON.stringify({ shown: [...shown, key].slice(-KEEP) }, null, 2)}\n`);
   } catch {
     // best effort

@@ -67,7 +67,11 @@ function parseHttpUrl(text: string, base?: URL): URL {
 
 async function requestOnce(url: URL, options: OpenOptions): Promise<IncomingMessage> {
   // Loaded on demand and per scheme: https pulls in TLS, which a plain-http check never needs.
-  const { request } = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  // process.getBuiltinModule, not import(): in the CommonJS bundle an import() of a builtin
+  // starts Node's whole ESM loader, a few milliseconds on every gated command.
+  const { request } = process.getBuiltinModule(
+    url.protocol === 'https:' ? 'node:https' : 'node:http',
+  ) as typeof import('node:http');
   if (options.signal.aborted) throw new FetchFailure(options.abortReason);
   return new Promise((resolve, reject) => {
     let req: ClientRequest;

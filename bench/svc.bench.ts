@@ -1,0 +1,133 @@
+// npm run bench:svc — how much `svc` costs on top of Node itself, in one run, on loopback.
+//
+//   1. `svc --version` (the bundled svc from a real archive, installed with npm into a temp prefix
+//      and run through its bin link, shebang and all) against `node -e 0`. Target <= 1.15x.
+//   2. `svc status`, a gated command (the gate's GET /api/version, then the command's own GET)
+//      against the real reference API (bin/service-api.js) on loopback, against `svc --version`.
+//      Target <= 1.3x. `svc version` (the gate's single request only) is reported beside it.
+//
+// Rounds alternate the commands (in a rotating order) so load from the rest of this shared machine
+// hits them alike; medians are reported. Wall time is what a person feels; CPU time (user + sys
+// of the child, from /proc/self/stat, 10 ms ticks averaged over the rounds) is far less sensitive
+// to a busy machine and is shown beside it.
+//
+// Env: BENCH_ROUNDS (default 60).
+
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildCliArchive } from '../src/service/svc/build/build-cli-archive.ts';
+import { startProcess } from '../test/helpers/start-process.ts';
+
+const ROUNDS = positive('BENCH_ROUNDS', 60);
+const API_BIN = fileURLToPath(new URL('../bin/service-api.js', import.meta.url));
+
+interface Command {
+  name: string;
+  argv: string[];
+  wallMs: number[];
+  cpuTicks: number;
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+  const archive = await buildCliArchive({ version: 'v1.0.0', outFile: join(dir, 'service-cli.tar.gz') });
+  const prefix = join(dir, 'prefix');
+  const install = spawnSync(
+    'npm',
+    ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', archive.path],
+    {
+      encoding: 'utf8',
+    },
+  );
+  if (install.status !== 0) throw new Error(`npm install failed: ${install.stderr}`);
+  const svc = join(prefix, 'bin', 'svc');
+  const api = await startProcess(API_BIN, {
+    env: { HOST: '127.0.0.1', PORT: '0', SERVICE_VERSION: 'v1.0.0', SERVICE_CLI_ARCHIVE: archive.path },
+  });
+  const env = {
+    PATH: process.env['PATH'] ?? '',
+    HOME: join(dir, 'home'),
+    SERVICE_API_URL: api.url,
+    CI: 'true',
+  };
+  try {
+    const commands: Command[] = [
+      { name: 'node -e 0', argv: [process.execPath, '-e', '0'], wallMs: [], cpuTicks: 0 },
+      { name: 'svc --version', argv: [svc, '--version'], wallMs: [], cpuTicks: 0 },
+      { name: 'svc status', argv: [svc, 'status'], wallMs: [], cpuTicks: 0 },
+      { name: 'svc version', argv: [svc, 'version'], wallMs: [], cpuTicks: 0 },
+    ];
+    for (const command of commands) {
+      const check = spawnSync(command.argv[0]!, command.argv.slice(1), { env, encoding: 'utf8' });
+      if (check.status !== 0 || check.stderr) throw new Error(`${command.name} failed: ${check.stderr}`);
+    }
+    console.log(
+      `svc ${archive.size}-byte archive in ${prefix}; API ${api.url}; ${ROUNDS} rounds, order rotating`,
+    );
+    for (let round = -5; round < ROUNDS; round++) {
+      for (let i = 0; i < commands.length; i++) {
+        const command = commands[(i + Math.max(round, 0)) % commands.length]!;
+        const ticks = childTicks();
+        const started = process.hrtime.bigint();
+        spawnSync(command.argv[0]!, command.argv.slice(1), { env, stdio: 'ignore' });
+        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        if (round < 0) continue; // warm-up: page cache, npm's link, the API's JIT
+        command.wallMs.push(ms);
+        command.cpuTicks += childTicks() - ticks;
+      }
+    }
+    report(commands);
+  } finally {
+    await api.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function report(commands: Command[]): void {
+  const tick = 1000 / 100; // USER_HZ is 100 on Linux
+  const stats = new Map(
+    commands.map(
+      (c) => [c.name, { wall: median(c.wallMs), cpu: (c.cpuTicks * tick) / c.wallMs.length }] as const,
+    ),
+  );
+  for (const c of commands) {
+    const s = stats.get(c.name)!;
+    const sorted = [...c.wallMs].sort((a, b) => a - b);
+    console.log(
+      `${c.name.padEnd(14)} median ${s.wall.toFixed(1).padStart(6)} ms  p10 ${sorted[Math.floor(sorted.length * 0.1)]!.toFixed(1).padStart(6)}  p90 ${sorted[Math.floor(sorted.length * 0.9)]!.toFixed(1).padStart(6)}  CPU ${s.cpu.toFixed(1).padStart(6)} ms/run`,
+    );
+  }
+  const ratio = (a: string, b: string, key: 'wall' | 'cpu') => stats.get(a)![key] / stats.get(b)![key];
+  const line = (a: string, b: string, target: number) => {
+    const wall = ratio(a, b, 'wall');
+    console.log(
+      `${a} / ${b}: ${wall.toFixed(3)}x wall (target <= ${target}x: ${wall <= target ? 'met' : 'MISSED'}), ${ratio(a, b, 'cpu').toFixed(3)}x CPU`,
+    );
+  };
+  line('svc --version', 'node -e 0', 1.15);
+  line('svc status', 'svc --version', 1.3);
+  line('svc version', 'svc --version', 1.3);
+}
+
+/** CPU time (user + sys, in clock ticks) of this process's waited-for children so far. */
+function childTicks(): number {
+  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
+  // After "pid (comm) ": state is field 3, so cutime (16) and cstime (17) are at 13 and 14.
+  return Number(fields[13]) + Number(fields[14]);
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+function positive(name: string, fallback: number): number {
+  const value = Number(process.env[name]);
+  return Number.isInteger(value) && value > 0 ? value : fallback;
+}
+
+await main();
