@@ -64,3 +64,26 @@ export async function digestsOf(store: ImageStore, tag: string): Promise<Record<
   for (const a of ARTIFACTS) out[a] = (await store.resolve(REPOS[a], tag))?.digest ?? null;
   return out;
 }
+
+interface PlanJson {
+  artifacts: {
+    artifact: string;
+    writes: { reference: string; kind: string; from: string | null; to: string; reason: string }[];
+    kept: { reference: string; digest: string | null; reason: string }[];
+  }[];
+}
+interface ResultJson {
+  status: string;
+  written: { reference: string }[];
+  undone: { reference: string }[];
+}
+
+/** The `--json` document of `release promote` (success or error), as far as the tests read it. */
+export interface PromoteJson {
+  dryRun: boolean;
+  channel: string;
+  tag: string;
+  plan: PlanJson;
+  result: ResultJson;
+  error: { code: string; hint?: string; exitCode: number; result: ResultJson; plan: PlanJson };
+}

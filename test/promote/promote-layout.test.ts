@@ -9,6 +9,7 @@ import { signRelease } from '../signing/sign-release.ts';
 import {
   ARTIFACTS,
   digestsOf,
+  type PromoteJson,
   pushRelease,
   REPOS,
   readRecord,
@@ -35,7 +36,7 @@ const skopeoDigest = (dir: string, repo: string, tag: string) =>
     }),
   ).Digest as string;
 
-describe('release promote (OCI layout)', () => {
+describe('release promote (OCI layout)', { timeout: 120_000 }, () => {
   it('rc: tags vX.Y.Z-rc.N for all three images from the build digests, never latest; records it', async () => {
     const { repo, store } = await project('v1.2.0-rc.1');
     const old = await pushRelease(store, ['v1.1.0', 'latest']);
@@ -45,16 +46,18 @@ describe('release promote (OCI layout)', () => {
     // --no-sign: signing is covered by test/signing; here only the tags (issue 10).
     const result = await runRelease(['promote', '--channel', 'rc', '--no-sign', '--json'], { cwd: repo.dir });
     expect(result.code, result.stderr).toBe(0);
-    const out = jsonOf<any>(result);
+    const out = jsonOf<PromoteJson>(result);
     expect(out).toMatchObject({
       dryRun: false,
       channel: 'rc',
       tag: 'v1.2.0-rc.1',
       result: { status: 'promoted' },
     });
-    expect(
-      out.plan.artifacts.flatMap((a: any) => a.writes.map((w: any) => w.reference.split('/').at(-1))),
-    ).toEqual(['service-api:v1.2.0-rc.1', 'service-web:v1.2.0-rc.1', 'service-worker:v1.2.0-rc.1']);
+    expect(out.plan.artifacts.flatMap((a) => a.writes.map((w) => w.reference.split('/').at(-1)))).toEqual([
+      'service-api:v1.2.0-rc.1',
+      'service-web:v1.2.0-rc.1',
+      'service-worker:v1.2.0-rc.1',
+    ]);
     expect(await digestsOf(store, 'v1.2.0-rc.1')).toEqual(built);
     expect(await digestsOf(store, 'latest')).toEqual(old);
     for (const a of ARTIFACTS) expect(skopeoDigest(repo.dir, REPOS[a], 'v1.2.0-rc.1')).toBe(built[a]);
@@ -78,9 +81,9 @@ describe('release promote (OCI layout)', () => {
 
     const again = await runRelease([...args, '--json'], { cwd: repo.dir });
     expect(again.code, again.stderr).toBe(0);
-    const out = jsonOf<any>(again);
-    expect(out.plan.artifacts.every((a: any) => a.writes.length === 0)).toBe(true);
-    expect(out.plan.artifacts[0].kept.map((k: any) => k.reason)).toEqual([
+    const out = jsonOf<PromoteJson>(again);
+    expect(out.plan.artifacts.every((a) => a.writes.length === 0)).toBe(true);
+    expect(out.plan.artifacts[0]!.kept.map((k) => k.reason)).toEqual([
       expect.stringMatching(/^already at sha256:[0-9a-f]{12}: nothing to do$/),
       expect.stringMatching(/^already at/),
     ]);
@@ -127,7 +130,7 @@ describe('release promote (OCI layout)', () => {
     recordDigests(repo, await pushRelease(store, []));
     const result = await runRelease(['promote', '--channel', 'release', '--json'], { cwd: repo.dir });
     expect(result.code).toBe(1);
-    expect(jsonOf<any>(result).error).toMatchObject({
+    expect(jsonOf<PromoteJson>(result).error).toMatchObject({
       code: 'TAG_IMMUTABLE',
       hint: expect.stringContaining('--from v1.5.0'),
     });

@@ -13,6 +13,7 @@ import { signRelease } from '../signing/sign-release.ts';
 import {
   ARTIFACTS,
   digestsOf,
+  type PromoteJson,
   pushRelease,
   REPOS,
   readRecord,
@@ -63,7 +64,7 @@ function expectNoSecrets(result: RunResult): void {
   }
 }
 
-describe('release promote (registry, basic auth)', () => {
+describe('release promote (registry, basic auth)', { timeout: 120_000 }, () => {
   it('releases an rc by manifest copy with two requests per tag at most, readable by skopeo', async () => {
     const { repo, env, store } = await project('v3.0.0');
     const old = await pushRelease(store, ['v2.9.0', 'latest']);
@@ -76,9 +77,9 @@ describe('release promote (registry, basic auth)', () => {
     );
     expect(result.code, result.stderr).toBe(0);
     expectNoSecrets(result);
-    const out = jsonOf<any>(result);
+    const out = jsonOf<PromoteJson>(result);
     expect(out.result.written).toHaveLength(6);
-    expect(out.plan.artifacts.find((a: any) => a.artifact === 'api').writes[1]).toMatchObject({
+    expect(out.plan.artifacts.find((a) => a.artifact === 'api')!.writes[1]).toMatchObject({
       reference: `${proxy.host}/ns1/service-api:latest`,
       from: old.api,
       to: rc.api,
@@ -130,7 +131,9 @@ describe('release promote (registry, basic auth)', () => {
       ),
     );
     expect(raw.mediaType).toBe('application/vnd.oci.image.index.v1+json');
-    expect(raw.manifests.map((m: any) => m.platform.architecture)).toEqual(['amd64', 'arm64']);
+    expect(raw.manifests.map((m: { platform: { architecture: string } }) => m.platform.architecture)).toEqual(
+      ['amd64', 'arm64'],
+    );
   });
 
   it('puts every latest back when a latest write fails, and says what was done and undone', async () => {
@@ -161,9 +164,9 @@ describe('release promote (registry, basic auth)', () => {
     proxy.failFirst((method, url) => method === 'PUT' && url.endsWith('/service-web/manifests/latest'));
     const json = await runRelease(['promote', '--channel', 'release', '--json'], { cwd: repo.dir, env });
     expect(json.code).toBe(3);
-    const error = jsonOf<any>(json).error;
+    const error = jsonOf<PromoteJson>(json).error;
     expect(error).toMatchObject({ code: 'REGISTRY_ERROR', exitCode: 3, result: { status: 'failed' } });
-    expect(error.result.undone.map((u: any) => u.reference.split('/').at(-1))).toEqual([
+    expect(error.result.undone.map((u) => u.reference.split('/').at(-1))).toEqual([
       'service-api:latest',
       'service-web:latest',
     ]);
@@ -193,7 +196,7 @@ describe('release promote (registry, basic auth)', () => {
         env: { DOCKER_CONFIG: wrongConfig },
       });
       expect(result.code).toBe(3);
-      expect(jsonOf<any>(result).error).toMatchObject({ code: 'REGISTRY_UNAUTHORIZED' });
+      expect(jsonOf<PromoteJson>(result).error).toMatchObject({ code: 'REGISTRY_UNAUTHORIZED' });
       expect(result.stdout + result.stderr).not.toContain(wrong);
       expect(result.stderr).toContain(`docker login ${proxy.host}`);
     } finally {
