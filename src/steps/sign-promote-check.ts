@@ -31,8 +31,9 @@ export const promoteCheckSignaturesStep: Step<PromoteContext> = {
     }
     const artifacts: Record<string, { digest: string; signature?: string }> = {};
     const problems: string[] = [];
-    for (const [artifact, state] of Object.entries(ctx.state!.states)) {
-      const image = { repository: state.repository, digest: state.source };
+    // The plan's sources are the exact manifests the next step tags: check those, not the tag again.
+    for (const { artifact, repository, source } of ctx.plan!.artifacts) {
+      const image = { repository, digest: source };
       const check = await checkImageSignature(ctx.store, trusted, image);
       io.progress(`${artifact}: ${check.status}`);
       const signature = check.signatures.find((s) => s.valid)?.digest;
