@@ -84,3 +84,26 @@ describe('createLayer', () => {
     );
   });
 });
+
+describe('createLayer conflicts', () => {
+  it('refuses two entries at one path, or a file where a directory is needed', async () => {
+    await expect(
+      createLayer(
+        [
+          { type: 'file', path: '/a/b', content: 'x' },
+          { type: 'file', path: '/a', content: 'y' },
+        ],
+        0,
+      ),
+    ).rejects.toThrow(/duplicate layer path: a/);
+    await expect(
+      createLayer(
+        [
+          { type: 'file', path: '/a', content: 'x' },
+          { type: 'file', path: '/a', content: 'y' },
+        ],
+        0,
+      ),
+    ).rejects.toThrow(/duplicate layer path: a/);
+  });
+});

@@ -81,7 +81,9 @@ function withParents(entries: readonly LayerEntry[]): Named[] {
   for (const entry of entries) {
     const name = posix.normalize(entry.path).replace(/^\/+/, '').replace(/\/+$/, '');
     if (!name || name === '.' || name.startsWith('..')) throw new Error(`bad layer path: ${entry.path}`);
-    if (byName.has(name) && byName.get(name)?.type !== 'dir')
+    const existing = byName.get(name);
+    // Two files at one path, or a file where a directory must be, would make an ambiguous layer.
+    if (existing && (existing.type !== 'dir' || entry.type !== 'dir'))
       throw new Error(`duplicate layer path: ${name}`);
     byName.set(name, { ...entry, name });
     for (let dir = posix.dirname(name); dir !== '.'; dir = posix.dirname(dir)) {
