@@ -17,6 +17,11 @@ export abstract class ReleaseError extends Error {
   abstract readonly exitCode: number;
   readonly code: string;
   readonly hint: string | undefined;
+  /**
+   * The command already printed this outcome in its own report (verify's table, one `--json`
+   * document): the entry point then only sets the exit code and prints nothing more.
+   */
+  reported = false;
 
   constructor(code: string, message: string, details: ErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });

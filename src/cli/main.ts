@@ -28,7 +28,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     // A command that has already printed its verdict (verify's report, one JSON document) only
     // needs its exit code; printing the error too would add a second document to stdout.
-    if (isReleaseError(error) && (error as { reported?: boolean }).reported) return error.exitCode;
+    if (isReleaseError(error) && error.reported) return error.exitCode;
     printError(error, argv.includes('--json'));
     return (error as { exitCode?: number }).exitCode ?? EXIT.internal;
   }

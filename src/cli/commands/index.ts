@@ -3,6 +3,7 @@ import { defineBaseImage } from './base-image.ts';
 import { defineBuild } from './build.ts';
 import { defineKeygen } from './keygen.ts';
 import { definePromote } from './promote.ts';
+import { defineRehearse } from './rehearse.ts';
 import { defineSign } from './sign.ts';
 import { defineStamp } from './stamp.ts';
 import { defineVerify } from './verify.ts';
@@ -19,4 +20,5 @@ export const commandDefinitions: ((program: Command) => void)[] = [
   defineVerify, // prove a live deployment (or a fleet) is in step
   defineKeygen, // create the key pair that signs release candidates
   defineSign, // sign images by digest (release candidates)
+  defineRehearse, // the whole release, rehearsed on this machine with the embedded store
 ];

@@ -1,0 +1,19 @@
+import type { Command } from 'commander';
+import type { GlobalOptions } from '../command-context.ts';
+
+export interface RehearseOptions extends GlobalOptions {
+  keep?: boolean;
+}
+
+export function defineRehearse(program: Command): void {
+  program
+    .command('rehearse')
+    .description(
+      'rehearse a whole release on this machine: stamp, build, promote, deploy, verify, gate, update',
+    )
+    .option('--keep', 'keep the temporary workspace (repository, store, installs) and print where it is')
+    .action(async (options: RehearseOptions, command: Command) => {
+      const { runRehearse } = await import('../run-rehearse.ts');
+      await runRehearse({ ...command.optsWithGlobals(), ...options });
+    });
+}

@@ -1,0 +1,42 @@
+import { rm } from 'node:fs/promises';
+import { isReleaseError } from '../errors.ts';
+import { runPipeline } from '../pipeline/runner.ts';
+import type { StepReport } from '../pipeline/step.ts';
+import type { RehearseContext } from '../rehearse/rehearse-context.ts';
+import { rehearsePipeline } from '../rehearse/rehearse-pipeline.ts';
+import { rehearsalReport, renderRehearsal } from '../rehearse/rehearse-report.ts';
+import { baseContext } from './command-context.ts';
+import type { RehearseOptions } from './commands/rehearse.ts';
+import { printJson, printLine } from './output.ts';
+
+/**
+ * `release rehearse`: run the whole pipeline in a throw-away workspace, report every step with its
+ * time, and always clean up what it started, whether the rehearsal passed or not.
+ */
+export async function runRehearse(options: RehearseOptions): Promise<void> {
+  const base = await baseContext(options);
+  const ctx: RehearseContext = { ...base, keep: Boolean(options.keep), services: [], notes: {} };
+  const reports: StepReport[] = [];
+  const started = performance.now();
+  let failure: unknown;
+  try {
+    await runPipeline(rehearsePipeline, ctx, { json: ctx.json, env: ctx.env, reports });
+  } catch (error) {
+    failure = error;
+  } finally {
+    await cleanUp(ctx);
+  }
+  const report = rehearsalReport(ctx, reports, performance.now() - started, failure);
+  if (ctx.json) printJson(report);
+  else for (const line of renderRehearsal(report)) printLine(line);
+  if (failure !== undefined) {
+    // With --json the report above already carries the error: say nothing twice on stdout.
+    if (ctx.json && isReleaseError(failure)) failure.reported = true;
+    throw failure;
+  }
+}
+
+async function cleanUp(ctx: RehearseContext): Promise<void> {
+  await Promise.all(ctx.services.map((service) => service.process.stop()));
+  if (ctx.workspace && !ctx.keep) await rm(ctx.workspace, { recursive: true, force: true });
+}

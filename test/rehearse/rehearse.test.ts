@@ -1,0 +1,104 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { jsonOf, runRelease } from '../helpers/run-release.ts';
+
+interface Report {
+  ok: boolean;
+  totalMs: number;
+  workspace: { path: string | null; kept: boolean };
+  steps: { title: string; status: string; ms: number; detail?: string; reason?: string }[];
+  error?: { code: string; message: string };
+}
+
+/** Processes whose command line mentions `needle` (the rehearsal's services run from its workspace). */
+function processesMentioning(needle: string): string[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .map((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      } catch {
+        return '';
+      }
+    })
+    .filter((cmd) => cmd.includes(needle));
+}
+
+describe('release rehearse (embedded default: no Docker, no registry)', () => {
+  it('runs the whole pipeline, reports every step, and cleans up', { timeout: 600_000 }, async () => {
+    const result = await runRelease(['rehearse', '--json'], { cwd: tmpdir(), timeoutMs: 580_000 });
+    const report = jsonOf<Report>(result);
+    expect(report.error).toBeUndefined();
+    expect(result.code).toBe(0);
+    expect(report.ok).toBe(true);
+
+    expect(report.steps.map((s) => s.title)).toEqual([
+      'Make a git repository from the reference service',
+      'Stamp the version from git',
+      'Build every artifact (daemonless) into the OCI layout',
+      'Promote to dev',
+      'Promote the release candidate (signed), leaving latest alone',
+      'Release the rc digests as the full release',
+      'Start the deployment on loopback (API, worker, web)',
+      'Install svc from the API',
+      'Verify the deployment is in step',
+      'Show the gate blocking an old CLI (v0.9.0)',
+      'Update the old CLI with svc update --url',
+      'Verify again with the updated CLI',
+    ]);
+    for (const step of report.steps) {
+      expect(step.status).toBe('done');
+      expect(step.ms).toBeGreaterThanOrEqual(0);
+    }
+    const detail = (title: string) => report.steps.find((s) => s.title.startsWith(title))?.detail ?? '';
+    expect(detail('Stamp')).toBe('v1.0.0-rc.1 from git, channel rc');
+    expect(detail('Build')).toMatch(
+      /^engine oci; api sha256:[0-9a-f]{12}, worker sha256:[0-9a-f]{12}, web sha256:[0-9a-f]{12}/,
+    );
+    expect(detail('Promote the release candidate')).toContain('latest: absent, untouched');
+    expect(detail('Release the rc')).toContain("latest point at the rc's digests");
+    expect(detail('Install svc')).toMatch(/^svc v1\.0\.0-rc\.1 in /);
+    expect(detail('Verify the deployment')).toBe(
+      'in step: api v1.0.0-rc.1, worker v1.0.0-rc.1, web v1.0.0-rc.1, cli v1.0.0-rc.1',
+    );
+    expect(detail('Show the gate')).toMatch(
+      /^exit 3: .*v0\.9\.0.*1\.0\.0.*npm install -g http:\/\/127\.0\.0\.1:\d+\/api\/cli\/download\/service-cli\.tar\.gz/,
+    );
+    expect(detail('Update the old CLI')).toBe('now svc v1.0.0-rc.1; svc status runs (exit 0)');
+
+    // Everything it started is gone: the workspace and every process that ran from it.
+    expect(report.workspace.kept).toBe(false);
+    expect(report.workspace.path).toMatch(/service-release-rehearsal-/);
+    expect(existsSync(report.workspace.path!)).toBe(false);
+    expect(processesMentioning(report.workspace.path!)).toEqual([]);
+    // The progress display goes to stderr; stdout is the one JSON document.
+    expect(result.stdout.trim().startsWith('{')).toBe(true);
+  });
+
+  it('stops at a missing tool, exits 3, reports the failed step and removes its workspace', async () => {
+    // No git on PATH: the first step cannot make its repository.
+    const result = await runRelease(['rehearse', '--json'], { cwd: tmpdir(), env: { PATH: '/nonexistent' } });
+    expect(result.code).toBe(3);
+    const report = jsonOf<Report>(result);
+    expect(report.ok).toBe(false);
+    expect(report.error?.code).toBe('GIT_MISSING');
+    expect(report.steps).toHaveLength(1);
+    expect(report.steps[0]).toMatchObject({
+      status: 'failed',
+      title: 'Make a git repository from the reference service',
+    });
+    expect(report.steps[0]!.reason).toMatch(/git is not installed or not on PATH/);
+    expect(existsSync(report.workspace.path!)).toBe(false);
+  });
+
+  it('prints a readable report on a terminal-less run without --json', async () => {
+    const result = await runRelease(['rehearse'], { cwd: tmpdir(), env: { PATH: '/nonexistent' } });
+    expect(result.code).toBe(3);
+    expect(result.stdout).toMatch(/Rehearsal report/);
+    expect(result.stdout).toMatch(/FAIL .*Make a git repository from the reference service/);
+    expect(result.stdout).toMatch(/rehearsal FAILED in/);
+    expect(result.stderr).toMatch(/error: git is not installed/);
+    expect(result.stderr).toMatch(/hint: install git/);
+  });
+});
