@@ -1,5 +1,6 @@
 import { ExternalError, RuleError, UsageError } from '../errors.ts';
 import { runPipeline } from '../pipeline/runner.ts';
+import type { ImageStore } from '../registry/store.ts';
 import type { VerifyContext } from '../steps/verify-context.ts';
 import { verifyPipeline } from '../steps/verify-pipeline.ts';
 import { type FleetReport, verifyFleet } from '../verify/fleet.ts';
@@ -66,7 +67,25 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
     ...(flags.workerUrl ? { workerUrl: checkedUrl(flags.workerUrl, '--worker-url') } : {}),
     ...(docker ? { docker } : {}),
   };
-  const ctx: VerifyContext = { ...base, target, options, startedAt: performance.now() };
+  if (flags.registry !== undefined && !docker) {
+    throw new UsageError(
+      'VERIFY_REGISTRY_NEEDS_DOCKER',
+      '--registry compares the digests a Docker engine runs',
+      {
+        hint: 'add --docker (and --docker-host <sock> if the engine is not the default one)',
+      },
+    );
+  }
+  const store =
+    flags.registry === undefined ? undefined : await openRegistry(flags.registry, base, flags.timeout);
+  if (store) options.digestImages = { api: api.image, web: web.image };
+  const ctx: VerifyContext = {
+    ...base,
+    target,
+    options,
+    ...(store ? { store } : {}),
+    startedAt: performance.now(),
+  };
   await runPipeline(verifyPipeline, ctx, ctx);
   const report = ctx.report!;
   if (base.json) printJson(reportJson(report));
@@ -82,6 +101,34 @@ function finish(exitCode: 0 | 1 | 3, message: string): void {
       ? new ExternalError('VERIFY_UNREACHABLE', message)
       : new RuleError('VERIFY_DRIFT', message);
   throw Object.assign(error, { reported: true });
+}
+
+/** The store `--registry` names (or the config's), loaded only when asked for. */
+async function openRegistry(
+  flag: string | true,
+  base: {
+    configDir: string;
+    env: Record<string, string | undefined>;
+    config: { registry: string; insecureRegistries: string[] };
+  },
+  timeoutMs: number,
+): Promise<ImageStore> {
+  const registry = flag === true ? base.config.registry : flag;
+  const [{ openStore }, { isRegistryReference }] = await Promise.all([
+    import('../registry/open-store.ts'),
+    import('../config/schema.ts'),
+  ]);
+  if (!isRegistryReference(registry)) {
+    throw new UsageError('VERIFY_BAD_REGISTRY', `--registry "${registry}" is not a registry reference`, {
+      hint: 'give host[:port][/namespace] (127.0.0.1:5000/acme) or oci-layout:<dir>',
+    });
+  }
+  return openStore(registry, {
+    cwd: base.configDir,
+    env: base.env,
+    insecure: base.config.insecureRegistries,
+    timeoutMs,
+  });
 }
 
 function checkedUrl(value: string, flag: string): string {

@@ -14,8 +14,10 @@ export const verifyCheckStep: Step<VerifyContext> = {
       probed: probed.probed,
       images: ctx.options.images,
       ...(ctx.options.expect !== undefined ? { expect: ctx.options.expect } : {}),
+      ...(ctx.registry ? { registry: ctx.registry } : {}),
     });
-    ctx.report = buildReport(ctx.target, probed, ctx.outcome, Math.round(performance.now() - ctx.startedAt));
+    const ms = Math.round(performance.now() - ctx.startedAt);
+    ctx.report = buildReport(ctx.target, probed, ctx.outcome, ms, ctx.registry);
     io.progress(ctx.report.inStep ? 'in step' : `${ctx.outcome.findings.length} finding(s)`);
   },
 };

@@ -1,6 +1,8 @@
 import type { BaseContext } from '../pipeline/context.ts';
+import type { ImageStore } from '../registry/store.ts';
 import type { CheckOutcome } from '../verify/checks.ts';
 import type { ProbedDeployment, VerifyTarget } from '../verify/probe-deployment.ts';
+import type { RegistryReading } from '../verify/probes/registry.ts';
 import type { DeploymentReport } from '../verify/types.ts';
 import type { VerifyOptions } from '../verify/verify-deployment.ts';
 
@@ -8,7 +10,10 @@ export interface VerifyContext extends BaseContext {
   target: VerifyTarget;
   options: VerifyOptions;
   startedAt: number;
+  /** `--registry`: the store the release tags live in. */
+  store?: ImageStore;
   probed?: ProbedDeployment;
+  registry?: RegistryReading[];
   outcome?: CheckOutcome;
   report?: DeploymentReport;
 }

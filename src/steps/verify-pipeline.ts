@@ -2,6 +2,7 @@ import type { Step } from '../pipeline/step.ts';
 import { verifyCheckStep } from './verify-check.ts';
 import type { VerifyContext } from './verify-context.ts';
 import { verifyProbeStep } from './verify-probe.ts';
+import { verifyRegistryStep } from './verify-registry.ts';
 
 /**
  * `release verify`'s pipeline. Listed in src/pipeline/pipelines.ts with the others; kept in its
@@ -10,5 +11,6 @@ import { verifyProbeStep } from './verify-probe.ts';
  */
 export const verifyPipeline: readonly Step<VerifyContext>[] = [
   verifyProbeStep, // api, worker, web and svc read at once, each within its own deadline
+  verifyRegistryStep, // --registry: the digest each expected tag names vs the digest running
   verifyCheckStep, // one tag, nothing unknown, API = worker, the CLI's minimum and PATH order
 ];

@@ -1,8 +1,10 @@
 import { sameTag } from '../version/compare.ts';
 import { satisfiesMinimum } from '../version/minimum.ts';
 import { parseCore, parseVersion } from '../version/parse.ts';
+import { checkRegistry } from './check-registry.ts';
 import { displayTag, type FixContext, fixFor, fixForUnreachable, fixForUnversioned } from './fixes.ts';
 import { isFloatingTag } from './image-ref.ts';
+import type { RegistryReading } from './probes/registry.ts';
 import type { ArtifactName, Finding, ProbeResult } from './types.ts';
 
 /** Everything the checks look at. Pure data: the probes have already done the IO. */
@@ -13,6 +15,8 @@ export interface CheckInput {
   probed: ArtifactName[];
   expect?: string;
   images: FixContext['images'];
+  /** `--registry`: the expected tag's digest per image against the digests running. */
+  registry?: RegistryReading[];
 }
 
 export interface Reference {
@@ -46,6 +50,7 @@ export function checkDeployment(input: CheckInput): CheckOutcome {
     ...checkApiWorker(live),
     ...checkCli(live, ctx),
     ...checkSharedTag(live, reference, ctx),
+    ...checkRegistry(input.registry ?? []),
   ];
   return { reference, findings };
 }

@@ -24,6 +24,8 @@ export interface ProbeOptions {
   /** Cancels every HTTP probe of the deployment (the per-target deadline of `--all`). */
   signal?: AbortSignal;
   workerImage: string;
+  /** With `--registry`: also read which digests the engine runs for the API and web images. */
+  digestImages?: { api: string; web: string };
   /** Probe the `svc` on PATH. A fleet probes it once and passes `cliResults` instead. */
   cli: boolean;
   cliResults?: ProbeResult[];
@@ -33,6 +35,8 @@ export interface ProbedDeployment {
   results: ProbeResult[];
   /** Artifacts whose probe ran, so a missing one is a finding rather than a skip. */
   probed: ArtifactName[];
+  /** `--registry`: API and web containers on the engine, for their running digests only. */
+  digests: ProbeResult[];
   notChecked: NotChecked[];
 }
 
@@ -80,6 +84,21 @@ export async function probeDeployment(
     notChecked.push({ name: 'cli', reason: 'left out with --no-cli' });
   }
 
-  const results = (await Promise.all(pending)).flat();
-  return { results, probed, notChecked };
+  const digestImages = target.docker ? options.digestImages : undefined;
+  const digests = digestImages
+    ? Promise.all(
+        (['api', 'web'] as const).map((name) =>
+          probeWorkerDocker({
+            ...(target.docker?.host ? { host: target.docker.host } : {}),
+            name,
+            image: digestImages[name],
+            env: options.env,
+            timeoutMs: options.timeoutMs,
+          }),
+        ),
+      )
+    : Promise.resolve([]);
+  const [results, found] = await Promise.all([Promise.all(pending), digests]);
+  // An API or web that does not run on this engine simply has no digest to compare.
+  return { results: results.flat(), probed, notChecked, digests: found.flat().filter((r) => !r.error) };
 }

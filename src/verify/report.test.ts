@@ -11,7 +11,7 @@ function report(
   results: ProbeResult[],
   notChecked = [{ name: 'web' as const, reason: 'pass --web-url <url> to read it' }],
 ) {
-  const probed = { results, probed: [...new Set(results.map((r) => r.name))], notChecked };
+  const probed = { results, probed: [...new Set(results.map((r) => r.name))], notChecked, digests: [] };
   return buildReport(
     { url: URL },
     probed,

@@ -1,5 +1,6 @@
 import type { CheckOutcome } from './checks.ts';
 import type { ProbedDeployment, VerifyTarget } from './probe-deployment.ts';
+import type { RegistryReading } from './probes/registry.ts';
 import type { ArtifactRow, ArtifactStatus, DeploymentReport, Finding } from './types.ts';
 
 // The table's "why" column: the finding in a few words (its message, with the fix, follows below).
@@ -33,10 +34,14 @@ export function buildReport(
   probed: ProbedDeployment,
   outcome: CheckOutcome,
   elapsedMs: number,
+  registry?: RegistryReading[],
 ): DeploymentReport {
+  // A finding about a reading that has no row of its own (an API container seen only for its
+  // digest) belongs to every row of its artifact.
+  const hasRow = (f: Finding) => probed.results.some((r) => r.name === f.artifact && r.source === f.source);
   const rows: ArtifactRow[] = probed.results.map((r) => {
     const about = outcome.findings.filter(
-      (f) => f.artifact === r.name && (f.source === undefined || f.source === r.source),
+      (f) => f.artifact === r.name && (f.source === undefined || f.source === r.source || !hasRow(f)),
     );
     return {
       name: r.name,
@@ -71,6 +76,7 @@ export function buildReport(
     reference: outcome.reference,
     artifacts: rows,
     findings: outcome.findings,
+    ...(registry ? { registry } : {}),
     exitCode,
     elapsedMs,
   };
@@ -115,6 +121,7 @@ export function reportJson(report: DeploymentReport) {
       ...(f.artifact ? { artifact: f.artifact } : {}),
       ...(f.source ? { source: f.source } : {}),
     })),
+    ...(report.registry ? { registry: report.registry } : {}),
     elapsedMs: report.elapsedMs,
   };
 }
@@ -133,6 +140,15 @@ export function renderReport(report: DeploymentReport): string[] {
       a.why,
     ]),
   );
+  for (const r of report.registry ?? []) {
+    const expected = r.expected ? short(r.expected) : r.error ? 'unreadable' : 'missing';
+    const running = r.running.map(
+      (x) => `${x.source} runs ${x.digest ? short(x.digest) : 'an unknown digest'}`,
+    );
+    lines.push(
+      `registry ${r.store}: ${r.repository}:${r.tag} = ${expected}${running.length ? `; ${running.join('; ')}` : ''}`,
+    );
+  }
   lines.push('');
   lines.push(verdictLine(report));
   lines.push(...renderFindings(report.findings, ''));
@@ -152,6 +168,10 @@ export function renderFindings(findings: Finding[], indent: string): string[] {
     `${indent}${f.severity === 'notice' ? 'notice' : 'x'} ${f.code}: ${f.message}`,
     `${indent}    fix: ${f.fix}`,
   ]);
+}
+
+function short(digest: string): string {
+  return digest.replace(/^(sha256:[0-9a-f]{12})[0-9a-f]*$/, '$1…');
 }
 
 /** Left-aligned columns, two spaces apart, the last one unpadded. */

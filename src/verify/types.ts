@@ -1,3 +1,5 @@
+import type { RegistryReading } from './probes/registry.ts';
+
 /** The four artifacts of a deployment, in the order the report lists them. */
 export const ARTIFACT_NAMES = ['api', 'worker', 'web', 'cli'] as const;
 export type ArtifactName = (typeof ARTIFACT_NAMES)[number];
@@ -73,6 +75,8 @@ export interface DeploymentReport {
   reference: { tag: string; from: string } | undefined;
   artifacts: ArtifactRow[];
   findings: Finding[];
+  /** `--registry`: per image, the expected tag's digest and the digests running. */
+  registry?: RegistryReading[];
   exitCode: 0 | 1 | 3;
   elapsedMs: number;
 }

@@ -1,15 +1,18 @@
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeBaseImage } from '../../src/engine/base-image.ts';
 import { followProgress, progressError } from '../../src/engine/docker/connect.ts';
 import { loadBaseIntoDocker } from '../../src/engine/docker/load-base.ts';
+import { pushImage } from '../../src/engine/docker/push-image.ts';
 import { readBaseImage } from '../../src/engine/oci/base-image-reader.ts';
 import { packTar } from '../../src/engine/oci/layer.ts';
 import { openStore } from '../../src/registry/open-store.ts';
 import { bundleService } from '../../src/service/api/build/bundle-service.ts';
 import { probeWorkerDocker } from '../../src/verify/probes/worker-docker.ts';
 import { type Dockerd, startDockerd } from '../helpers/dockerd.ts';
+import { type RunningRegistry, startRegistry } from '../helpers/registry.ts';
 import { jsonOf, runRelease } from '../helpers/run-release.ts';
 import { Cleanup, startApi } from './support.ts';
 
@@ -96,6 +99,7 @@ async function verifyDocker(extra: string[] = []) {
       inStep: boolean;
       artifacts: Record<string, string | null>[];
       findings: Record<string, string>[];
+      registry?: unknown[];
     }>(result),
   };
 }
@@ -217,8 +221,79 @@ async function waitFor<T>(read: () => Promise<T | undefined>, timeoutMs: number)
 }
 
 async function configWithWorkerImage(image: string): Promise<string> {
-  const { writeFile } = await import('node:fs/promises');
   const path = join(cwd, 'release.config.json');
   await writeFile(path, JSON.stringify({ artifacts: { worker: { image } } }));
   return path;
 }
+
+describe('--registry: the digest running against the digest the tag names', () => {
+  let registry: RunningRegistry;
+  let config: string;
+  let pushed: string;
+
+  beforeAll(async () => {
+    registry = await startRegistry();
+    cleanup.add(() => registry.stop());
+    const repo = `${registry.host}/acme/reg-worker`;
+    await docker.getImage('service-worker:v1.4.0').tag({ repo, tag: 'v1.4.0' });
+    pushed = await pushImage(docker, {
+      registry: `${registry.host}/acme`,
+      repository: 'reg-worker',
+      tag: 'v1.4.0',
+      env: { HOME: cwd },
+    });
+    await runContainer('reg-current', `${repo}:v1.4.0`);
+    config = join(cwd, 'registry.config.json');
+    await writeFile(
+      config,
+      JSON.stringify({ registry: `${registry.host}/acme`, artifacts: { worker: { image: 'reg-worker' } } }),
+    );
+  }, 120_000);
+
+  const verifyRegistry = (extra: string[] = []) => verifyDocker(['--config', config, '--registry', ...extra]);
+
+  it('is in step when the container runs the digest the release tag names', async () => {
+    const { result, report } = await verifyRegistry();
+    expect(result.code, result.stdout).toBe(0);
+    expect(report.registry).toEqual([
+      {
+        artifact: 'worker',
+        repository: 'reg-worker',
+        tag: 'v1.4.0',
+        store: `${registry.host}/acme`,
+        expected: pushed,
+        running: [{ source: expect.stringContaining('(reg-current)'), digest: pushed }],
+      },
+    ]);
+  });
+
+  it('exits 1 when the tag has moved to other bytes since the container started', async () => {
+    const repo = `${registry.host}/acme/reg-worker`;
+    await docker.getImage('127.0.0.1:5999/acme/service-worker:v1.3.2').tag({ repo, tag: 'v1.4.0' });
+    const moved = await pushImage(docker, {
+      registry: `${registry.host}/acme`,
+      repository: 'reg-worker',
+      tag: 'v1.4.0',
+      env: { HOME: cwd },
+    });
+    expect(moved).not.toBe(pushed);
+    const { result, report } = await verifyRegistry();
+    expect(result.code).toBe(1);
+    expect(report.findings.map((f) => f['code'])).toEqual(['REGISTRY_DIGEST_MISMATCH']);
+    expect(report.findings[0]!['message']).toContain(pushed);
+    expect(report.findings[0]!['message']).toContain(moved);
+    expect(report.findings[0]!['fix']).toContain(`reg-worker:v1.4.0@${moved}`);
+  });
+
+  it('says the expected tag is missing from the registry', async () => {
+    const { result, report } = await verifyRegistry(['--expect', 'v9.9.9']);
+    expect(result.code).toBe(1);
+    expect(report.findings.map((f) => f['code'])).toContain('REGISTRY_TAG_MISSING');
+  });
+
+  it('refuses --registry without --docker (exit 2)', async () => {
+    const result = await runRelease(['verify', '--url', apiUrl, '--registry', '--no-cli'], { cwd });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--registry compares the digests a Docker engine runs');
+  });
+});

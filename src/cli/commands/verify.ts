@@ -8,6 +8,7 @@ export interface VerifyFlags extends GlobalOptions {
   docker?: boolean;
   dockerHost?: string;
   expect?: string;
+  registry?: string | true;
   all?: boolean;
   cli?: boolean;
   timeout: number;
@@ -25,6 +26,10 @@ export function defineVerify(program: Command): void {
     .option('--docker', 'read the worker from the Docker engine: containers and Swarm services of its image')
     .option('--docker-host <sock>', 'the engine to read (unix:///path or tcp://host:port; implies --docker)')
     .option('--expect <tag>', 'require every artifact to be this tag')
+    .option(
+      '--registry [registry]',
+      "with --docker: compare the digests running with the expected tag's (default: the config's registry)",
+    )
     .addOption(new Option('--all', 'check every deployment in the config (deployments:)').conflicts(['url']))
     .option('--no-cli', 'leave the svc on PATH out')
     .option('--timeout <ms>', 'deadline of each probe', positiveInt, 5_000)

@@ -1,13 +1,15 @@
 import type Docker from 'dockerode';
 import { sanitize } from '../http.ts';
 import { isFloatingTag, isImageOf, parseImageRef } from '../image-ref.ts';
-import type { ProbeResult } from '../types.ts';
+import type { ArtifactName, ProbeResult } from '../types.ts';
 
 export interface DockerProbeOptions {
   /** `--docker-host`: `unix:///path`, a socket path, or `tcp://host:port`; else DOCKER_HOST, else the default socket. */
   host?: string;
   /** The worker's repository from the config (`artifacts.worker.image`). */
   image: string;
+  /** Which artifact the image is (default worker): `--registry` also reads API and web digests. */
+  name?: ArtifactName;
   env: Record<string, string | undefined>;
   timeoutMs: number;
 }
@@ -41,10 +43,12 @@ export async function probeWorkerDocker(options: DockerProbeOptions): Promise<Pr
     // it twice would report one workload as two.
     const serviceIds = new Set(services.map((s) => s.serviceId));
     const standalone = containers.filter((c) => !c.serviceId || !serviceIds.has(c.serviceId));
-    const found = [...services, ...standalone].map(({ serviceId: _, ...result }) => result);
+    const name = options.name ?? 'worker';
+    const found = [...services, ...standalone].map(({ serviceId: _, ...result }) => ({ ...result, name }));
     if (found.length === 0) {
       return [
         failed(
+          options.name ?? 'worker',
           where.label,
           `no container or Swarm service on this engine runs an image of "${options.image}"`,
         ),
@@ -52,7 +56,13 @@ export async function probeWorkerDocker(options: DockerProbeOptions): Promise<Pr
     }
     return found;
   } catch (error) {
-    return [failed(where.label, `cannot read the Docker engine: ${(error as Error).message}`)];
+    return [
+      failed(
+        options.name ?? 'worker',
+        where.label,
+        `cannot read the Docker engine: ${(error as Error).message}`,
+      ),
+    ];
   } finally {
     clearTimeout(timer);
   }
@@ -207,6 +217,6 @@ function engineAddress(options: DockerProbeOptions): { options: Docker.DockerOpt
   };
 }
 
-function failed(source: string, error: string): ProbeResult {
-  return { name: 'worker', source, version: undefined, error: sanitize(error, 300) };
+function failed(name: ArtifactName, source: string, error: string): ProbeResult {
+  return { name, source, version: undefined, error: sanitize(error, 300) };
 }

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { checkRegistry } from './check-registry.ts';
+import type { RegistryReading } from './probes/registry.ts';
+
+const D1 = `sha256:${'1'.repeat(64)}`;
+const D2 = `sha256:${'2'.repeat(64)}`;
+const reading = (over: Partial<RegistryReading>): RegistryReading => ({
+  artifact: 'worker',
+  repository: 'service-worker',
+  tag: 'v1.4.0',
+  store: '127.0.0.1:5000/acme',
+  expected: D1,
+  running: [{ source: 'container abc (w)', digest: D1 }],
+  ...over,
+});
+
+describe('checkRegistry', () => {
+  it('accepts a running digest equal to the tag', () => {
+    expect(checkRegistry([reading({})])).toEqual([]);
+  });
+
+  it('flags a running digest the tag no longer names, with a pull by digest as the fix', () => {
+    const [f] = checkRegistry([reading({ expected: D2 })]);
+    expect(f).toMatchObject({
+      code: 'REGISTRY_DIGEST_MISMATCH',
+      severity: 'drift',
+      source: 'container abc (w)',
+    });
+    expect(f!.fix).toContain(`service-worker:v1.4.0@${D2}`);
+  });
+
+  it('flags a tag missing from the store, an unreadable store, and an unknown running digest', () => {
+    expect(checkRegistry([reading({ expected: undefined })])[0]).toMatchObject({
+      code: 'REGISTRY_TAG_MISSING',
+      severity: 'drift',
+    });
+    expect(checkRegistry([reading({ expected: undefined, error: 'HTTP 401' })])[0]).toMatchObject({
+      code: 'REGISTRY_UNREACHABLE',
+      severity: 'unreachable',
+    });
+    expect(
+      checkRegistry([reading({ running: [{ source: 'container abc (w)', digest: undefined }] })])[0],
+    ).toMatchObject({ code: 'REGISTRY_DIGEST_UNKNOWN', severity: 'notice' });
+  });
+});

@@ -1,0 +1,59 @@
+import type { RegistryReading } from './probes/registry.ts';
+import type { Finding } from './types.ts';
+
+/**
+ * The bytes that run must be the bytes the release tag names: a running digest other than the
+ * tag's means the tag moved after the deployment, or the engine runs a stale or local image.
+ */
+export function checkRegistry(readings: RegistryReading[]): Finding[] {
+  return readings.flatMap((r): Finding[] => {
+    const ref = `${r.repository}:${r.tag}`;
+    if (r.error !== undefined) {
+      return [
+        {
+          code: 'REGISTRY_UNREACHABLE',
+          message: `${r.artifact}: could not read ${ref} from ${r.store}: ${r.error}`,
+          fix: 'check the registry address (--registry or `registry` in the config) and its credentials (docker login)',
+          severity: 'unreachable',
+          artifact: r.artifact,
+        },
+      ];
+    }
+    if (r.expected === undefined) {
+      return [
+        {
+          code: 'REGISTRY_TAG_MISSING',
+          message: `${r.artifact}: ${ref} is not in ${r.store}, so what runs cannot be matched to a released image`,
+          fix: `publish ${ref} (release build --push, then release promote), or check --expect`,
+          severity: 'drift',
+          artifact: r.artifact,
+        },
+      ];
+    }
+    return r.running.flatMap((running): Finding[] => {
+      if (running.digest === undefined) {
+        return [
+          {
+            code: 'REGISTRY_DIGEST_UNKNOWN',
+            message: `${running.source} runs an image the engine has no registry digest for (built or loaded locally?)`,
+            fix: `deploy ${ref} by pulling it from ${r.store}`,
+            severity: 'notice',
+            artifact: r.artifact,
+            source: running.source,
+          },
+        ];
+      }
+      if (running.digest === r.expected) return [];
+      return [
+        {
+          code: 'REGISTRY_DIGEST_MISMATCH',
+          message: `${running.source} runs ${running.digest}, but ${ref} in ${r.store} is ${r.expected}: the tag moved after this was deployed, or a stale image runs`,
+          fix: `redeploy ${r.artifact} from ${ref}@${r.expected} (pull by digest), or find out why the tag moved`,
+          severity: 'drift',
+          artifact: r.artifact,
+          source: running.source,
+        },
+      ];
+    });
+  });
+}
