@@ -1,5 +1,4 @@
 import { simpleGit } from 'simple-git';
-import { withoutGitEnv } from '../version/git-describe.ts';
 
 export interface RepoInfo {
   /** Full HEAD commit, or null outside a repository / before the first commit. */
@@ -15,7 +14,7 @@ export interface RepoInfo {
 
 /** The few git questions the toolkit asks about a source tree, one function, simple-git underneath. */
 export async function readRepoInfo(dir: string): Promise<RepoInfo> {
-  const git = simpleGit({ baseDir: dir }).env(withoutGitEnv(process.env) as Record<string, string>);
+  const git = simpleGit({ baseDir: dir }).env(gitEnv(process.env));
   const ask = async (args: string[]): Promise<string | null> => {
     try {
       return (await git.raw(args)).trim();
@@ -39,4 +38,26 @@ export async function readRepoInfo(dir: string): Promise<RepoInfo> {
     shallow: shallow === 'true',
     hasReachableTag: Boolean(tag),
   };
+}
+
+/**
+ * The environment git gets: only what read-only questions need. Passing the caller's whole
+ * environment made simple-git refuse to run at all whenever EDITOR, PAGER, GIT_ASKPASS or
+ * similar were set (it guards them against injection), and the stamp then silently lost its
+ * commit. GIT_DIR and friends are left out too: the answer must come from `dir` itself.
+ */
+export function gitEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const keep = [
+    'PATH',
+    'HOME',
+    'XDG_CONFIG_HOME',
+    'TMPDIR',
+    'LANG',
+    'LC_ALL',
+    'GIT_CONFIG_NOSYSTEM',
+    'GIT_CONFIG_GLOBAL',
+  ];
+  const clean: Record<string, string> = { GIT_TERMINAL_PROMPT: '0' };
+  for (const key of keep) if (env[key] !== undefined) clean[key] = env[key]!;
+  return clean;
 }

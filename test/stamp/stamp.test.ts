@@ -129,6 +129,20 @@ describe('release stamp', () => {
     expect(result.stdout).toContain('v1.4.0  channel release  from git');
   });
 
+  it('keeps the commit when the caller has EDITOR, PAGER or GIT_ASKPASS set', async () => {
+    const r = taggedRepo(1);
+    const out = jsonOf(
+      await runRelease(['stamp', '--json'], {
+        cwd: r.dir,
+        env: { EDITOR: 'vim', PAGER: 'less', GIT_ASKPASS: '/bin/true' },
+      }),
+    );
+    expect(out['commit']).toBe(r.head());
+    expect(readJson(r, 'dist/release.json').commitTime).toBe(
+      Number(r.git('show', '-s', '--format=%ct', 'HEAD')),
+    );
+  });
+
   it('marks a dirty tree and puts it on the dev channel', async () => {
     const r = taggedRepo(0);
     r.makeDirty();
