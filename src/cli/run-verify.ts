@@ -86,7 +86,9 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
     ...(store ? { store } : {}),
     startedAt: performance.now(),
   };
-  await runPipeline(verifyPipeline, ctx, ctx);
+  // Progress only where someone watches it: in CI and pipes the table says everything, and the
+  // plain renderer's lines would land on stdout ahead of it.
+  await runPipeline(verifyPipeline, ctx, { json: ctx.json || !process.stderr.isTTY, env: ctx.env });
   const report = ctx.report!;
   if (base.json) printJson(reportJson(report));
   else for (const line of renderReport(report)) printLine(line);
