@@ -1,0 +1,105 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ExternalError } from '../errors.ts';
+import { freePort } from '../util/free-port.ts';
+
+export interface LocalRegistryOptions {
+  /** Directory for its config and storage; removed by `stop()`. */
+  dir: string;
+  /** Extra top-level config lines (an `auth:` section, say). */
+  extraConfig?: string[];
+  /** Allow `DELETE` of manifests (storage.delete.enabled). */
+  deleteEnabled?: boolean;
+}
+
+export interface LocalRegistry {
+  /** `127.0.0.1:<port>` */
+  host: string;
+  dir: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * A real `docker-registry serve` (Debian's distribution 2.x) on a free loopback port with
+ * filesystem storage under `dir`. Resolves once `/v2/` answers. Used by the Docker rehearsal and,
+ * with auth added, by the tests.
+ */
+export async function startLocalRegistry(options: LocalRegistryOptions): Promise<LocalRegistry> {
+  const { dir } = options;
+  await mkdir(dir, { recursive: true });
+  const host = `127.0.0.1:${await freePort()}`;
+  const lines = [
+    'version: 0.1',
+    'log:',
+    '  level: error',
+    '  accesslog:',
+    '    disabled: true',
+    'storage:',
+    '  filesystem:',
+    `    rootdirectory: ${join(dir, 'data')}`,
+    ...(options.deleteEnabled ? ['  delete:', '    enabled: true'] : []),
+    'http:',
+    `  addr: ${host}`,
+    ...(options.extraConfig ?? []),
+  ];
+  const config = join(dir, 'config.yml');
+  await writeFile(config, `${lines.join('\n')}\n`);
+
+  const child = spawn('docker-registry', ['serve', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
+  const spawned = new Promise<void>((resolve, reject) => {
+    child.once('spawn', resolve);
+    child.once('error', reject);
+  });
+  const stop = async () => {
+    await kill(child);
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    await spawned.catch((error: NodeJS.ErrnoException) => {
+      throw new ExternalError(
+        'REGISTRY_MISSING',
+        error.code === 'ENOENT'
+          ? 'docker-registry is not installed'
+          : `cannot start docker-registry: ${error.message}`,
+        { hint: 'apt-get install docker-registry', cause: error },
+      );
+    });
+    await waitUntilUp(`http://${host}/v2/`, child, () => stderr);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { host, dir, stop };
+}
+
+async function waitUntilUp(url: string, child: ChildProcess, stderr: () => string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) {
+      throw new ExternalError('REGISTRY_FAILED', `docker-registry exited ${child.exitCode}: ${stderr()}`);
+    }
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
+      await res.body?.cancel();
+      if (res.status === 200 || res.status === 401) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new ExternalError('REGISTRY_FAILED', `docker-registry did not answer within 20 s: ${stderr()}`);
+}
+
+async function kill(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+  await exited;
+  clearTimeout(timer);
+}
