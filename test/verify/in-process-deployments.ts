@@ -23,9 +23,14 @@ export async function startInProcessDeployment(options: {
   apiVersion: string;
   workerVersion: string;
   webRoot: string;
+  /** Delay every answer by this much, to stand in for the network between operator and site. */
+  latencyMs?: number;
 }): Promise<InProcessDeployment> {
-  const api = createApiServer({ version: options.apiVersion, webRoot: options.webRoot });
-  const worker = createHealthServer({ version: options.workerVersion });
+  const api = delayed(
+    createApiServer({ version: options.apiVersion, webRoot: options.webRoot }),
+    options.latencyMs,
+  );
+  const worker = delayed(createHealthServer({ version: options.workerVersion }), options.latencyMs);
   const [url, workerBase] = await Promise.all([
     listen(api, { host: '127.0.0.1', port: 0 }),
     listen(worker, { host: '127.0.0.1', port: 0 }),
@@ -39,6 +44,18 @@ export async function startInProcessDeployment(options: {
       await Promise.all([close(api), close(worker)]);
     },
   };
+}
+
+function delayed(server: Server, latencyMs = 0): Server {
+  if (latencyMs <= 0) return server;
+  const handlers = server.listeners('request') as ((...args: unknown[]) => void)[];
+  server.removeAllListeners('request');
+  server.on('request', (...args: unknown[]) => {
+    setTimeout(() => {
+      for (const handler of handlers) handler.apply(server, args);
+    }, latencyMs);
+  });
+  return server;
 }
 
 function close(server: Server): Promise<void> {
