@@ -1,11 +1,14 @@
 import { ExternalError } from '../errors.ts';
 import { isDigest, referencesOf } from './digest.ts';
+import { copyReferrers } from './referrers.ts';
 import type { Descriptor, ImageStore } from './store.ts';
 
 export interface CopyResult {
   descriptor: Descriptor;
   /** Blobs sent, mounted, or already present, for reports. */
   blobs: { copied: number; mounted: number; present: number };
+  /** Referrers (signatures) of the image copied along with it to another store or repository. */
+  referrers: number;
 }
 
 /**
@@ -33,8 +36,10 @@ export async function copyImage(
       },
     );
   await copyTree(manifest.descriptor, manifest.bytes);
+  // An image's signatures travel with it (issue 10); within one repository they already apply.
+  const referrers = await copyReferrers(from, fromRepository, manifest.descriptor.digest, to, toRepository);
   if (tag) await to.putManifest(toRepository, tag, manifest.bytes, manifest.descriptor.mediaType);
-  return { descriptor: manifest.descriptor, blobs };
+  return { descriptor: manifest.descriptor, blobs, referrers: referrers.length };
 
   async function copyTree(descriptor: Descriptor, bytes: Uint8Array): Promise<void> {
     const refs = referencesOf(bytes, descriptor.mediaType);

@@ -5,6 +5,7 @@ import { ExternalError, UsageError } from '../errors.ts';
 import { writeFileAtomically } from '../util/atomic-write.ts';
 import { isValidImageTag } from '../version/image-tag.ts';
 import { declaredMediaType, isDigest, sha256Digest } from './digest.ts';
+import { fallbackReferrers } from './referrers.ts';
 import { type Descriptor, type ImageStore, type Manifest, MEDIA_TYPES } from './store.ts';
 
 const REF_NAME = 'org.opencontainers.image.ref.name';
@@ -134,6 +135,11 @@ export class LayoutStore implements ImageStore {
       if (error.code !== 'EEXIST') await copyFile(from, to);
     });
     return true;
+  }
+
+  /** A layout has no referrers API: its referrers are the `sha256-<hex>` tag's index (issue 10). */
+  referrers(repository: string, digest: string): Promise<Descriptor[]> {
+    return fallbackReferrers(this, repository, digest);
   }
 
   async listTags(repository: string): Promise<string[]> {

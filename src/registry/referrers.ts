@@ -86,8 +86,8 @@ export async function attachArtifact(
 }
 
 /**
- * Every referrer of `subjectDigest`, optionally of one artifact type: the store's own referrers
- * API (when it has one) and the fallback tag, merged by digest.
+ * Every referrer of `subjectDigest`, optionally of one artifact type: through the store's
+ * `referrers()` when it has one (a registry's API, else the tag schema), else the fallback tag.
  */
 export async function listReferrers(
   store: ImageStore,
@@ -95,11 +95,12 @@ export async function listReferrers(
   subjectDigest: string,
   artifactType?: string,
 ): Promise<Descriptor[]> {
-  const found = new Map<string, Descriptor>();
-  for (const d of (await store.referrers?.(repository, subjectDigest)) ?? []) found.set(d.digest, d);
-  for (const d of await readFallbackIndex(store, repository, subjectDigest))
-    if (!found.has(d.digest)) found.set(d.digest, d);
-  return [...found.values()].filter((d) => !artifactType || d.artifactType === artifactType);
+  const found = store.referrers
+    ? await store.referrers(repository, subjectDigest)
+    : await fallbackReferrers(store, repository, subjectDigest);
+  return found.filter(
+    (d) => typeof d?.digest === 'string' && (!artifactType || d.artifactType === artifactType),
+  );
 }
 
 /**
@@ -135,7 +136,8 @@ export async function copyReferrers(
   return copied;
 }
 
-async function readFallbackIndex(
+/** The referrers the tag schema lists: the index tagged `sha256-<hex>`, or none. */
+export async function fallbackReferrers(
   store: ImageStore,
   repository: string,
   subjectDigest: string,
@@ -168,7 +170,7 @@ export async function updateFallbackIndex(
   subjectDigest: string,
   change: { add?: Descriptor[]; remove?: string[] },
 ): Promise<void> {
-  const current = await readFallbackIndex(store, repository, subjectDigest);
+  const current = await fallbackReferrers(store, repository, subjectDigest);
   const add = change.add ?? [];
   const drop = new Set([...add.map((d) => d.digest), ...(change.remove ?? [])]);
   const manifests = [...current.filter((d) => !drop.has(d.digest)), ...add];

@@ -1,9 +1,10 @@
 import { ExternalError, UsageError } from '../errors.ts';
 import { findCredentials } from './credentials.ts';
 import { isDigest, sha256Digest } from './digest.ts';
+import { fallbackReferrers } from './referrers.ts';
 import { RegistryAuth } from './registry-auth.ts';
 import { RegistryHttp } from './registry-http.ts';
-import { type Descriptor, type ImageStore, MANIFEST_ACCEPT, type Manifest } from './store.ts';
+import { type Descriptor, type ImageStore, MANIFEST_ACCEPT, type Manifest, MEDIA_TYPES } from './store.ts';
 
 export interface RegistryStoreOptions {
   /** `host[:port][/namespace]` */
@@ -212,6 +213,35 @@ export class RegistryStore implements ImageStore {
     });
     await res.body?.cancel();
     return res.status === 201;
+  }
+
+  /**
+   * OCI 1.1 referrers (issue 10): the registry's referrers API when it answers with an index;
+   * otherwise (distribution 2.x answers 404) the `sha256-<hex>` tag schema.
+   */
+  async referrers(repository: string, digest: string): Promise<Descriptor[]> {
+    const found: Descriptor[] = [];
+    let url: string | undefined = `/v2/${this.path(repository)}/referrers/${digest}`;
+    for (let page = 0; url && page < 100; page++) {
+      const res: Response = await this.http.send({
+        method: 'GET',
+        url,
+        headers: { accept: MEDIA_TYPES.ociIndex },
+        scopes: [this.scope(repository, 'pull')],
+        what: `GET referrers of ${repository}@${digest}`,
+        accept: [400, 404, 405, 501],
+      });
+      const type = res.headers.get('content-type')?.split(';')[0]?.trim();
+      if (res.status !== 200 || type !== MEDIA_TYPES.ociIndex) {
+        await res.body?.cancel();
+        if (page === 0) return fallbackReferrers(this, repository, digest);
+        break;
+      }
+      const body = (await res.json().catch(() => ({}))) as { manifests?: Descriptor[] };
+      found.push(...(Array.isArray(body.manifests) ? body.manifests : []));
+      url = nextLink(res.headers.get('link'));
+    }
+    return found;
   }
 
   /** Every tag, following `Link: <...>; rel="next"` pages. */
