@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { delimiter, join, resolve } from 'node:path';
@@ -48,32 +48,52 @@ async function isExecutableFile(path: string): Promise<boolean> {
 
 function readVersion(path: string, options: CliProbeOptions): Promise<ProbeResult> {
   return new Promise((done) => {
-    execFile(
-      path,
-      ['--version'],
-      {
-        env: options.env as NodeJS.ProcessEnv,
-        cwd: options.cwd,
-        timeout: options.timeoutMs,
-        killSignal: 'SIGKILL',
-        maxBuffer: 64 * 1024,
-        windowsHide: true,
-      },
-      (error, stdout) => {
-        const out = String(stdout ?? '').trim();
-        const match = /^svc\s+(\S+)\s*$/.exec(out.split('\n')[0] ?? '');
-        if (error && (error as { killed?: boolean }).killed) {
-          done(failed(path, `\`svc --version\` gave no answer within ${options.timeoutMs} ms`));
-        } else if (error && !match) {
-          done(failed(path, `\`svc --version\` failed: ${error.message.split('\n')[0]}`));
-        } else if (!match) {
-          done(failed(path, `\`svc --version\` printed "${sanitize(out, 80)}", not "svc <version>"`));
-        } else {
-          done({ name: 'cli', source: path, version: sanitize(match[1]!) });
-        }
-      },
-    );
+    // Its own process group, so a deadline ends whatever a broken svc started, not just svc.
+    const child = spawn(path, ['--version'], {
+      env: options.env as NodeJS.ProcessEnv,
+      cwd: options.cwd,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    let out = '';
+    let timedOut = false;
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      if (out.length < 64 * 1024) out += chunk;
+    });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(child.pid);
+    }, options.timeoutMs);
+    const finish = (result: ProbeResult) => {
+      clearTimeout(timer);
+      done(result);
+    };
+    child.on('error', (error) => finish(failed(path, `\`svc --version\` could not run: ${error.message}`)));
+    child.on('exit', () => {
+      // Whatever it left behind goes too, so its output pipe closes; one that escaped the group
+      // gets a moment before the pipe is dropped.
+      killGroup(child.pid);
+      setTimeout(() => child.stdout.destroy(), 500).unref();
+    });
+    child.on('close', (code, signal) => {
+      const text = out.trim();
+      const match = /^svc\s+(\S+)\s*$/.exec(text.split('\n')[0] ?? '');
+      if (timedOut) finish(failed(path, `\`svc --version\` gave no answer within ${options.timeoutMs} ms`));
+      else if (code !== 0 && !match) {
+        finish(failed(path, `\`svc --version\` failed (${signal ? `signal ${signal}` : `exit ${code}`})`));
+      } else if (!match) {
+        finish(failed(path, `\`svc --version\` printed "${sanitize(text, 80)}", not "svc <version>"`));
+      } else finish({ name: 'cli', source: path, version: sanitize(match[1]!) });
+    });
   });
+}
+
+function killGroup(pid: number | undefined): void {
+  try {
+    if (pid) process.kill(-pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
 }
 
 function failed(source: string, error: string): ProbeResult {
