@@ -34,4 +34,10 @@ export {
   upgradeCommand,
 } from './service/svc/gate/decide.ts';
 export { readVersionDocument, type VersionProbe } from './service/svc/gate/version-document.ts';
+export { type CheckInput, checkDeployment } from './verify/checks.ts';
+export { type FleetOptions, type FleetReport, verifyFleet } from './verify/fleet.ts';
+export type { VerifyTarget } from './verify/probe-deployment.ts';
+export { reportJson } from './verify/report.ts';
+export type { DeploymentReport, Finding, ProbeResult } from './verify/types.ts';
+export { type VerifyOptions, verifyDeployment } from './verify/verify-deployment.ts';
 export * from './version/index.ts';
