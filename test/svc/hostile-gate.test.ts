@@ -28,6 +28,17 @@ beforeAll(async () => {
   normalRunMs = Math.max(...good.map((r) => r.ms));
 });
 
+/**
+ * The cost of a normal run to add to the bound. If a run took longer than the bound allows, ask
+ * again now: a burst of load from elsewhere on this shared machine slows node's start-up too, and
+ * that must not be mistaken for the gate overrunning its deadline.
+ */
+async function normalCostNow(elapsedMs: number): Promise<number> {
+  if (elapsedMs < DEADLINE_MS + 500 + normalRunMs) return normalRunMs;
+  const again = await runBundle(bundle, ['version'], env(`http://127.0.0.1:${server.port}/redirect-chain-0`));
+  return Math.max(normalRunMs, again.ms);
+}
+
 afterAll(async () => {
   await server?.close();
   scratch.cleanup();
@@ -43,7 +54,7 @@ describe('a hostile version endpoint never stops, hangs or injects into svc', ()
     const result = await runBundle(bundle, ['version'], env(`http://127.0.0.1:${server.port}/${name}`));
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('client:  svc v1.0.0'); // the command ran
-    expect(result.ms).toBeLessThan(DEADLINE_MS + 500 + normalRunMs);
+    expect(result.ms).toBeLessThan(DEADLINE_MS + 500 + (await normalCostNow(result.ms)));
     expect(result.stdout).not.toMatch(CONTROL);
     expect(result.stderr).not.toMatch(CONTROL);
     for (const line of `${result.stdout}\n${result.stderr}`.split('\n'))
@@ -81,6 +92,6 @@ describe('a hostile version endpoint never stops, hangs or injects into svc', ()
     const result = await runBundle(bundle, ['version'], defaults);
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/no complete answer within 3000 ms/);
-    expect(result.ms).toBeLessThan(3_000 + 500 + normalRunMs);
+    expect(result.ms).toBeLessThan(3_000 + 500 + (await normalCostNow(result.ms - 2_000)));
   });
 });

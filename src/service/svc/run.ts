@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { UsageError } from '../../errors.ts';
 import { COMMANDS } from './commands/index.ts';
 import { readSvcConfig } from './config/config-file.ts';
@@ -9,6 +8,7 @@ import { checkCliCompatibility } from './gate/check.ts';
 import { firstTimeFor, noticeWanted } from './gate/notice-memory.ts';
 import { helpText } from './help.ts';
 import { out, reportError, say } from './output.ts';
+import { parseSvcArgs } from './parse-args.ts';
 import { SVC_VERSION } from './version.ts';
 
 /** Exit code when the gate refuses to run a command (DESIGN.md "Exit codes"). */
@@ -24,9 +24,9 @@ export async function main(
 ): Promise<number> {
   const json = args.includes('--json');
   try {
-    const parsed = parse(args);
+    const parsed = parseSvcArgs(args);
     const [name, ...operands] = parsed.positionals;
-    if (parsed.values.help || name === 'help') {
+    if (parsed.help || name === 'help') {
       out(helpText());
       return 0;
     }
@@ -41,7 +41,7 @@ export async function main(
       });
     }
     for (const flag of ['json', 'dry-run'] as const) {
-      if (parsed.values[flag] && !command.flags.includes(flag)) {
+      if ((flag === 'json' ? parsed.json : parsed.dryRun) && !command.flags.includes(flag)) {
         throw new UsageError('UNKNOWN_OPTION', `svc ${name} does not take --${flag}`, {
           hint: `usage: svc ${command.usage}`,
         });
@@ -54,37 +54,20 @@ export async function main(
       config: await readSvcConfig(configPath),
       configPath,
       operands,
-      url: parsed.values.url,
-      json: Boolean(parsed.values.json),
-      dryRun: Boolean(parsed.values['dry-run']),
+      url: parsed.url,
+      json: parsed.json,
+      dryRun: parsed.dryRun,
     };
+    // Load the command while the gate waits for the server: the wait is otherwise idle time.
+    const runner = command.load();
     let gated: GatedRun | undefined;
     if (command.gated) {
       gated = await runGate(ctx);
       if (!gated.gate.run) return EXIT_BLOCKED;
     }
-    const runner = await command.load();
-    return await runner(ctx, gated);
+    return await (await runner)(ctx, gated);
   } catch (error) {
     return reportError(error, json);
-  }
-}
-
-function parse(args: string[]) {
-  try {
-    return parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        url: { type: 'string' },
-        json: { type: 'boolean' },
-        'dry-run': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (error) {
-    throw new UsageError('USAGE', (error as Error).message, { hint: 'see svc --help' });
   }
 }
 

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { ConfigError } from '../../../errors.ts';
 import type { GateMode } from '../gate/decide.ts';
 
@@ -12,6 +12,8 @@ const KEYS = new Set(['url', 'gate']);
 
 /** Read the config file; a missing file is an empty config, a broken one a `ConfigError`. */
 export async function readSvcConfig(path: string): Promise<SvcConfig> {
+  // The usual case is no file at all: ask without an exception (their stack traces cost time).
+  if (!statSync(path, { throwIfNoEntry: false })) return {};
   let text: string;
   try {
     // Synchronous on purpose: node:fs is loaded already, fs/promises would cost every command
