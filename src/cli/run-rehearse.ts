@@ -15,7 +15,14 @@ import { printJson, printLine } from './output.ts';
  */
 export async function runRehearse(options: RehearseOptions): Promise<void> {
   const base = await baseContext(options);
-  const ctx: RehearseContext = { ...base, keep: Boolean(options.keep), services: [], notes: {} };
+  const ctx: RehearseContext = {
+    ...base,
+    engine: options.engine ?? 'oci',
+    keep: Boolean(options.keep),
+    services: [],
+    containers: [],
+    notes: {},
+  };
   const reports: StepReport[] = [];
   const started = performance.now();
   let failure: unknown;
@@ -37,6 +44,10 @@ export async function runRehearse(options: RehearseOptions): Promise<void> {
 }
 
 async function cleanUp(ctx: RehearseContext): Promise<void> {
-  await Promise.all(ctx.services.map((service) => service.process.stop()));
+  await Promise.all([
+    ...ctx.services.map((service) => service.process.stop()),
+    ...ctx.containers.map((container) => container.stop()),
+  ]);
+  await ctx.registry?.stop();
   if (ctx.workspace && !ctx.keep) await rm(ctx.workspace, { recursive: true, force: true });
 }

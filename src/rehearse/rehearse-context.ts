@@ -1,4 +1,6 @@
 import type { BaseContext } from '../pipeline/context.ts';
+import type { LocalRegistry } from '../registry/local-registry.ts';
+import type { StartedContainer } from './containers.ts';
 import type { StartedService } from './deployment.ts';
 
 /** The versions the rehearsal releases: an rc, then the full release of the rc's exact digests. */
@@ -11,7 +13,11 @@ export const REHEARSAL = {
   passphrase: 'rehearsal-only-passphrase',
 } as const;
 
+export type RehearsalEngine = 'oci' | 'docker';
+
 export interface RehearseContext extends BaseContext {
+  /** oci: the embedded layout and processes; docker: images, a local registry and containers. */
+  engine: RehearsalEngine;
   /** Keep the workspace (and print where) instead of removing it. */
   keep: boolean;
   /** Everything the rehearsal makes lives under here and is removed at the end. */
@@ -23,7 +29,10 @@ export interface RehearseContext extends BaseContext {
   stamped?: { version: string; tag: string; channel: string };
   /** Digest per image artifact after the rc promotion, compared with the release's. */
   rcDigests?: Record<string, string>;
+  /** What runs the deployment, stopped at the end whatever happened. */
   services: StartedService[];
+  containers: StartedContainer[];
+  registry?: LocalRegistry;
   urls?: { api: string; web: string; workerHealth: string };
   /** What each step found, one line per step title, for the report. */
   notes: Record<string, string>;

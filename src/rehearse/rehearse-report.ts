@@ -3,7 +3,7 @@ import type { RehearseContext } from './rehearse-context.ts';
 
 export interface RehearsalReport {
   ok: boolean;
-  engine: 'oci';
+  engine: 'oci' | 'docker';
   totalMs: number;
   /** Where the workspace was; `kept` says whether it is still there. */
   workspace: { path: string | null; kept: boolean };
@@ -23,7 +23,7 @@ export function rehearsalReport(
   }));
   return {
     ok: failure === undefined,
-    engine: 'oci',
+    engine: ctx.engine,
     totalMs: Math.round(totalMs),
     workspace: { path: ctx.workspace ?? null, kept: ctx.keep },
     steps,

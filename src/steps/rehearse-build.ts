@@ -8,14 +8,14 @@ interface BuildJson {
   images: Record<string, { digest: string | null }>;
 }
 
-/** `release build --engine oci`: the CLI archive and three images, daemonless, into the layout. */
+/** `release build`: the CLI archive and three images (daemonless into the layout, or Docker + push). */
 export const rehearseBuildStep: Step<RehearseContext> = {
-  title: 'Build every artifact (daemonless) into the OCI layout',
+  title: 'Build every artifact',
   async run(ctx) {
-    const { json } = await releaseJson<BuildJson>(['build', '--engine', 'oci'], {
-      cwd: ctx.repo!,
-      env: ctx.releaseEnv!,
-    });
+    // oci writes straight into the configured store; docker builds in the engine and pushes.
+    const args =
+      ctx.engine === 'docker' ? ['build', '--engine', 'docker', '--push'] : ['build', '--engine', 'oci'];
+    const { json } = await releaseJson<BuildJson>(args, { cwd: ctx.repo!, env: ctx.releaseEnv! });
     const images = Object.entries(json.images)
       .map(([name, image]) => `${name} ${image.digest?.slice(0, 19)}`)
       .join(', ');

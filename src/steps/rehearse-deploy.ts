@@ -1,6 +1,8 @@
 import { join } from 'node:path';
+import { connectDocker } from '../engine/docker/connect.ts';
 import type { Step } from '../pipeline/step.ts';
 import { openStore } from '../registry/open-store.ts';
+import { startReleasedContainer } from '../rehearse/containers.ts';
 import { startReleasedImage } from '../rehearse/deployment.ts';
 import { REHEARSAL, type RehearseContext } from '../rehearse/rehearse-context.ts';
 
@@ -11,6 +13,7 @@ import { REHEARSAL, type RehearseContext } from '../rehearse/rehearse-context.ts
 export const rehearseDeployStep: Step<RehearseContext> = {
   title: 'Start the deployment on loopback (API, worker, web)',
   async run(ctx) {
+    if (ctx.engine === 'docker') return deployContainers(ctx, this.title);
     const store = openStore(ctx.config.registry, { cwd: ctx.repo!, env: ctx.releaseEnv! });
     const start = (artifact: 'api' | 'worker' | 'web', env?: Record<string, string>) =>
       startReleasedImage({
@@ -29,3 +32,24 @@ export const rehearseDeployStep: Step<RehearseContext> = {
     ctx.notes[this.title] = `api ${api.url}, worker ${worker.url}, web ${web.url}`;
   },
 };
+
+/** Docker: the released `vX.Y.Z` images pulled from the registry and run as containers. */
+async function deployContainers(ctx: RehearseContext, title: string): Promise<void> {
+  const docker = connectDocker(ctx.env);
+  const image = (artifact: 'api' | 'worker' | 'web') =>
+    `${ctx.config.registry}/${ctx.config.artifacts[artifact].image}:${REHEARSAL.releaseTag}`;
+  const start = async (artifact: 'api' | 'worker' | 'web', env?: Record<string, string>) => {
+    const started = await startReleasedContainer({
+      docker,
+      artifact,
+      image: image(artifact),
+      ...(env ? { env } : {}),
+    });
+    ctx.containers.push(started);
+    return started;
+  };
+  const api = await start('api');
+  const [worker, web] = await Promise.all([start('worker'), start('web', { API_URL: api.url })]);
+  ctx.urls = { api: api.url, web: web.url, workerHealth: worker.url };
+  ctx.notes[title] = `containers: api ${api.url}, worker ${worker.url}, web ${web.url}`;
+}

@@ -20,7 +20,12 @@ export function rehearseVerifyStep(title: string, cliPrefix: string): Step<Rehea
       const { urls } = ctx;
       // Exit 1 (drift) still prints the report: read it and say what drifted.
       const { json } = await releaseJson<VerifyJson>(
-        ['verify', '--url', urls!.api, '--web-url', urls!.web, '--worker-url', urls!.workerHealth],
+        [
+          'verify',
+          ...['--url', urls!.api, '--web-url', urls!.web],
+          // With Docker the worker is read from the engine (image, env, label), as an operator would.
+          ...(ctx.engine === 'docker' ? ['--docker'] : ['--worker-url', urls!.workerHealth]),
+        ],
         { cwd: ctx.repo!, env, allowExits: [0, 1] },
       );
       if (!json.inStep) {

@@ -1,8 +1,9 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import type { GlobalOptions } from '../command-context.ts';
 
 export interface RehearseOptions extends GlobalOptions {
   keep?: boolean;
+  engine?: 'oci' | 'docker';
 }
 
 export function defineRehearse(program: Command): void {
@@ -10,6 +11,14 @@ export function defineRehearse(program: Command): void {
     .command('rehearse')
     .description(
       'rehearse a whole release on this machine: stamp, build, promote, deploy, verify, gate, update',
+    )
+    .addOption(
+      new Option(
+        '--engine <engine>',
+        'oci: embedded store and processes; docker: images, a registry, containers',
+      )
+        .choices(['oci', 'docker'])
+        .default('oci'),
     )
     .option('--keep', 'keep the temporary workspace (repository, store, installs) and print where it is')
     .action(async (options: RehearseOptions, command: Command) => {
