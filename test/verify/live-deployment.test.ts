@@ -95,7 +95,9 @@ describe('release verify against a live deployment', () => {
     const { result } = await verify(['--url', urls.api, '--worker-url', urls.worker, '--web-url', urls.web]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^ARTIFACT\s+READ FROM\s+VERSION\s+STATUS\s+WHY$/m);
-    expect(result.stdout).toMatch(new RegExp(`^worker\\s+${escapeRegExp(urls.worker)}\\s+1\\.4\\.0\\s+ok$`, 'm'));
+    expect(result.stdout).toMatch(
+      new RegExp(`^worker\\s+${escapeRegExp(urls.worker)}\\s+1\\.4\\.0\\s+ok$`, 'm'),
+    );
     expect(result.stdout).toMatch(/^in step at v1\.4\.0 \(from api\)$/m);
   });
 
