@@ -22,7 +22,12 @@ export function defineVerify(program: Command): void {
     .description('prove a live deployment is in step: API, worker, web and the svc on PATH share one tag')
     .option('--url <api>', "the API's base URL (reads {url}/api/version)")
     .option('--web-url <url>', 'the web client (reads version.json, else the page meta tag)')
-    .addOption(new Option('--worker-url <url>', "the worker's health URL (…/healthz)").conflicts('docker'))
+    .addOption(
+      new Option('--worker-url <url>', "the worker's health URL (…/healthz)").conflicts([
+        'docker',
+        'dockerHost',
+      ]),
+    )
     .option('--docker', 'read the worker from the Docker engine: containers and Swarm services of its image')
     .option('--docker-host <sock>', 'the engine to read (unix:///path or tcp://host:port; implies --docker)')
     .option('--expect <tag>', 'require every artifact to be this tag')
