@@ -228,6 +228,15 @@ describe('release verify against a live deployment', () => {
     expect(jsonOf<{ error: { code: string } }>(bad.result).error.code).toBe('VERIFY_BAD_URL');
     const both = await verify(['--url', urls.api, '--worker-url', urls.worker, '--docker']);
     expect(both.result.code).toBe(2);
+    const viaHost = await verify([
+      '--url',
+      urls.api,
+      '--worker-url',
+      urls.worker,
+      '--docker-host',
+      '/x.sock',
+    ]);
+    expect(viaHost.result.code).toBe(2);
     const expect_ = await verify(['--url', urls.api, '--expect', 'unknown']);
     expect(expect_.result.code).toBe(2);
     expect(expect_.result.stderr).toContain('--expect "unknown" is not a release tag');
