@@ -1,4 +1,4 @@
-import { Listr, ProcessOutput } from 'listr2';
+import { Listr, ListrLogger, ListrLogLevels, ProcessOutput } from 'listr2';
 import type { Step, StepReport } from './step.ts';
 
 export interface RunOptions {
@@ -55,10 +55,18 @@ export async function runPipeline<C>(
       exitOnError: true,
       renderer: options.json ? 'silent' : interactive ? 'default' : 'simple',
       fallbackRenderer: 'simple',
-      rendererOptions: { processOutput: new ProcessOutput(process.stderr, process.stderr) },
-      fallbackRendererOptions: { processOutput: new ProcessOutput(process.stderr, process.stderr) },
+      // Every renderer writes to stderr: stdout is the command's result (a table, a JSON document).
+      rendererOptions: interactive
+        ? { processOutput: new ProcessOutput(process.stderr, process.stderr) }
+        : { logger: stderrLogger() },
+      fallbackRendererOptions: { logger: stderrLogger() },
     } as never,
   );
   await list.run();
   return reports;
+}
+
+/** listr2's line logger (the simple renderer), with every level sent to stderr. */
+function stderrLogger(): ListrLogger<ListrLogLevels> {
+  return new ListrLogger({ useIcons: true, toStderr: Object.values(ListrLogLevels) });
 }

@@ -127,6 +127,9 @@ describe('release stamp', () => {
     expect(read(r, 'build/service.env')).toBe('SERVICE_VERSION=v1.4.0\nSERVICE_CLIENT_VERSION=v1.4.0\n');
     expect(existsSync(join(r.dir, 'dist/release.env'))).toBe(false);
     expect(result.stdout).toContain('v1.4.0  channel release  from git');
+    // Progress lines (CI's plain renderer) go to stderr; stdout is only the summary.
+    expect(result.stderr).toContain('Resolve the version');
+    expect(result.stdout).not.toContain('Resolve the version');
   });
 
   it('keeps the commit when the caller has EDITOR, PAGER or GIT_ASKPASS set', async () => {
