@@ -10,7 +10,9 @@
 // stdout and stderr are pipes, as when a script or CI reads svc's output. That matters: with a
 // pipe (or a terminal) Node loads its net and stream modules for stdout, with /dev/null it does
 // not, and those are most of what http costs. `node -e "process.stdout.write(...)"` is shown
-// beside `node -e 0` as what printing one line costs any program.
+// beside `node -e 0` as what printing one line costs any program, and `node http GET` (a bare
+// `node -e` doing one http.get of /api/version and printing the body) as the floor for any Node
+// program that asks the API anything.
 //
 // Rounds alternate the commands (in a rotating order) so load from the rest of this shared machine
 // hits them alike; medians are reported. Wall time is what a person feels; CPU time (user + sys
@@ -29,6 +31,10 @@ import { startProcess } from '../test/helpers/start-process.ts';
 
 const ROUNDS = positive('BENCH_ROUNDS', 60);
 const API_BIN = fileURLToPath(new URL('../bin/service-api.js', import.meta.url));
+
+const BARE_GET = `require('node:http').get(process.env.SERVICE_API_URL + '/api/version', { agent: false }, (res) => {
+  let body = ''; res.on('data', (d) => (body += d)); res.on('end', () => process.stdout.write(body + '\\n'));
+});`;
 
 interface Command {
   name: string;
@@ -68,6 +74,7 @@ async function main(): Promise<void> {
         wallMs: [],
         cpuTicks: 0,
       },
+      { name: 'node http GET', argv: [process.execPath, '-e', BARE_GET], wallMs: [], cpuTicks: 0 },
       { name: 'svc --version', argv: [svc, '--version'], wallMs: [], cpuTicks: 0 },
       { name: 'svc status', argv: [svc, 'status'], wallMs: [], cpuTicks: 0 },
       { name: 'svc version', argv: [svc, 'version'], wallMs: [], cpuTicks: 0 },
@@ -109,20 +116,22 @@ function report(commands: Command[]): void {
     const s = stats.get(c.name)!;
     const sorted = [...c.wallMs].sort((a, b) => a - b);
     console.log(
-      `${c.name.padEnd(14)} median ${s.wall.toFixed(1).padStart(6)} ms  p10 ${sorted[Math.floor(sorted.length * 0.1)]!.toFixed(1).padStart(6)}  p90 ${sorted[Math.floor(sorted.length * 0.9)]!.toFixed(1).padStart(6)}  CPU ${s.cpu.toFixed(1).padStart(6)} ms/run`,
+      `${c.name.padEnd(15)} median ${s.wall.toFixed(1).padStart(6)} ms  p10 ${sorted[Math.floor(sorted.length * 0.1)]!.toFixed(1).padStart(6)}  p90 ${sorted[Math.floor(sorted.length * 0.9)]!.toFixed(1).padStart(6)}  CPU ${s.cpu.toFixed(1).padStart(6)} ms/run`,
     );
   }
   const ratio = (a: string, b: string, key: 'wall' | 'cpu') => stats.get(a)![key] / stats.get(b)![key];
   const line = (a: string, b: string, target: number) => {
     const wall = ratio(a, b, 'wall');
     console.log(
-      `${a} / ${b}: ${wall.toFixed(3)}x wall (target <= ${target}x: ${wall <= target ? 'met' : 'MISSED'}), ${ratio(a, b, 'cpu').toFixed(3)}x CPU`,
+      `${a} / ${b}: ${wall.toFixed(3)}x wall${Number.isFinite(target) ? ` (target <= ${target}x: ${wall <= target ? 'met' : 'MISSED'})` : ''}, ${ratio(a, b, 'cpu').toFixed(3)}x CPU`,
     );
   };
   line('svc --version', 'node -e 0', 1.15);
   line('svc --version', 'node print', 1.15);
   line('svc version', 'svc --version', 1.3);
   line('svc status', 'svc --version', 1.3);
+  console.log('for reference, what svc adds to a bare Node program making the same request:');
+  line('svc version', 'node http GET', Number.POSITIVE_INFINITY);
 }
 
 /** CPU time (user + sys, in clock ticks) of this process's waited-for children so far. */

@@ -1,8 +1,9 @@
 // The `svc` entry point. `--version` must answer before anything else loads (spec section 4: it
-// short-circuits, works offline and is fast), so this file imports nothing but the baked constant:
-// no config, no network, no builtin modules. Everything else is imported only when needed — in the
-// bundle (build/bundle-svc.ts) that code is present but not evaluated, builtins included.
+// short-circuits, works offline and is fast), so this file imports nothing but the baked constant
+// and node:fs, which Node has loaded before any user code runs. Everything else is imported only
+// when needed — in the bundle (build/bundle-svc.ts) that code is present but not evaluated.
 // No top-level await: the bundle is CommonJS, which starts faster (see bundle-svc.ts).
+import { writeSync } from 'node:fs';
 import { SVC_VERSION } from './version.ts';
 
 const args = process.argv.slice(2);
@@ -10,11 +11,27 @@ const end = args.indexOf('--');
 const flags = end === -1 ? args : args.slice(0, end);
 
 if (flags.includes('--version') || flags.includes('-V')) {
-  process.stdout.write(`svc ${SVC_VERSION}\n`);
+  printLine(`svc ${SVC_VERSION}\n`);
 } else {
   import('./run.ts')
     .then(({ main }) => main(args))
     .then((code) => {
       process.exitCode = code;
     });
+}
+
+/**
+ * Write straight to file descriptor 1: `process.stdout` would first build a stream for the pipe
+ * or terminal (Node's net, stream and tty modules), most of what `--version` would otherwise cost
+ * above Node's own start-up.
+ */
+function printLine(line: string): void {
+  const bytes = Buffer.from(line);
+  try {
+    for (let done = 0; done < bytes.length; ) done += writeSync(1, bytes, done);
+  } catch (error) {
+    // A non-blocking pipe that is full: let the stream wait for it. A closed one (EPIPE): nobody
+    // is reading, and there is nothing useful left to do.
+    if ((error as NodeJS.ErrnoException).code === 'EAGAIN') process.stdout.write(line);
+  }
 }
