@@ -27,6 +27,11 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
   };
 
   if (flags.all) {
+    if (flags.requireSignature) {
+      throw new UsageError('VERIFY_ALL_SIGNATURES', '--require-signature checks one deployment at a time', {
+        hint: 'check signatures with --url <api> --require-signature, deployment by deployment',
+      });
+    }
     if (flags.webUrl || flags.workerUrl || flags.docker || flags.dockerHost) {
       throw new UsageError('VERIFY_ALL_WITH_TARGET', '--all reads every URL from the config', {
         hint: 'drop --web-url/--worker-url/--docker with --all, or check one deployment with --url',
@@ -76,14 +81,27 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
       },
     );
   }
+  // Signatures (issue 10) live in the store: --require-signature reads the config's registry.
+  const registryFlag = flags.registry ?? (flags.requireSignature ? true : undefined);
   const store =
-    flags.registry === undefined ? undefined : await openRegistry(flags.registry, base, flags.timeout);
+    registryFlag === undefined ? undefined : await openRegistry(registryFlag, base, flags.timeout);
+  const trustedKey = store ? await (await import('../signing/key-files.ts')).readPublicKey(base) : undefined;
+  if (flags.requireSignature && !trustedKey) {
+    throw new UsageError(
+      'VERIFY_NO_PUBLIC_KEY',
+      '--require-signature needs signing.publicKey in the config',
+      {
+        hint: 'set signing.publicKey to the .pub file of the key that signs release candidates',
+      },
+    );
+  }
   if (store) options.digestImages = { api: api.image, web: web.image };
   const ctx: VerifyContext = {
     ...base,
     target,
     options,
     ...(store ? { store } : {}),
+    ...(trustedKey ? { trustedKey, requireSignature: Boolean(flags.requireSignature) } : {}),
     startedAt: performance.now(),
   };
   // Progress only where someone watches it: in CI and pipes the table says everything, and the

@@ -15,9 +15,12 @@ export const verifyCheckStep: Step<VerifyContext> = {
       images: ctx.options.images,
       ...(ctx.options.expect !== undefined ? { expect: ctx.options.expect } : {}),
       ...(ctx.registry ? { registry: ctx.registry } : {}),
+      ...(ctx.signatures
+        ? { signatures: ctx.signatures, requireSignature: Boolean(ctx.requireSignature) }
+        : {}),
     });
     const ms = Math.round(performance.now() - ctx.startedAt);
-    ctx.report = buildReport(ctx.target, probed, ctx.outcome, ms, ctx.registry);
+    ctx.report = buildReport(ctx.target, probed, ctx.outcome, ms, ctx.registry, ctx.signatures);
     io.progress(ctx.report.inStep ? 'in step' : `${ctx.outcome.findings.length} finding(s)`);
   },
 };

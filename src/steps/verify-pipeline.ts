@@ -1,4 +1,5 @@
 import type { Step } from '../pipeline/step.ts';
+import { verifySignaturesStep } from './sign-verify.ts';
 import { verifyCheckStep } from './verify-check.ts';
 import type { VerifyContext } from './verify-context.ts';
 import { verifyProbeStep } from './verify-probe.ts';
@@ -12,5 +13,6 @@ import { verifyRegistryStep } from './verify-registry.ts';
 export const verifyPipeline: readonly Step<VerifyContext>[] = [
   verifyProbeStep, // api, worker, web and svc read at once, each within its own deadline
   verifyRegistryStep, // --registry: the digest each expected tag names vs the digest running
+  verifySignaturesStep, // signing.publicKey and a store: is each image's digest validly signed
   verifyCheckStep, // one tag, nothing unknown, API = worker, the CLI's minimum and PATH order
 ];

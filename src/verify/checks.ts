@@ -2,9 +2,11 @@ import { sameTag } from '../version/compare.ts';
 import { satisfiesMinimum } from '../version/minimum.ts';
 import { parseCore, parseVersion } from '../version/parse.ts';
 import { checkRegistry } from './check-registry.ts';
+import { checkSignatures } from './check-signatures.ts';
 import { displayTag, type FixContext, fixFor, fixForUnreachable, fixForUnversioned } from './fixes.ts';
 import { isFloatingTag } from './image-ref.ts';
 import type { RegistryReading } from './probes/registry.ts';
+import type { SignatureReading } from './probes/signature.ts';
 import type { ArtifactName, Finding, ProbeResult } from './types.ts';
 
 /** Everything the checks look at. Pure data: the probes have already done the IO. */
@@ -17,6 +19,9 @@ export interface CheckInput {
   images: FixContext['images'];
   /** `--registry`: the expected tag's digest per image against the digests running. */
   registry?: RegistryReading[];
+  /** Signatures of the images' digests; `requireSignature` makes a missing one drift. */
+  signatures?: SignatureReading[];
+  requireSignature?: boolean;
 }
 
 export interface Reference {
@@ -51,6 +56,7 @@ export function checkDeployment(input: CheckInput): CheckOutcome {
     ...checkCli(live, ctx),
     ...checkSharedTag(live, reference, ctx),
     ...checkRegistry(input.registry ?? []),
+    ...checkSignatures(input.signatures ?? [], Boolean(input.requireSignature)),
   ];
   return { reference, findings };
 }

@@ -1,6 +1,7 @@
 import type { CheckOutcome } from './checks.ts';
 import type { ProbedDeployment, VerifyTarget } from './probe-deployment.ts';
 import type { RegistryReading } from './probes/registry.ts';
+import type { SignatureReading } from './probes/signature.ts';
 import type { ArtifactRow, ArtifactStatus, DeploymentReport, Finding } from './types.ts';
 
 // The table's "why" column: the finding in a few words (its message, with the fix, follows below).
@@ -24,6 +25,9 @@ const WHY: Record<string, string> = {
   TAG_MISMATCH: 'differs from the others',
   NOT_EXPECTED_TAG: 'not the expected tag',
   REGISTRY_DIGEST_MISMATCH: 'runs other bytes than the tag',
+  SIGNATURE_MISSING: 'image not signed',
+  SIGNATURE_INVALID: 'image wrongly signed',
+  SIGNATURE_UNCHECKED: 'signature not checked',
 };
 
 const RANK: Record<ArtifactStatus, number> = { unreachable: 4, drift: 3, notice: 2, ok: 1, skipped: 0 };
@@ -35,6 +39,7 @@ export function buildReport(
   outcome: CheckOutcome,
   elapsedMs: number,
   registry?: RegistryReading[],
+  signatures?: SignatureReading[],
 ): DeploymentReport {
   // A finding about a reading that has no row of its own (an API container seen only for its
   // digest) belongs to every row of its artifact.
@@ -77,6 +82,7 @@ export function buildReport(
     artifacts: rows,
     findings: outcome.findings,
     ...(registry ? { registry } : {}),
+    ...(signatures ? { signatures } : {}),
     exitCode,
     elapsedMs,
   };
@@ -122,6 +128,7 @@ export function reportJson(report: DeploymentReport) {
       ...(f.source ? { source: f.source } : {}),
     })),
     ...(report.registry ? { registry: report.registry } : {}),
+    ...(report.signatures ? { signatures: report.signatures } : {}),
     elapsedMs: report.elapsedMs,
   };
 }
@@ -148,6 +155,11 @@ export function renderReport(report: DeploymentReport): string[] {
     lines.push(
       `registry ${r.store}: ${r.repository}:${r.tag} = ${expected}${running.length ? `; ${running.join('; ')}` : ''}`,
     );
+  }
+  for (const s of report.signatures ?? []) {
+    const what =
+      s.status === 'valid' ? `valid, key ${s.keyId.slice(0, 16)}` : `${s.status.toUpperCase()}: ${s.reason}`;
+    lines.push(`signature ${s.repository}${s.digest ? `@${short(s.digest)}` : ''} (${s.of}): ${what}`);
   }
   lines.push('');
   lines.push(verdictLine(report));

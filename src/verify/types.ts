@@ -1,4 +1,5 @@
 import type { RegistryReading } from './probes/registry.ts';
+import type { SignatureReading } from './probes/signature.ts';
 
 /** The four artifacts of a deployment, in the order the report lists them. */
 export const ARTIFACT_NAMES = ['api', 'worker', 'web', 'cli'] as const;
@@ -77,6 +78,8 @@ export interface DeploymentReport {
   findings: Finding[];
   /** `--registry`: per image, the expected tag's digest and the digests running. */
   registry?: RegistryReading[];
+  /** Per image digest: whether it carries a valid signature from the configured key. */
+  signatures?: SignatureReading[];
   exitCode: 0 | 1 | 3;
   elapsedMs: number;
 }

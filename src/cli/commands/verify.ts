@@ -9,6 +9,8 @@ export interface VerifyFlags extends GlobalOptions {
   dockerHost?: string;
   expect?: string;
   registry?: string | true;
+  /** Issue 10: an image whose digest is not validly signed by signing.publicKey is drift. */
+  requireSignature?: boolean;
   all?: boolean;
   cli?: boolean;
   timeout: number;
@@ -34,6 +36,10 @@ export function defineVerify(program: Command): void {
     .option(
       '--registry [registry]',
       "with --docker: compare the digests running with the expected tag's (default: the config's registry)",
+    )
+    .option(
+      '--require-signature',
+      "drift unless each image's digest is signed by signing.publicKey (reads the config's registry)",
     )
     .addOption(new Option('--all', 'check every deployment in the config (deployments:)').conflicts(['url']))
     .option('--no-cli', 'leave the svc on PATH out')

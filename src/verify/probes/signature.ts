@@ -1,0 +1,97 @@
+import type { ImageStore } from '../../registry/store.ts';
+import type { PublicSigningKey } from '../../signing/keys.ts';
+import { sanitize } from '../http.ts';
+import type { ArtifactName } from '../types.ts';
+
+/**
+ * Whether one image digest carries a valid signature from the configured key (issue 10). `of`
+ * says which digest was checked: the one a container runs, or (when no engine was read) the one
+ * the deployment's tag names in the store.
+ */
+export interface SignatureReading {
+  artifact: ArtifactName;
+  repository: string;
+  /** undefined when there was no digest to check (then `error` says why). */
+  digest: string | undefined;
+  /** `container 3f2a…` / `service …` for a running digest, `service-api:v1.4.0` for a tag's. */
+  of: string;
+  /** Whether `of` is a container or service the engine runs (else it is the tag). */
+  running: boolean;
+  status: 'valid' | 'missing' | 'invalid' | 'unchecked';
+  reason: string;
+  keyId: string;
+  error?: string;
+}
+
+/** What to check: one repository and the digests found for it (running, else the tag's). */
+export interface SignatureSubject {
+  artifact: ArtifactName;
+  repository: string;
+  tag: string;
+  running: { source: string; digest: string | undefined }[];
+}
+
+/**
+ * Check the signatures of every digest of one image. Sigstore is loaded only here, when a
+ * signature is actually checked, so `release verify` without a key starts as fast as before.
+ * Never throws: a store that cannot be read gives an `unchecked` reading with the error.
+ */
+export async function probeSignatures(
+  store: ImageStore,
+  trusted: PublicSigningKey,
+  subject: SignatureSubject,
+): Promise<SignatureReading[]> {
+  const base = { artifact: subject.artifact, repository: subject.repository, keyId: trusted.keyId };
+  const tagRef = `${subject.repository}:${subject.tag}`;
+  try {
+    const { checkImageSignature } = await import('../../signing/image-signature.ts');
+    let targets = subject.running
+      .filter((r): r is { source: string; digest: string } => r.digest !== undefined)
+      .map((r) => ({ of: r.source, digest: r.digest, running: true }));
+    if (targets.length === 0) {
+      const descriptor = await store.resolve(subject.repository, subject.tag);
+      if (!descriptor) {
+        return [
+          {
+            ...base,
+            digest: undefined,
+            of: tagRef,
+            running: false,
+            status: 'unchecked',
+            reason: `${tagRef} is not in ${store.name}`,
+          },
+        ];
+      }
+      targets = [{ of: tagRef, digest: descriptor.digest, running: false }];
+    }
+    return await Promise.all(
+      targets.map(async (t) => {
+        const check = await checkImageSignature(store, trusted, {
+          repository: subject.repository,
+          digest: t.digest,
+        });
+        return {
+          ...base,
+          digest: t.digest,
+          of: t.of,
+          running: t.running,
+          status: check.status,
+          reason: check.reason,
+        };
+      }),
+    );
+  } catch (error) {
+    const message = sanitize((error as Error).message, 300);
+    return [
+      {
+        ...base,
+        digest: undefined,
+        of: tagRef,
+        running: false,
+        status: 'unchecked',
+        reason: message,
+        error: message,
+      },
+    ];
+  }
+}
