@@ -1,12 +1,6 @@
 import { sign } from 'node:crypto';
-import {
-  bundleFromJSON,
-  bundleToJSON,
-  isBundleWithDsseEnvelope,
-  isBundleWithPublicKey,
-} from '@sigstore/bundle';
-import { DSSEBundleBuilder, type Signer } from '@sigstore/sign';
-import { toSignedEntity, toTrustMaterial, Verifier } from '@sigstore/verify';
+import type { Bundle } from '@sigstore/bundle';
+import type { Signer } from '@sigstore/sign';
 import { type PublicSigningKey, type SigningKey, shortKeyId } from './keys.ts';
 import { claimOf, type ImageClaim, PAYLOAD_TYPE, statementFor } from './statement.ts';
 
@@ -38,6 +32,12 @@ function keySigner(key: SigningKey): Signer {
  * entry, no network; trust comes from the configured public key alone.
  */
 export async function signClaim(key: SigningKey, claim: ImageClaim): Promise<Uint8Array> {
+  // Loaded on first use: sigstore-js takes about half a second to import, and most commands that
+  // share a module graph with signing (stamp, promote to dev) never sign.
+  const [{ DSSEBundleBuilder }, { bundleToJSON }] = await Promise.all([
+    import('@sigstore/sign'),
+    import('@sigstore/bundle'),
+  ]);
   const builder = new DSSEBundleBuilder({ signer: keySigner(key), witnesses: [] });
   const bundle = await builder.create({ data: statementFor(claim), type: PAYLOAD_TYPE });
   return Buffer.from(JSON.stringify(bundleToJSON(bundle)));
@@ -49,12 +49,17 @@ export async function signClaim(key: SigningKey, claim: ImageClaim): Promise<Uin
  * certificate thresholds); the claim inside is then checked against the image's own digest and
  * repository, so a valid signature for another image is still refused.
  */
-export function checkBundle(
+export async function checkBundle(
   bytes: Uint8Array,
   trusted: PublicSigningKey,
   expected: ImageClaim,
-): SignatureVerdict {
-  let bundle: ReturnType<typeof bundleFromJSON>;
+): Promise<SignatureVerdict> {
+  const [{ bundleFromJSON, isBundleWithDsseEnvelope, isBundleWithPublicKey }, verify] = await Promise.all([
+    import('@sigstore/bundle'),
+    import('@sigstore/verify'),
+  ]);
+  const { toSignedEntity, toTrustMaterial, Verifier } = verify;
+  let bundle: Bundle;
   try {
     bundle = bundleFromJSON(JSON.parse(Buffer.from(bytes).toString('utf8')));
   } catch (error) {

@@ -144,7 +144,7 @@ async function checkReferrer(
       reason: `the bundle of signature ${referrer.digest} does not match its digest`,
     };
   }
-  const verdict = checkBundle(bytes, trusted, image);
+  const verdict = await checkBundle(bytes, trusted, image);
   return verdict.valid ? { valid: true } : { valid: false, problem: verdict.problem, reason: verdict.reason };
 }
 

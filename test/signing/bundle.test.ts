@@ -94,17 +94,20 @@ describe('checkBundle', () => {
     expect(json.mediaType).toBe('application/vnd.dev.sigstore.bundle.v0.3+json');
     expect(json.verificationMaterial.publicKey.hint).toBe(mine.publicKey.keyId);
     expect(json.verificationMaterial.tlogEntries ?? []).toEqual([]);
-    expect(checkBundle(bytes, mine.publicKey, claim)).toEqual({ valid: true, keyId: mine.publicKey.keyId });
+    expect(await checkBundle(bytes, mine.publicKey, claim)).toEqual({
+      valid: true,
+      keyId: mine.publicKey.keyId,
+    });
   });
 
   it('refuses a signature for another digest or another repository', async () => {
     const bytes = await signClaim(mine.key, claim);
-    expect(checkBundle(bytes, mine.publicKey, { ...claim, digest: D2 })).toMatchObject({
+    expect(await checkBundle(bytes, mine.publicKey, { ...claim, digest: D2 })).toMatchObject({
       valid: false,
       problem: 'other-image',
       reason: `the signature is for ${D1}, not this image's ${D2}`,
     });
-    expect(checkBundle(bytes, mine.publicKey, { ...claim, repository: 'service-web' })).toMatchObject({
+    expect(await checkBundle(bytes, mine.publicKey, { ...claim, repository: 'service-web' })).toMatchObject({
       problem: 'other-image',
       reason: 'the signature is for repository service-api, not service-web',
     });
@@ -112,14 +115,14 @@ describe('checkBundle', () => {
 
   it('refuses a signature by another key, also when the key id is forged', async () => {
     const bytes = await signClaim(theirs.key, claim);
-    expect(checkBundle(bytes, mine.publicKey, claim)).toMatchObject({
+    expect(await checkBundle(bytes, mine.publicKey, claim)).toMatchObject({
       problem: 'other-key',
       reason: expect.stringMatching(/signed by another key/),
     });
     const forged = edit(bytes, (json) => {
       json.verificationMaterial.publicKey.hint = mine.publicKey.keyId;
     });
-    expect(checkBundle(forged, mine.publicKey, claim)).toMatchObject({ problem: 'bad-signature' });
+    expect(await checkBundle(forged, mine.publicKey, claim)).toMatchObject({ problem: 'bad-signature' });
   });
 
   it('refuses a modified payload', async () => {
@@ -127,17 +130,19 @@ describe('checkBundle', () => {
     const modified = edit(bytes, (json) => {
       json.dsseEnvelope.payload = statementFor({ ...claim, digest: D2 }).toString('base64');
     });
-    expect(checkBundle(modified, mine.publicKey, { ...claim, digest: D2 })).toMatchObject({
+    expect(await checkBundle(modified, mine.publicKey, { ...claim, digest: D2 })).toMatchObject({
       valid: false,
       problem: 'bad-signature',
       reason: expect.stringMatching(/payload was modified/),
     });
   });
 
-  it('refuses what is not a bundle', () => {
-    expect(checkBundle(Buffer.from('{"x":1}'), mine.publicKey, claim)).toMatchObject({
+  it('refuses what is not a bundle', async () => {
+    expect(await checkBundle(Buffer.from('{"x":1}'), mine.publicKey, claim)).toMatchObject({
       problem: 'unreadable',
     });
-    expect(checkBundle(Buffer.from('nope'), mine.publicKey, claim)).toMatchObject({ problem: 'unreadable' });
+    expect(await checkBundle(Buffer.from('nope'), mine.publicKey, claim)).toMatchObject({
+      problem: 'unreadable',
+    });
   });
 });
