@@ -4,6 +4,7 @@ import { IMAGE_ARTIFACTS, type ImageArtifact, type ReleaseConfig } from '../conf
 import { RuleError, UsageError } from '../errors.ts';
 import type { RepoInfo } from '../git/repo-info.ts';
 import type { ImageRecord, ReleaseRecord } from '../record/release-record.ts';
+import { printable } from '../util/printable.ts';
 import { imageTagOf, isValidImageTag } from '../version/image-tag.ts';
 import { parseVersion } from '../version/parse.ts';
 import type { ResolvedVersion } from '../version/resolve.ts';
@@ -100,10 +101,4 @@ export function planStamp(input: StampInput): StampDecision {
     artifacts: { ...images, cli: { package: config.artifacts.cli.package, version: tag } },
   };
   return { record, warnings };
-}
-
-/** Make a hostile value printable in one line: control characters shown as escapes, length capped. */
-function printable(value: string): string {
-  const shown = JSON.stringify(value).slice(1, -1);
-  return shown.length > 80 ? `${shown.slice(0, 77)}...` : shown;
 }

@@ -14,6 +14,6 @@ export const decideStampStep: Step<StampContext> = {
     });
     ctx.decision = decision;
     ctx.warnings.push(...decision.warnings);
-    io.progress(`${decision.record.tag} -> ${decision.record.channel}`);
+    io.progress(`${decision.record.tag} -> ${decision.record.channel}`); // a validated tag: printable
   },
 };

@@ -1,5 +1,6 @@
 import { readRepoInfo } from '../git/repo-info.ts';
 import type { Step } from '../pipeline/step.ts';
+import { printable } from '../util/printable.ts';
 import { resolveVersion } from '../version/resolve.ts';
 import type { StampContext } from './stamp-context.ts';
 
@@ -13,6 +14,6 @@ export const resolveVersionStep: Step<StampContext> = {
     ]);
     ctx.resolved = resolved;
     ctx.repo = repo;
-    io.progress(`${resolved.version} (from ${resolved.source})`);
+    io.progress(`${printable(resolved.version)} (from ${resolved.source})`);
   },
 };

@@ -120,18 +120,8 @@ function describeFailure(error: unknown, timeoutMs: number, deadline: AbortSigna
   return err.message ?? String(error);
 }
 
-/**
- * Make text read from outside safe for a terminal and a report line: control and bidi characters
- * are written as visible escapes (so an escape sequence cannot repaint the operator's screen, and
- * the parser then rightly calls the value invalid), and very long values are cut.
- */
-export function sanitize(text: string, maxLength = 128): string {
-  const escaped = text.replace(
-    /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
-  return escaped.length > maxLength ? `${escaped.slice(0, maxLength)}…` : escaped;
-}
+/** Text read from outside, made safe for a terminal and a report line (see `printable`). */
+export { printable as sanitize } from '../util/printable.ts';
 
 /** `https://x/` and `https://x` name the same base: join paths without doubling the slash. */
 export function joinUrl(base: string, path: string): string {

@@ -1,4 +1,5 @@
 import { UsageError } from '../../../errors.ts';
+import { printable } from '../../../util/printable.ts';
 import { isValidImageTag } from '../../../version/image-tag.ts';
 import { parseVersion } from '../../../version/parse.ts';
 
@@ -44,8 +45,3 @@ const HTML_ENTITIES: Record<string, string> = {
   '"': '&quot;',
   "'": '&#39;',
 };
-
-function printable(value: string): string {
-  const shown = JSON.stringify(value).slice(1, -1);
-  return shown.length > 80 ? `${shown.slice(0, 77)}...` : shown;
-}
