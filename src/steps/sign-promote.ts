@@ -1,3 +1,4 @@
+import { ExternalError } from '../errors.ts';
 import type { Step } from '../pipeline/step.ts';
 import { signAndConfirm } from '../signing/image-signature.ts';
 import type { PromoteContext } from './promote-context.ts';
@@ -27,7 +28,20 @@ export const promoteSignStep: Step<PromoteContext> = {
     const artifacts: Record<string, { digest: string; signature: string }> = {};
     for (const a of ctx.plan!.artifacts) {
       const image = { repository: a.repository, digest: a.source };
-      const outcome = await signAndConfirm(ctx.store, key, image, a.artifact);
+      let outcome: Awaited<ReturnType<typeof signAndConfirm>>;
+      try {
+        outcome = await signAndConfirm(ctx.store, key, image, a.artifact);
+      } catch (error) {
+        // The tags are written; only the signatures are missing, and signing again completes it.
+        throw new ExternalError(
+          'RC_SIGNING_FAILED',
+          `${ctx.plan!.tag} is tagged but not signed: ${(error as Error).message}`,
+          {
+            hint: `run \`release sign ${ctx.plan!.tag}\` (or this promotion again) once the store answers`,
+            cause: error,
+          },
+        );
+      }
       artifacts[a.artifact] = { digest: a.source, signature: outcome.signature };
       io.progress(`${a.artifact}: ${outcome.status}`);
     }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkImageSignature } from '../../src/signing/image-signature.ts';
 import { jsonOf, runRelease } from '../helpers/run-release.ts';
+import { startProxy } from '../registry/proxy.ts';
 import { IMAGES, type SigningProject, signingProject, writeRecord } from './fixture.ts';
 
 // `release promote --channel rc` signs what it promotes (by digest, last), refuses to start without
@@ -140,6 +141,41 @@ describe('release promote --channel rc signs', () => {
       env: {},
     });
     expect(retry.code, retry.stderr).toBe(0);
+  });
+
+  it('a store failing during signing leaves the rc tagged but unsigned, says so, and release sign completes it', async () => {
+    const proxy = await startProxy(p.registry.host);
+    try {
+      const configPath = join(p.dir, 'release.config.json');
+      writeFileSync(
+        configPath,
+        JSON.stringify({ ...JSON.parse(readFileSync(configPath, 'utf8')), registry: proxy.host }),
+      );
+      // Fail the first write of a referrers index: the signature of the first image is half made.
+      proxy.failFirst((method, url) => method === 'PUT' && /\/manifests\/sha256-[0-9a-f]{64}$/.test(url));
+      const failed = await runRelease(['promote', '--channel', 'rc', '--json'], { cwd: p.dir, env: p.env });
+      expect(failed.code).toBe(3);
+      const error = jsonOf<{ error: { code: string; message: string; hint: string } }>(failed).error;
+      expect(error.code).toBe('RC_SIGNING_FAILED');
+      expect(error.message).toContain(`${RC} is tagged but not signed`);
+      expect(error.hint).toContain(`release sign ${RC}`);
+      expect(await tagged(RC)).toEqual([built.api, built.worker, built.web]);
+
+      const release = await runRelease(
+        ['promote', '--channel', 'release', '--from', RC, '--version', 'v2.0.0'],
+        { cwd: p.dir, env: {} },
+      );
+      expect(release.code).toBe(1);
+      const signed = await runRelease(['sign', RC], { cwd: p.dir, env: p.env });
+      expect(signed.code, signed.stderr).toBe(0);
+      const retry = await runRelease(
+        ['promote', '--channel', 'release', '--from', RC, '--version', 'v2.0.0'],
+        { cwd: p.dir, env: {} },
+      );
+      expect(retry.code, retry.stderr).toBe(0);
+    } finally {
+      await proxy.stop();
+    }
   });
 
   it('a release from an rc needs signing.publicKey in the config', async () => {
