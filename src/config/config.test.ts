@@ -19,13 +19,16 @@ afterEach(() => {
 
 describe('validateConfig', () => {
   it('fills defaults that describe the reference artifacts and the embedded store', () => {
+    const base = 'oci-layout:.release/base/node:20';
     expect(validateConfig({}, 'x')).toEqual({
       registry: 'oci-layout:.release/oci',
+      insecureRegistries: [],
       record: 'dist/release.json',
+      deployments: [],
       artifacts: {
-        api: { image: 'service-api' },
-        worker: { image: 'service-worker' },
-        web: { image: 'service-web' },
+        api: { image: 'service-api', base },
+        worker: { image: 'service-worker', base },
+        web: { image: 'service-web', base },
         cli: { package: 'service-cli' },
       },
     });

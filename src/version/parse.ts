@@ -9,6 +9,7 @@ const SEMVER = new RegExp(
 // `git describe --tags` after a tag: <tag>-<distance>-g<abbreviated hash>.
 const DESCRIBE = /^(.+)-(0|[1-9]\d*)-g([0-9a-f]{7,40})$/;
 const HASH = /^[0-9a-f]{7,40}$/;
+const CORE = new RegExp(`^(${NUM})\\.(${NUM})\\.(${NUM})$`);
 const DIRTY_SUFFIX = '-dirty';
 
 /**
@@ -67,7 +68,7 @@ export function parseSemver(text: string): SemverBase | undefined {
 
 /** Parse a strict `X.Y.Z` (the only form `min_cli_version` may take). */
 export function parseCore(text: string): Core | undefined {
-  const m = new RegExp(`^(${NUM})\\.(${NUM})\\.(${NUM})$`).exec(text);
+  const m = CORE.exec(text);
   return m ? { major: BigInt(m[1]!), minor: BigInt(m[2]!), patch: BigInt(m[3]!) } : undefined;
 }
 
