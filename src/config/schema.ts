@@ -27,7 +27,10 @@ const imageArtifact = (image: string) =>
     /** The image `release build` builds on (node at /usr/local/bin/node); `release base-image` makes the default. */
     base: z
       .string()
-      .regex(BASE_IMAGE, 'expected "oci-layout:<dir>/<repository>[:tag]" or "<host[:port]>/<repository>[:tag]"')
+      .regex(
+        BASE_IMAGE,
+        'expected "oci-layout:<dir>/<repository>[:tag]" or "<host[:port]>/<repository>[:tag]"',
+      )
       .default(DEFAULT_BASE_IMAGE),
   });
 
