@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bundleService } from '../../src/service/api/build/bundle-service.ts';
+import { bundleArtifact } from '../../src/build/bundle.ts';
 import { GitRepo } from '../helpers/git-repo.ts';
 import { type StartedProcess, startProcess } from '../helpers/start-process.ts';
 import { API_READY, jsonBody, request } from './support.ts';
@@ -17,7 +17,7 @@ afterEach(async () => {
 
 async function startBundle(dir: string, env: Record<string, string> = {}): Promise<StartedProcess> {
   const bundle = join(dir, 'service-api.mjs');
-  await bundleService({ artifact: 'api', outFile: bundle });
+  await bundleArtifact('api', bundle);
   const api = await startProcess(bundle, {
     // Started from another directory on purpose: its working directory must not matter.
     cwd: tmpdir(),

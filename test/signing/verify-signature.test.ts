@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleArtifact } from '../../src/build/bundle.ts';
 import { makeBaseImage } from '../../src/engine/base-image.ts';
 import { followProgress, progressError } from '../../src/engine/docker/connect.ts';
 import { loadBaseIntoDocker } from '../../src/engine/docker/load-base.ts';
@@ -9,7 +10,6 @@ import { pushImage as pushFromDocker } from '../../src/engine/docker/push-image.
 import { readBaseImage } from '../../src/engine/oci/base-image-reader.ts';
 import { packTar } from '../../src/engine/oci/layer.ts';
 import { openStore } from '../../src/registry/open-store.ts';
-import { bundleService } from '../../src/service/api/build/bundle-service.ts';
 import { signImage } from '../../src/signing/image-signature.ts';
 import { generateSigningKeys, parsePrivateKey } from '../../src/signing/keys.ts';
 import { startDockerd } from '../helpers/dockerd.ts';
@@ -133,7 +133,7 @@ describe('release verify --docker --registry: the digest a container runs', () =
       BASE,
     );
     const context = cleanup.tempDir('context');
-    await bundleService({ artifact: 'worker', outFile: join(context, 'worker.mjs') });
+    await bundleArtifact('worker', join(context, 'worker.mjs'));
     const tar = await packTar(
       [
         {

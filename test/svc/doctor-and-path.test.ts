@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleService } from '../../src/service/api/build/bundle-service.ts';
+import { bundleArtifact } from '../../src/build/bundle.ts';
 import type { StartedProcess } from '../helpers/start-process.ts';
 import {
   archiveOf,
@@ -29,7 +29,7 @@ beforeAll(async () => {
   // The API bundled outside any checkout and started without SERVICE_VERSION reports "unknown",
   // as a production image without the variable does.
   const bundled = scratch.path('api', 'service-api.js');
-  await bundleService({ artifact: 'api', outFile: bundled });
+  await bundleArtifact('api', bundled);
   [api, unknownApi] = await Promise.all([
     startApi({ SERVICE_VERSION: 'v1.0.0', SERVICE_CLI_ARCHIVE: newArchive }),
     startApi({ SERVICE_VERSION: undefined }, bundled),

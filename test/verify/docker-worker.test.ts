@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleArtifact } from '../../src/build/bundle.ts';
 import { makeBaseImage } from '../../src/engine/base-image.ts';
 import { followProgress, progressError } from '../../src/engine/docker/connect.ts';
 import { loadBaseIntoDocker } from '../../src/engine/docker/load-base.ts';
@@ -9,7 +10,6 @@ import { pushImage } from '../../src/engine/docker/push-image.ts';
 import { readBaseImage } from '../../src/engine/oci/base-image-reader.ts';
 import { packTar } from '../../src/engine/oci/layer.ts';
 import { openStore } from '../../src/registry/open-store.ts';
-import { bundleService } from '../../src/service/api/build/bundle-service.ts';
 import { probeWorkerDocker } from '../../src/verify/probes/worker-docker.ts';
 import { type Dockerd, startDockerd } from '../helpers/dockerd.ts';
 import { type RunningRegistry, startRegistry } from '../helpers/registry.ts';
@@ -75,7 +75,7 @@ beforeAll(async () => {
   await loadBaseIntoDocker(docker, await readBaseImage(store, 'node-base', 'test', 'node-base:test'), BASE);
 
   const context = cleanup.tempDir('context');
-  await bundleService({ artifact: 'worker', outFile: join(context, 'worker.mjs') });
+  await bundleArtifact('worker', join(context, 'worker.mjs'));
   await buildWorkerImage(context, 'service-worker:v1.4.0', 'v1.4.0', '1.4.0');
   await buildWorkerImage(context, '127.0.0.1:5999/acme/service-worker:v1.3.2', 'v1.3.2', '1.3.2');
 

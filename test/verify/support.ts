@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleService } from '../../src/service/api/build/bundle-service.ts';
+import { bundleArtifact } from '../../src/build/bundle.ts';
 import { buildWeb } from '../../src/service/web/build/build-web.ts';
 import { type StartedProcess, startProcess } from '../helpers/start-process.ts';
 
@@ -56,7 +56,7 @@ export function startApi(cleanup: Cleanup, version: string, env: Record<string, 
 export async function startBundledApiWithoutVersion(cleanup: Cleanup) {
   const dir = cleanup.tempDir('api-bundle');
   const outFile = join(dir, 'service-api.mjs');
-  await bundleService({ artifact: 'api', outFile });
+  await bundleArtifact('api', outFile);
   return cleanup.track(
     startProcess(outFile, { cwd: dir, env: { HOST: '127.0.0.1', PORT: '0', SERVICE_VERSION: undefined } }),
   );

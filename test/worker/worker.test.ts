@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bundleService } from '../../src/service/api/build/bundle-service.ts';
+import { bundleArtifact } from '../../src/build/bundle.ts';
 import { jsonBody, request, WORKER_BIN } from '../api/support.ts';
 import { type StartedProcess, startProcess } from '../helpers/start-process.ts';
 
@@ -73,7 +73,7 @@ describe('service-worker', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sr-worker-bundle-'));
     cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
     const bundle = join(dir, 'service-worker.mjs');
-    await bundleService({ artifact: 'worker', outFile: bundle });
+    await bundleArtifact('worker', bundle);
     const worker = await startWorker({ GIT_CEILING_DIRECTORIES: dirname(dir) }, bundle);
     expect(worker.ready[2]).toBe('none');
     expect(jsonBody(await request(worker.url, '/healthz'))).toStrictEqual({
