@@ -21,7 +21,7 @@ export async function runBaseImage(options: GlobalOptions & { ref?: string[] }) 
       });
     }
   }
-  const open = storeOpener({ cwd: ctx.cwd, env: ctx.env, insecure: ctx.config.insecureRegistries });
+  const open = storeOpener({ cwd: ctx.configDir, env: ctx.env, insecure: ctx.config.insecureRegistries });
   const epoch = buildEpoch(ctx.env, null);
   const written = [];
   for (const ref of refs) {

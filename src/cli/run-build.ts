@@ -25,9 +25,9 @@ export async function runBuild(
     ...(options.engine ? { requestedEngine: options.engine } : {}),
     push: Boolean(options.push),
     only,
-    recordPath: recordPath(base.cwd, base.config.record),
+    recordPath: recordPath(base.configDir, base.config.record),
     distDir: join(base.cwd, 'dist'),
-    open: storeOpener({ cwd: base.cwd, env: base.env, insecure: base.config.insecureRegistries }),
+    open: storeOpener({ cwd: base.configDir, env: base.env, insecure: base.config.insecureRegistries }),
     staged: {},
     built: {},
   };

@@ -3,7 +3,7 @@ import { promotePipeline } from '../pipeline/pipelines.ts';
 import { runPipeline } from '../pipeline/runner.ts';
 import { type PromotionSigning, recordPath } from '../record/release-record.ts';
 import { PromotionFailedError, referenceOf } from '../registry/apply-promotion.ts';
-import { openStore } from '../registry/open-store.ts';
+import { openConfiguredStore } from '../registry/open-store.ts';
 import type { ImageStore } from '../registry/store.ts';
 import { shortKeyId } from '../signing/keys.ts';
 import type { PromoteContext } from '../steps/promote-context.ts';
@@ -13,17 +13,13 @@ import { printJson, printLine, warn } from './output.ts';
 
 export async function runPromote(options: PromoteOptions): Promise<void> {
   const base = await baseContext(options);
-  const store = openStore(base.config.registry, {
-    cwd: base.cwd,
-    env: base.env,
-    insecure: base.config.insecureRegistries,
-  });
+  const store = openConfiguredStore(base);
   const ctx: PromoteContext = {
     ...base,
     channel: options.channel,
     ...(options.version ? { versionFlag: options.version } : {}),
     ...(options.from ? { from: options.from } : {}),
-    recordPath: recordPath(base.cwd, base.config.record),
+    recordPath: recordPath(base.configDir, base.config.record),
     store,
     sign: options.sign !== false,
     ...(options.key ? { keyPath: options.key } : {}),

@@ -2,7 +2,7 @@ import { UsageError } from '../errors.ts';
 import { signPipeline } from '../pipeline/pipelines.ts';
 import { runPipeline } from '../pipeline/runner.ts';
 import { readReleaseRecord, recordPath } from '../record/release-record.ts';
-import { openStore } from '../registry/open-store.ts';
+import { openConfiguredStore } from '../registry/open-store.ts';
 import { shortKeyId } from '../signing/keys.ts';
 import { targetsFromRecord, targetsFromRef } from '../signing/sign-targets.ts';
 import type { SignContext, SignResult } from '../steps/sign-context.ts';
@@ -23,10 +23,10 @@ export async function runSign(ref: string | undefined, flags: SignFlags): Promis
   const base = await baseContext(flags);
   const signTargets = ref
     ? targetsFromRef(ref, base.config)
-    : targetsFromRecord(await readReleaseRecord(recordPath(base.cwd, base.config.record)), base.config);
+    : targetsFromRecord(await readReleaseRecord(recordPath(base.configDir, base.config.record)), base.config);
   const ctx: SignContext = {
     ...base,
-    store: openStore(base.config.registry, { cwd: base.cwd, env: base.env }),
+    store: openConfiguredStore(base),
     signTargets,
     ...(flags.key ? { keyPath: flags.key } : {}),
   };

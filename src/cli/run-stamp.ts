@@ -12,7 +12,12 @@ export async function runStamp(
   const base = await baseContext(options);
   const ctx: StampContext = {
     ...base,
-    paths: stampPaths(base.cwd, base.config.record, options.envFile),
+    paths: stampPaths({
+      configDir: base.configDir,
+      cwd: base.cwd,
+      record: base.config.record,
+      ...(options.envFile ? { envFile: options.envFile } : {}),
+    }),
     ...(options.channel ? { requestedChannel: options.channel } : {}),
   };
   await runPipeline(stampPipeline, ctx, ctx);

@@ -30,3 +30,19 @@ export function openStore(registry: string, options: OpenStoreOptions): ImageSto
     ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
   });
 }
+
+/**
+ * The store the configuration names, opened the way every command opens it: relative layout
+ * paths against the config file's directory, and the config's insecure-registry list.
+ */
+export function openConfiguredStore(ctx: {
+  config: { registry: string; insecureRegistries: string[] };
+  configDir: string;
+  env: Record<string, string | undefined>;
+}): ImageStore {
+  return openStore(ctx.config.registry, {
+    cwd: ctx.configDir,
+    env: ctx.env,
+    insecure: ctx.config.insecureRegistries,
+  });
+}

@@ -13,8 +13,16 @@ export interface StampPaths {
 }
 
 /** Where the stamp writes: beside the record unless `--env-file` says otherwise. */
-export function stampPaths(cwd: string, recordSetting: string, envFile?: string): StampPaths {
-  const record = resolve(cwd, recordSetting);
+export function stampPaths(options: {
+  configDir: string;
+  cwd: string;
+  record: string;
+  envFile?: string;
+}): StampPaths {
+  // The record is a config setting (relative to the config); --env-file is the caller's path.
+  const record = resolve(options.configDir, options.record);
+  const envFile = options.envFile;
+  const cwd = options.cwd;
   const dir = dirname(record);
   return {
     record,

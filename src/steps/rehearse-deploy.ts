@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { connectDocker } from '../engine/docker/connect.ts';
 import type { Step } from '../pipeline/step.ts';
-import { openStore } from '../registry/open-store.ts';
+import { openConfiguredStore } from '../registry/open-store.ts';
 import { startReleasedContainer } from '../rehearse/containers.ts';
 import { startReleasedImage } from '../rehearse/deployment.ts';
 import { REHEARSAL, type RehearseContext } from '../rehearse/rehearse-context.ts';
@@ -14,7 +14,7 @@ export const rehearseDeployStep: Step<RehearseContext> = {
   title: 'Start the deployment on loopback (API, worker, web)',
   async run(ctx) {
     if (ctx.engine === 'docker') return deployContainers(ctx, this.title);
-    const store = openStore(ctx.config.registry, { cwd: ctx.repo!, env: ctx.releaseEnv! });
+    const store = openConfiguredStore({ config: ctx.config, configDir: ctx.repo!, env: ctx.releaseEnv! });
     const start = (artifact: 'api' | 'worker' | 'web', env?: Record<string, string>) =>
       startReleasedImage({
         store,

@@ -1,7 +1,7 @@
 import { IMAGE_ARTIFACTS } from '../config/schema.ts';
 import { RuleError } from '../errors.ts';
 import type { Step } from '../pipeline/step.ts';
-import { openStore } from '../registry/open-store.ts';
+import { openConfiguredStore } from '../registry/open-store.ts';
 import { REHEARSAL, type RehearseContext } from '../rehearse/rehearse-context.ts';
 import { releaseJson } from '../rehearse/release-cli.ts';
 import { gitTag } from '../rehearse/workspace.ts';
@@ -72,7 +72,7 @@ export const rehearsePromoteReleaseStep: Step<RehearseContext> = {
 };
 
 async function latestDigests(ctx: RehearseContext): Promise<Record<string, string | undefined>> {
-  const store = openStore(ctx.config.registry, { cwd: ctx.repo!, env: ctx.releaseEnv! });
+  const store = openConfiguredStore({ config: ctx.config, configDir: ctx.repo!, env: ctx.releaseEnv! });
   const entries = await Promise.all(
     IMAGE_ARTIFACTS.map(async (artifact) => {
       const descriptor = await store.resolve(ctx.config.artifacts[artifact].image, 'latest');

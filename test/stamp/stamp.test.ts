@@ -146,6 +146,19 @@ describe('release stamp', () => {
     );
   });
 
+  it('resolves config paths against the config file, --env-file against the caller', async () => {
+    const r = taggedRepo(0);
+    mkdirSync(join(r.dir, 'ci'));
+    r.write('ci/release.json', JSON.stringify({ record: 'out/record.json' }));
+    const result = await runRelease(['stamp', '--config', 'ci/release.json', '--env-file', 'here.env'], {
+      cwd: r.dir,
+    });
+    expect(result.code).toBe(0);
+    expect(readJson(r, 'ci/out/record.json').tag).toBe('v1.4.0');
+    expect(existsSync(join(r.dir, 'ci/out/build-args.json'))).toBe(true);
+    expect(read(r, 'here.env')).toContain('SERVICE_VERSION=v1.4.0');
+  });
+
   it('marks a dirty tree and puts it on the dev channel', async () => {
     const r = taggedRepo(0);
     r.makeDirty();
