@@ -44,7 +44,8 @@ export function renderRehearsal(report: RehearsalReport): string[] {
   const lines = ['', 'Rehearsal report', ''];
   for (const step of report.steps) {
     lines.push(`${mark[step.status]}  ${formatMs(step.ms).padStart(7)}  ${step.title}`);
-    const detail = step.status === 'failed' ? step.reason?.split('\n')[0] : step.detail;
+    // A failure or a skip says why; a step that ran says what it found.
+    const detail = step.status === 'done' ? step.detail : step.reason?.split('\n')[0];
     if (detail) lines.push(`                 ${detail}`);
   }
   lines.push('', `${report.ok ? 'rehearsal passed' : 'rehearsal FAILED'} in ${formatMs(report.totalMs)}`);
