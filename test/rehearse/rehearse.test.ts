@@ -97,7 +97,9 @@ describe('release rehearse (embedded default: no Docker, no registry)', () => {
     expect(result.code).toBe(3);
     expect(result.stdout).toMatch(/Rehearsal report/);
     expect(result.stdout).toMatch(/FAIL .*Make a git repository from the reference service/);
-    expect(result.stdout).toMatch(/skip .*Start a local registry\n\s+the embedded OCI layout needs no registry/);
+    expect(result.stdout).toMatch(
+      /skip .*Start a local registry\n\s+the embedded OCI layout needs no registry/,
+    );
     expect(result.stdout).toMatch(/rehearsal FAILED in/);
     expect(result.stderr).toMatch(/error: git is not installed/);
     expect(result.stderr).toMatch(/hint: install git/);
