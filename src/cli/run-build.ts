@@ -3,7 +3,7 @@ import type { EngineName } from '../engine/engine.ts';
 import { rfc3339 } from '../engine/oci/image-config.ts';
 import { storeOpener } from '../engine/store-cache.ts';
 import { UsageError } from '../errors.ts';
-import { buildPipeline } from '../pipeline/pipelines.ts';
+import { buildPipeline } from '../pipeline/build-pipeline.ts';
 import { runPipeline } from '../pipeline/runner.ts';
 import { recordPath } from '../record/release-record.ts';
 import {

@@ -1,5 +1,5 @@
 import { orderedWrites, type PromotionPlan, short } from '../channels/promotion-plan.ts';
-import { promotePipeline } from '../pipeline/pipelines.ts';
+import { promotePipeline } from '../pipeline/promote-pipeline.ts';
 import { runPipeline } from '../pipeline/runner.ts';
 import { type PromotionSigning, recordPath } from '../record/release-record.ts';
 import { PromotionFailedError, referenceOf } from '../registry/apply-promotion.ts';

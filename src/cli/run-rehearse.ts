@@ -1,9 +1,9 @@
 import { rm } from 'node:fs/promises';
 import { isReleaseError } from '../errors.ts';
+import { rehearsePipeline } from '../pipeline/rehearse-pipeline.ts';
 import { runPipeline } from '../pipeline/runner.ts';
 import type { StepReport } from '../pipeline/step.ts';
 import type { RehearseContext } from '../rehearse/rehearse-context.ts';
-import { rehearsePipeline } from '../rehearse/rehearse-pipeline.ts';
 import { rehearsalReport, renderRehearsal } from '../rehearse/rehearse-report.ts';
 import { baseContext } from './command-context.ts';
 import type { RehearseOptions } from './commands/rehearse.ts';

@@ -1,6 +1,6 @@
 import { UsageError } from '../errors.ts';
-import { signPipeline } from '../pipeline/pipelines.ts';
 import { runPipeline } from '../pipeline/runner.ts';
+import { signPipeline } from '../pipeline/sign-pipeline.ts';
 import { readReleaseRecord, recordPath } from '../record/release-record.ts';
 import { openConfiguredStore } from '../registry/open-store.ts';
 import { shortKeyId } from '../signing/keys.ts';

@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
-import { stampPipeline } from '../pipeline/pipelines.ts';
 import { runPipeline } from '../pipeline/runner.ts';
+import { stampPipeline } from '../pipeline/stamp-pipeline.ts';
 import { stampFiles, stampOutputs, stampPaths } from '../stamp/stamp-files.ts';
 import type { StampContext } from '../steps/stamp-context.ts';
 import { baseContext, type GlobalOptions } from './command-context.ts';

@@ -1,8 +1,8 @@
 import { ExternalError, RuleError, UsageError } from '../errors.ts';
 import { runPipeline } from '../pipeline/runner.ts';
+import { verifyPipeline } from '../pipeline/verify-pipeline.ts';
 import type { ImageStore } from '../registry/store.ts';
 import type { VerifyContext } from '../steps/verify-context.ts';
-import { verifyPipeline } from '../steps/verify-pipeline.ts';
 import { type FleetReport, verifyFleet } from '../verify/fleet.ts';
 import type { VerifyTarget } from '../verify/probe-deployment.ts';
 import { renderFindings, renderReport, reportJson, table } from '../verify/report.ts';

@@ -1,4 +1,4 @@
-import type { Step } from '../pipeline/step.ts';
+import type { RehearseContext } from '../rehearse/rehearse-context.ts';
 import { rehearseBuildStep } from '../steps/rehearse-build.ts';
 import {
   rehearseGateBlocksStep,
@@ -18,7 +18,7 @@ import {
   rehearseRepositoryStep,
   rehearseWorkspaceStep,
 } from '../steps/rehearse-workspace.ts';
-import type { RehearseContext } from './rehearse-context.ts';
+import type { Step } from './step.ts';
 
 /** A full release, rehearsed on this machine (embedded store by default): the README follows it. */
 export const rehearsePipeline: readonly Step<RehearseContext>[] = [
