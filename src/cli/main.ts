@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { EXIT, isReleaseError } from '../errors.ts';
-import { commandDefinitions } from './commands/index.ts';
+import { commandDefinitions } from './commands.ts';
 import { printError } from './output.ts';
 
 /**

@@ -2,9 +2,20 @@ import { IMAGE_ARTIFACTS, type ImageArtifact, type ReleaseConfig } from '../conf
 import { RuleError, UsageError } from '../errors.ts';
 import type { ReleaseRecord } from '../record/release-record.ts';
 import { isDigest } from '../registry/digest.ts';
-import type { SignTarget } from '../steps/sign-context.ts';
 import { isImageOf, parseImageRef } from '../verify/image-ref.ts';
 import { isValidImageTag } from '../version/image-tag.ts';
+
+/** One image to sign: named by tag or digest on the command line, signed by digest only. */
+export interface SignTarget {
+  artifact: ImageArtifact;
+  repository: string;
+  /** What the user named (a tag or a digest); only ever used to find the digest. */
+  reference: string;
+  /** The manifest digest in the store, once resolved. */
+  digest?: string;
+  /** The digest the release record says was built, when known: the tag must still point there. */
+  expected?: string;
+}
 
 type Images = Pick<ReleaseConfig, 'artifacts'>;
 

@@ -1,0 +1,24 @@
+import type { Command } from 'commander';
+import { baseImageCommand } from '../commands/base-image/base-image-command.ts';
+import { buildCommand } from '../commands/build/build-command.ts';
+import { keygenCommand } from '../commands/keygen/keygen-command.ts';
+import { promoteCommand } from '../commands/promote/promote-command.ts';
+import { rehearseCommand } from '../commands/rehearse/rehearse-command.ts';
+import { signCommand } from '../commands/sign/sign-command.ts';
+import { stampCommand } from '../commands/stamp/stamp-command.ts';
+import { verifyCommand } from '../commands/verify/verify-command.ts';
+
+/**
+ * Every `release` command, in help order. Each definition only declares flags; the work is
+ * imported when the command runs, so `release --help` and a typo cost nothing.
+ */
+export const commandDefinitions: ((program: Command) => void)[] = [
+  stampCommand, // resolve and stamp the version
+  buildCommand, // build the CLI archive and the images with the version baked in
+  baseImageCommand, // make the minimal node base image the builds start from
+  promoteCommand, // tag the built images into dev, rc or release (manifest copy, all or nothing)
+  verifyCommand, // prove a live deployment (or a fleet) is in step
+  keygenCommand, // create the key pair that signs release candidates
+  signCommand, // sign images by digest (release candidates)
+  rehearseCommand, // the whole release, rehearsed on this machine with the embedded store
+];

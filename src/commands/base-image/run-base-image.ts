@@ -1,0 +1,40 @@
+import { buildEpoch } from '../../build/image-specs.ts';
+import { baseContext, type GlobalOptions } from '../../cli/command-context.ts';
+import { printJson, printLine } from '../../cli/output.ts';
+import { IMAGE_ARTIFACTS } from '../../config/schema.ts';
+import { makeBaseImage } from '../../engine/base-image.ts';
+import { parseImageRef } from '../../engine/oci/image-ref.ts';
+import { storeOpener } from '../../engine/store-cache.ts';
+import { UsageError } from '../../errors.ts';
+
+/** `release base-image`: the node base, written to each reference (the configured bases by default). */
+export async function runBaseImage(options: GlobalOptions & { ref?: string[] }) {
+  const ctx = await baseContext(options);
+  const texts = options.ref?.length
+    ? options.ref
+    : [...new Set(IMAGE_ARTIFACTS.map((name) => ctx.config.artifacts[name].base))];
+  const refs = texts.map(parseImageRef);
+  for (const ref of refs) {
+    if (ref.reference.startsWith('sha256:')) {
+      throw new UsageError('BASE_REF_IS_DIGEST', `${ref.text} names a digest; a new image needs a tag`, {
+        hint: 'give a tag, e.g. oci-layout:.release/base/node:20',
+      });
+    }
+  }
+  const open = storeOpener({ cwd: ctx.configDir, env: ctx.env, insecure: ctx.config.insecureRegistries });
+  const epoch = buildEpoch(ctx.env, null);
+  const written = [];
+  for (const ref of refs) {
+    const made = await makeBaseImage({
+      store: open(ref.store),
+      repository: ref.repository,
+      tags: [ref.reference],
+      epoch,
+    });
+    written.push({ reference: ref.text, digest: made.digest, node: made.nodeVersion, files: made.files });
+  }
+  if (ctx.json) printJson({ images: written });
+  else
+    for (const image of written)
+      printLine(`${image.reference}@${image.digest}  node ${image.node}, ${image.files.length} files`);
+}

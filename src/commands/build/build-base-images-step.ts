@@ -1,0 +1,60 @@
+import { buildEpoch } from '../../build/image-specs.ts';
+import { OCI_LAYOUT_PREFIX } from '../../config/schema.ts';
+import { makeBaseImage } from '../../engine/base-image.ts';
+import { parseImageRef } from '../../engine/oci/image-ref.ts';
+import { ExternalError } from '../../errors.ts';
+import type { Step } from '../../pipeline/step.ts';
+import { type BuildContext, imagesToBuild } from './build-context.ts';
+
+/**
+ * Every base image must exist before any image is built. A missing base in an OCI layout is made
+ * here from this machine's node (what `release base-image` does), so the default works on a fresh
+ * checkout with nothing to pull; a missing base in a registry is an error.
+ */
+export const buildBaseImagesStep: Step<BuildContext> = {
+  title: 'Check the base images',
+  skip: (ctx) => (imagesToBuild(ctx).length === 0 ? 'no image to build (--only cli)' : false),
+  async run(ctx, io) {
+    const refs = new Map(
+      imagesToBuild(ctx).map((name) => [
+        ctx.config.artifacts[name].base,
+        parseImageRef(ctx.config.artifacts[name].base),
+      ]),
+    );
+    for (const [text, ref] of refs) {
+      const store = ctx.open(ref.store);
+      let found: unknown;
+      try {
+        found = await store.resolve(ref.repository, ref.reference);
+      } catch (error) {
+        throw new ExternalError(
+          'BASE_IMAGE_UNREADABLE',
+          `cannot read the base image ${text}: ${(error as Error).message}`,
+          {
+            hint: 'check that the registry is reachable and the login may pull, or set artifacts.<name>.base',
+            cause: error,
+          },
+        );
+      }
+      if (found) {
+        io.progress(`${text}: present`);
+        continue;
+      }
+      if (!ref.store.startsWith(OCI_LAYOUT_PREFIX) || ref.reference.startsWith('sha256:')) {
+        throw new ExternalError('BASE_IMAGE_MISSING', `the base image ${text} does not exist`, {
+          hint: 'push a base with node at /usr/local/bin/node there (`release base-image --ref <ref>` makes one), or set artifacts.<name>.base',
+        });
+      }
+      io.progress(`${text}: making it from this machine's node`);
+      const made = await makeBaseImage({
+        store,
+        repository: ref.repository,
+        tags: [ref.reference],
+        epoch: buildEpoch(ctx.env, null),
+      });
+      ctx.warnings.push(
+        `base image ${text} did not exist: made it from this machine's node ${made.nodeVersion} (${made.digest})`,
+      );
+    }
+  },
+};

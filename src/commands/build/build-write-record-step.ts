@@ -1,0 +1,37 @@
+import { relative } from 'node:path';
+import { rfc3339 } from '../../engine/oci/image-config.ts';
+import type { Step } from '../../pipeline/step.ts';
+import { readReleaseRecord, writeReleaseRecord } from '../../record/release-record.ts';
+import { type BuildContext, imagesToBuild } from './build-context.ts';
+
+/**
+ * Put each image's digest and where it is, and the archive's path and SHA-256, into the record.
+ * The record is read again just before the write (another step of the job may have added to it)
+ * and replaced atomically, so a failed build leaves the record as it was.
+ */
+export const buildWriteRecordStep: Step<BuildContext> = {
+  title: 'Update the release record',
+  async run(ctx, io) {
+    const record = await readReleaseRecord(ctx.recordPath);
+    for (const artifact of imagesToBuild(ctx)) {
+      const built = ctx.built[artifact]!;
+      const entry = record.artifacts[artifact];
+      if (built.digest) entry.digest = built.digest;
+      else delete entry.digest;
+      entry.build = {
+        engine: built.engine,
+        reference: built.reference,
+        pushed: built.pushed,
+        ...(built.imageId ? { imageId: built.imageId } : {}),
+        base: built.base,
+        created: rfc3339(ctx.epoch!),
+      };
+    }
+    if (ctx.cli) {
+      record.artifacts.cli.archive = relative(ctx.cwd, ctx.cli.path) || ctx.cli.path;
+      record.artifacts.cli.sha256 = ctx.cli.sha256;
+    }
+    await writeReleaseRecord(ctx.recordPath, record);
+    io.progress(relative(ctx.cwd, ctx.recordPath));
+  },
+};

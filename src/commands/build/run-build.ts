@@ -1,0 +1,96 @@
+import { join, relative } from 'node:path';
+import { baseContext, type GlobalOptions } from '../../cli/command-context.ts';
+import { printJson, printLine, warn } from '../../cli/output.ts';
+import type { EngineName } from '../../engine/engine.ts';
+import { rfc3339 } from '../../engine/oci/image-config.ts';
+import { storeOpener } from '../../engine/store-cache.ts';
+import { UsageError } from '../../errors.ts';
+import { runPipeline } from '../../pipeline/runner.ts';
+import { recordPath } from '../../record/release-record.ts';
+import { BUILD_ARTIFACTS, type BuildArtifact, type BuildContext, imagesToBuild } from './build-context.ts';
+import { buildPipeline } from './build-pipeline.ts';
+
+export async function runBuild(
+  options: GlobalOptions & { engine?: EngineName; push?: boolean; only?: string },
+) {
+  const only = parseOnly(options.only);
+  const base = await baseContext(options);
+  const ctx: BuildContext = {
+    ...base,
+    ...(options.engine ? { requestedEngine: options.engine } : {}),
+    push: Boolean(options.push),
+    only,
+    recordPath: recordPath(base.configDir, base.config.record),
+    distDir: join(base.cwd, 'dist'),
+    open: storeOpener({ cwd: base.configDir, env: base.env, insecure: base.config.insecureRegistries }),
+    staged: {},
+    built: {},
+  };
+  await runPipeline(buildPipeline, ctx, ctx);
+  const images = Object.fromEntries(
+    imagesToBuild(ctx).map((name) => {
+      const built = ctx.built[name]!;
+      return [
+        name,
+        {
+          reference: built.reference,
+          digest: built.digest ?? null,
+          ...(built.imageId ? { imageId: built.imageId } : {}),
+          pushed: built.pushed,
+          base: built.base,
+        },
+      ];
+    }),
+  );
+  const cli = ctx.cli && {
+    archive: relative(ctx.cwd, ctx.cli.path),
+    sha256: ctx.cli.sha256,
+    size: ctx.cli.size,
+  };
+  if (ctx.json) {
+    printJson({
+      version: ctx.record!.version,
+      tag: ctx.tag,
+      engine: ctx.engine?.name ?? null,
+      engineReason: ctx.engine?.reason ?? null,
+      push: ctx.push,
+      created: ctx.epoch === undefined ? null : rfc3339(ctx.epoch),
+      cli: cli ?? null,
+      images,
+      record: relative(ctx.cwd, ctx.recordPath),
+      warnings: ctx.warnings,
+    });
+  } else {
+    printLine(
+      `${ctx.tag}  engine ${ctx.engine?.name ?? 'none'}${ctx.engine ? ` (${ctx.engine.reason})` : ''}`,
+    );
+    if (cli) printLine(`  cli: ${cli.archive}  sha256 ${cli.sha256}`);
+    for (const [name, image] of Object.entries(images)) {
+      printLine(
+        `  ${name}: ${image.reference}${image.digest ? `@${image.digest}` : image.imageId ? `  (image ${image.imageId.slice(0, 19)}, not pushed)` : ''}`,
+      );
+    }
+    printLine(`record: ${relative(ctx.cwd, ctx.recordPath)}`);
+  }
+  for (const text of ctx.warnings) warn(text);
+}
+
+/** `--only api,web` -> the set; every artifact when absent. Unknown names are a usage error. */
+export function parseOnly(value: string | undefined): ReadonlySet<BuildArtifact> {
+  if (value === undefined) return new Set(BUILD_ARTIFACTS);
+  const names = value
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  const unknown = names.filter((name) => !BUILD_ARTIFACTS.includes(name as BuildArtifact));
+  if (names.length === 0 || unknown.length > 0) {
+    throw new UsageError(
+      'ONLY_INVALID',
+      `--only ${JSON.stringify(value)}: ${unknown.length ? `unknown artifact ${unknown.join(', ')}` : 'nothing named'}`,
+      {
+        hint: `name one or more of ${BUILD_ARTIFACTS.join(', ')}, comma-separated (--only api,web)`,
+      },
+    );
+  }
+  return new Set(names as BuildArtifact[]);
+}

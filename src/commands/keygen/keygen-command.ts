@@ -1,0 +1,13 @@
+import type { Command } from 'commander';
+import type { GlobalOptions } from '../../cli/command-context.ts';
+
+export function keygenCommand(program: Command): void {
+  program
+    .command('keygen')
+    .description('create the ECDSA P-256 key pair that signs release candidates')
+    .option('--out <dir>', 'directory for release-signing.key and release-signing.pub (default: --cwd)')
+    .action(async (options: { out?: string }, command: Command) => {
+      const { runKeygen } = await import('./run-keygen.ts');
+      await runKeygen({ ...(command.optsWithGlobals() as GlobalOptions), ...options });
+    });
+}

@@ -1,0 +1,25 @@
+import { relative, resolve } from 'node:path';
+import type { GlobalOptions } from '../../cli/command-context.ts';
+import { printJson, printLine } from '../../cli/output.ts';
+import { writeKeyPair } from '../../signing/key-files.ts';
+import { PASSPHRASE_ENV, shortKeyId } from '../../signing/keys.ts';
+
+/**
+ * `release keygen`: needs no config (it is what a project runs before it has a signing section),
+ * only the passphrase in the environment.
+ */
+export async function runKeygen(options: GlobalOptions & { out?: string }): Promise<void> {
+  const cwd = resolve(options.cwd ?? process.cwd());
+  const outDir = resolve(cwd, options.out ?? '.');
+  const written = await writeKeyPair(outDir, process.env);
+  if (options.json) {
+    printJson(written);
+    return;
+  }
+  const show = (path: string) => relative(cwd, path) || path;
+  printLine(`wrote ${show(written.privateKey)} (mode 0600, encrypted with $${PASSPHRASE_ENV})`);
+  printLine(`wrote ${show(written.publicKey)}  key ${shortKeyId(written.keyId)}`);
+  printLine(
+    `next: set signing.publicKey to '${show(written.publicKey)}' in the config; keep the private key out of git`,
+  );
+}

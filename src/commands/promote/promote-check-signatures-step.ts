@@ -1,0 +1,58 @@
+import { RuleError, UsageError } from '../../errors.ts';
+import type { Step } from '../../pipeline/step.ts';
+import { checkImageSignature } from '../../signing/image-signature.ts';
+import { readPublicKey } from '../../signing/key-files.ts';
+import { shortKeyId } from '../../signing/keys.ts';
+import type { PromoteContext } from './promote-context.ts';
+
+/**
+ * `release promote --channel release --from <rc>`: every source digest (the exact bytes the next
+ * step will tag) must carry a valid signature from the configured key, or nothing is written.
+ * All artifacts are checked before refusing, so one run names every problem.
+ */
+export const promoteCheckSignaturesStep: Step<PromoteContext> = {
+  title: "Check the release candidate's signatures",
+  skip: (ctx) =>
+    ctx.channel !== 'release'
+      ? `the ${ctx.channel} channel does not need a signed source`
+      : !ctx.from
+        ? 'not promoted from a release candidate (no --from): nothing signed to check'
+        : false,
+  async run(ctx, io) {
+    const trusted = await readPublicKey(ctx);
+    if (!trusted) {
+      throw new UsageError(
+        'SIGNING_NO_PUBLIC_KEY',
+        `releasing from ${ctx.from} checks its signatures, and signing.publicKey is not configured`,
+        {
+          hint: 'set signing.publicKey in the config to the .pub file of the key that signs release candidates',
+        },
+      );
+    }
+    const artifacts: Record<string, { digest: string; signature?: string }> = {};
+    const problems: string[] = [];
+    // The plan's sources are the exact manifests the next step tags: check those, not the tag again.
+    for (const { artifact, repository, source } of ctx.plan!.artifacts) {
+      const image = { repository, digest: source };
+      const check = await checkImageSignature(ctx.store, trusted, image);
+      io.progress(`${artifact}: ${check.status}`);
+      const signature = check.signatures.find((s) => s.valid)?.digest;
+      if (check.status === 'valid')
+        artifacts[artifact] = { digest: image.digest, ...(signature ? { signature } : {}) };
+      else
+        problems.push(
+          `${artifact} (${image.repository}@${image.digest}): ${check.status === 'missing' ? 'unsigned, ' : 'wrongly signed, '}${check.reason}`,
+        );
+    }
+    if (problems.length > 0) {
+      throw new RuleError(
+        'RC_SIGNATURE_INVALID',
+        `refusing to release ${ctx.version} from ${ctx.from}: not every image carries a valid signature from key ${shortKeyId(trusted.keyId)}\n  ${problems.join('\n  ')}`,
+        {
+          hint: `promote only what \`release promote --channel rc\` (or \`release sign\`) signed; if ${ctx.from} was re-pushed, find the signed digest and pass --from <digest>`,
+        },
+      );
+    }
+    ctx.signing = { status: 'verified', keyId: trusted.keyId, artifacts };
+  },
+};

@@ -1,0 +1,26 @@
+import type { Channel } from '../../channels/channel-of.ts';
+import type { PromotionPlan } from '../../channels/promotion-plan.ts';
+import type { BaseContext } from '../../pipeline/context.ts';
+import type { ReleaseRecord } from '../../record/release-record.ts';
+import type { PromotionResult, PromotionSource, StoreState } from '../../registry/apply-promotion.ts';
+import type { ImageStore } from '../../registry/store.ts';
+import type { PromoteSigningFields } from '../sign/sign-context.ts';
+
+export interface PromoteContext extends BaseContext, PromoteSigningFields {
+  channel: Channel;
+  /** `--version`: else the record's tag. */
+  versionFlag?: string;
+  /** `--from <tag|digest>`: else the digests `release build` wrote into the record. */
+  from?: string;
+  recordPath: string;
+  store: ImageStore;
+  /** Filled by the steps, in order. */
+  record?: ReleaseRecord;
+  version?: string;
+  commit?: string;
+  dirty?: boolean;
+  sources?: PromotionSource[];
+  state?: StoreState;
+  plan?: PromotionPlan;
+  result?: PromotionResult;
+}

@@ -1,0 +1,50 @@
+import { ExternalError } from '../../errors.ts';
+import type { Step } from '../../pipeline/step.ts';
+import { signAndConfirm } from '../../signing/image-signature.ts';
+import type { PromoteContext } from './promote-context.ts';
+
+/**
+ * The rc channel's last step on the store: sign each promoted digest (never the tag) and read the
+ * signature back. With `--no-sign` nothing is signed, and the output and record say so.
+ */
+export const promoteSignStep: Step<PromoteContext> = {
+  title: 'Sign the release candidate',
+  skip: (ctx) =>
+    ctx.channel !== 'rc'
+      ? `only the rc channel is signed (${ctx.channel} is not)`
+      : ctx.dryRun
+        ? 'dry run'
+        : false,
+  async run(ctx, io) {
+    if (ctx.sign === false) {
+      ctx.signing = { status: 'unsigned', reason: '--no-sign' };
+      ctx.warnings.push(
+        `${ctx.plan!.tag} was promoted unsigned (--no-sign): \`release promote --channel release --from ${ctx.plan!.tag}\` will refuse it until \`release sign ${ctx.plan!.tag}\` signs it`,
+      );
+      io.progress('not signed (--no-sign)');
+      return;
+    }
+    const key = ctx.signingKey!;
+    const artifacts: Record<string, { digest: string; signature: string }> = {};
+    for (const a of ctx.plan!.artifacts) {
+      const image = { repository: a.repository, digest: a.source };
+      let outcome: Awaited<ReturnType<typeof signAndConfirm>>;
+      try {
+        outcome = await signAndConfirm(ctx.store, key, image, a.artifact);
+      } catch (error) {
+        // The tags are written; only the signatures are missing, and signing again completes it.
+        throw new ExternalError(
+          'RC_SIGNING_FAILED',
+          `${ctx.plan!.tag} is tagged but not signed: ${(error as Error).message}`,
+          {
+            hint: `run \`release sign ${ctx.plan!.tag}\` (or this promotion again) once the store answers`,
+            cause: error,
+          },
+        );
+      }
+      artifacts[a.artifact] = { digest: a.source, signature: outcome.signature };
+      io.progress(`${a.artifact}: ${outcome.status}`);
+    }
+    ctx.signing = { status: 'signed', keyId: key.publicKey.keyId, artifacts };
+  },
+};

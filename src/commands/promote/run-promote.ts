@@ -1,0 +1,111 @@
+import { orderedWrites, type PromotionPlan, short } from '../../channels/promotion-plan.ts';
+import { baseContext } from '../../cli/command-context.ts';
+import { printJson, printLine, warn } from '../../cli/output.ts';
+import { runPipeline } from '../../pipeline/runner.ts';
+import { type PromotionSigning, recordPath } from '../../record/release-record.ts';
+import { PromotionFailedError, referenceOf } from '../../registry/apply-promotion.ts';
+import { openConfiguredStore } from '../../registry/open-store.ts';
+import type { ImageStore } from '../../registry/store.ts';
+import { shortKeyId } from '../../signing/keys.ts';
+import type { PromoteOptions } from './promote-command.ts';
+import type { PromoteContext } from './promote-context.ts';
+import { promotePipeline } from './promote-pipeline.ts';
+
+export async function runPromote(options: PromoteOptions): Promise<void> {
+  const base = await baseContext(options);
+  const store = openConfiguredStore(base);
+  const ctx: PromoteContext = {
+    ...base,
+    channel: options.channel,
+    ...(options.version ? { versionFlag: options.version } : {}),
+    ...(options.from ? { from: options.from } : {}),
+    recordPath: recordPath(base.configDir, base.config.record),
+    store,
+    sign: options.sign !== false,
+    ...(options.key ? { keyPath: options.key } : {}),
+  };
+  try {
+    await runPipeline(promotePipeline, ctx, ctx);
+  } catch (error) {
+    if (error instanceof PromotionFailedError && ctx.plan) {
+      // The error (stderr, or the --json document) says what was done and undone; show the plan too.
+      error.plan = planView(store, ctx.plan);
+      if (!ctx.json) printPlan(store, ctx.plan);
+    }
+    throw error;
+  }
+  const plan = ctx.plan!;
+  const writes = orderedWrites(plan).length;
+  if (ctx.json) {
+    printJson({
+      dryRun: ctx.dryRun,
+      channel: plan.channel,
+      tag: plan.tag,
+      store: store.name,
+      plan: planView(store, plan),
+      result: ctx.dryRun
+        ? null
+        : (ctx.result ?? { status: 'promoted', written: [], undone: [], notUndone: [] }),
+      signing: ctx.signing ?? null,
+      warnings: ctx.warnings,
+    });
+  } else {
+    printPlan(store, plan);
+    if (ctx.signing) printLine(signingLine(ctx.signing));
+    const kept = plan.artifacts.reduce((n, a) => n + a.kept.length, 0);
+    printLine(
+      ctx.dryRun
+        ? `dry run: ${writes} tag(s) would be written; nothing was written`
+        : `promoted ${plan.tag} to ${plan.channel}: ${writes} tag(s) written, ${kept} left as they are`,
+    );
+  }
+  for (const text of ctx.warnings) warn(text);
+}
+
+/** The plan as printed and as in `--json`: full references, old and new digest, and why. */
+function planView(store: ImageStore, plan: PromotionPlan) {
+  return {
+    tag: plan.tag,
+    channel: plan.channel,
+    notes: plan.notes,
+    artifacts: plan.artifacts.map((a) => ({
+      artifact: a.artifact,
+      repository: a.repository,
+      source: a.source,
+      writes: a.writes.map((w) => ({
+        reference: referenceOf(store, w.repository, w.tag),
+        kind: w.kind,
+        from: w.from,
+        to: w.to,
+        reason: w.reason,
+      })),
+      kept: a.kept.map((k) => ({
+        reference: referenceOf(store, k.repository, k.tag),
+        digest: k.digest,
+        reason: k.reason,
+      })),
+    })),
+  };
+}
+
+function printPlan(store: ImageStore, plan: PromotionPlan): void {
+  printLine(`plan: ${plan.tag} -> ${plan.channel} in ${store.name}`);
+  for (const a of plan.artifacts) {
+    printLine(`  ${a.artifact} (${short(a.source)})`);
+    for (const w of a.writes)
+      printLine(
+        `    write ${referenceOf(store, w.repository, w.tag)}  ${short(w.from)} -> ${short(w.to)}  ${w.reason}`,
+      );
+    for (const k of a.kept)
+      printLine(`    keep  ${referenceOf(store, k.repository, k.tag)}  ${short(k.digest)}  ${k.reason}`);
+  }
+  for (const note of plan.notes) printLine(`  note: ${note}`);
+}
+
+/** One line on signatures (issue 10): signed or verified by which key, or promoted unsigned. */
+function signingLine(signing: PromotionSigning): string {
+  const key = signing.keyId ? ` by key ${shortKeyId(signing.keyId)}` : '';
+  const what = Object.keys(signing.artifacts ?? {}).join(', ');
+  if (signing.status === 'unsigned') return `signatures: none (${signing.reason ?? '--no-sign'})`;
+  return `signatures: ${what} ${signing.status}${key}`;
+}

@@ -1,0 +1,59 @@
+import type { StepReport } from '../../pipeline/step.ts';
+import type { RehearseContext } from './rehearse-context.ts';
+
+export interface RehearsalReport {
+  ok: boolean;
+  engine: 'oci' | 'docker';
+  totalMs: number;
+  /** Where the workspace was; `kept` says whether it is still there. */
+  workspace: { path: string | null; kept: boolean };
+  steps: (StepReport & { detail?: string })[];
+  error?: { code: string; message: string };
+}
+
+export function rehearsalReport(
+  ctx: RehearseContext,
+  reports: StepReport[],
+  totalMs: number,
+  failure: unknown,
+): RehearsalReport {
+  const steps = reports.map((step) => ({
+    ...step,
+    ...(ctx.notes[step.title] ? { detail: ctx.notes[step.title] } : {}),
+  }));
+  return {
+    ok: failure === undefined,
+    engine: ctx.engine,
+    totalMs: Math.round(totalMs),
+    workspace: { path: ctx.workspace ?? null, kept: ctx.keep },
+    steps,
+    ...(failure !== undefined
+      ? {
+          error: {
+            code: (failure as { code?: string }).code ?? 'INTERNAL',
+            message: failure instanceof Error ? failure.message : String(failure),
+          },
+        }
+      : {}),
+  };
+}
+
+/** The human report: one line per step with its time and what it found. */
+export function renderRehearsal(report: RehearsalReport): string[] {
+  const mark = { done: 'ok  ', skipped: 'skip', failed: 'FAIL' } as const;
+  const lines = ['', 'Rehearsal report', ''];
+  for (const step of report.steps) {
+    lines.push(`${mark[step.status]}  ${formatMs(step.ms).padStart(7)}  ${step.title}`);
+    // A failure or a skip says why; a step that ran says what it found.
+    const detail = step.status === 'done' ? step.detail : step.reason?.split('\n')[0];
+    if (detail) lines.push(`                 ${detail}`);
+  }
+  lines.push('', `${report.ok ? 'rehearsal passed' : 'rehearsal FAILED'} in ${formatMs(report.totalMs)}`);
+  if (report.workspace.kept && report.workspace.path)
+    lines.push(`workspace kept at ${report.workspace.path}`);
+  return lines;
+}
+
+function formatMs(ms: number): string {
+  return ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${ms} ms`;
+}

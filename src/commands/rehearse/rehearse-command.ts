@@ -1,0 +1,28 @@
+import { type Command, Option } from 'commander';
+import type { GlobalOptions } from '../../cli/command-context.ts';
+
+export interface RehearseOptions extends GlobalOptions {
+  keep?: boolean;
+  engine?: 'oci' | 'docker';
+}
+
+export function rehearseCommand(program: Command): void {
+  program
+    .command('rehearse')
+    .description(
+      'rehearse a whole release on this machine: stamp, build, promote, deploy, verify, gate, update',
+    )
+    .addOption(
+      new Option(
+        '--engine <engine>',
+        'oci: embedded store and processes; docker: images, a registry, containers',
+      )
+        .choices(['oci', 'docker'])
+        .default('oci'),
+    )
+    .option('--keep', 'keep the temporary workspace (repository, store, installs) and print where it is')
+    .action(async (options: RehearseOptions, command: Command) => {
+      const { runRehearse } = await import('./run-rehearse.ts');
+      await runRehearse({ ...command.optsWithGlobals(), ...options });
+    });
+}

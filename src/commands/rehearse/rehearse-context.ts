@@ -1,0 +1,39 @@
+import type { BaseContext } from '../../pipeline/context.ts';
+import type { LocalRegistry } from '../../registry/local-registry.ts';
+import type { StartedContainer } from './start-released-container.ts';
+import type { StartedService } from './start-released-image.ts';
+
+/** The versions the rehearsal releases: an rc, then the full release of the rc's exact digests. */
+export const REHEARSAL = {
+  rcTag: 'v1.0.0-rc.1',
+  releaseTag: 'v1.0.0',
+  /** Below the API's MIN_CLI_VERSION (1.0.0): the gate must block it. */
+  oldCliVersion: 'v0.9.0',
+  /** Only used inside the throw-away workspace, to sign the rc. */
+  passphrase: 'rehearsal-only-passphrase',
+} as const;
+
+export type RehearsalEngine = 'oci' | 'docker';
+
+export interface RehearseContext extends BaseContext {
+  /** oci: the embedded layout and processes; docker: images, a local registry and containers. */
+  engine: RehearsalEngine;
+  /** Keep the workspace (and print where) instead of removing it. */
+  keep: boolean;
+  /** Everything the rehearsal makes lives under here and is removed at the end. */
+  workspace?: string;
+  /** The temporary git repository made from the reference service. */
+  repo?: string;
+  /** Environment for every `release` run inside the workspace. */
+  releaseEnv?: Record<string, string | undefined>;
+  stamped?: { version: string; tag: string; channel: string };
+  /** Digest per image artifact after the rc promotion, compared with the release's. */
+  rcDigests?: Record<string, string>;
+  /** What runs the deployment, stopped at the end whatever happened. */
+  services: StartedService[];
+  containers: StartedContainer[];
+  registry?: LocalRegistry;
+  urls?: { api: string; web: string; workerHealth: string };
+  /** What each step found, one line per step title, for the report. */
+  notes: Record<string, string>;
+}

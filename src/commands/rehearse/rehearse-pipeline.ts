@@ -1,0 +1,39 @@
+import type { Step } from '../../pipeline/step.ts';
+import { rehearseBuildStep } from './rehearse-build-step.ts';
+import {
+  rehearseGateBlocksStep,
+  rehearseInstallCliStep,
+  rehearseSvcUpdateStep,
+} from './rehearse-cli-steps.ts';
+import type { RehearseContext } from './rehearse-context.ts';
+import { rehearseDeployStep } from './rehearse-deploy-step.ts';
+import {
+  rehearsePromoteDevStep,
+  rehearsePromoteRcStep,
+  rehearsePromoteReleaseStep,
+} from './rehearse-promote-steps.ts';
+import { rehearseStampStep } from './rehearse-stamp-step.ts';
+import { rehearseVerifyStep } from './rehearse-verify-step.ts';
+import {
+  rehearseRegistryStep,
+  rehearseRepositoryStep,
+  rehearseWorkspaceStep,
+} from './rehearse-workspace-steps.ts';
+
+/** A full release, rehearsed on this machine (embedded store by default): the README follows it. */
+export const rehearsePipeline: readonly Step<RehearseContext>[] = [
+  rehearseWorkspaceStep, // a temp directory and the environment every command gets
+  rehearseRegistryStep, // docker only: a docker-registry of our own on loopback
+  rehearseRepositoryStep, // a git repo of the reference service, tagged v1.0.0-rc.1
+  rehearseStampStep, // release stamp: the version from git describe
+  rehearseBuildStep, // release build: CLI archive and three images (oci: no Docker at all)
+  rehearsePromoteDevStep, // release promote --channel dev
+  rehearsePromoteRcStep, // release keygen + promote --channel rc (signed); latest untouched
+  rehearsePromoteReleaseStep, // tag v1.0.0, promote --from the rc: same digests, latest moves
+  rehearseDeployStep, // API, worker and web from the released images: processes or containers
+  rehearseInstallCliStep, // npm install -g <api>/api/cli/download/service-cli.tar.gz
+  rehearseVerifyStep('Verify the deployment is in step', 'cli-current'), // release verify
+  rehearseGateBlocksStep, // an old svc is blocked with the upgrade command, exit 3
+  rehearseSvcUpdateStep, // svc update --url: the old CLI upgrades itself and passes
+  rehearseVerifyStep('Verify again with the updated CLI', 'cli-old'), // in step once more
+];

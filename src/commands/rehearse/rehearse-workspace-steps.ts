@@ -1,0 +1,63 @@
+import { join } from 'node:path';
+import { validateConfig } from '../../config/validate.ts';
+import { connectDocker, dockerAnswers, dockerEndpoint } from '../../engine/docker/connect.ts';
+import { ExternalError } from '../../errors.ts';
+import type { Step } from '../../pipeline/step.ts';
+import { startLocalRegistry } from '../../registry/local-registry.ts';
+import { REHEARSAL, type RehearseContext } from './rehearse-context.ts';
+import { gitTag, isolatedPath, makeRehearsalRepo, makeWorkspace } from './workspace.ts';
+
+/** A throw-away directory for everything, and the environment every command in it gets. */
+export const rehearseWorkspaceStep: Step<RehearseContext> = {
+  title: 'Prepare a workspace',
+  async run(ctx) {
+    ctx.workspace = await makeWorkspace();
+    ctx.releaseEnv = {
+      PATH: await isolatedPath(ctx.workspace, []),
+      HOME: join(ctx.workspace, 'home'),
+      TMPDIR: ctx.env['TMPDIR'] ?? '/tmp',
+      // npm's cache stays the user's: installing our archives needs nothing from it, and a
+      // private cache would only slow the rehearsal down.
+      npm_config_cache: ctx.env['npm_config_cache'] ?? join(ctx.env['HOME'] ?? ctx.workspace, '.npm'),
+      RELEASE_SIGNING_PASSPHRASE: REHEARSAL.passphrase,
+      ...(ctx.engine === 'docker' ? { DOCKER_HOST: dockerEndpoint(ctx.env) } : {}),
+    };
+    ctx.notes[this.title] = ctx.workspace;
+  },
+};
+
+/** Docker only: the engine must answer, and images go to a registry of our own on loopback. */
+export const rehearseRegistryStep: Step<RehearseContext> = {
+  title: 'Start a local registry',
+  skip: (ctx) => (ctx.engine === 'oci' ? 'the embedded OCI layout needs no registry' : false),
+  async run(ctx) {
+    const docker = connectDocker(ctx.env);
+    if (!(await dockerAnswers(docker, 5_000))) {
+      throw new ExternalError(
+        'DOCKER_UNREACHABLE',
+        `no Docker engine answers at ${dockerEndpoint(ctx.env)}`,
+        {
+          hint: 'start dockerd or set DOCKER_HOST; or rehearse without --engine docker',
+        },
+      );
+    }
+    ctx.registry = await startLocalRegistry({ dir: join(ctx.workspace!, 'registry') });
+    ctx.notes[this.title] = `docker-registry on ${ctx.registry.host}; engine ${dockerEndpoint(ctx.env)}`;
+  },
+};
+
+/** A git repository holding the reference service, tagged as the release candidate. */
+export const rehearseRepositoryStep: Step<RehearseContext> = {
+  title: 'Make a git repository from the reference service',
+  async run(ctx) {
+    const config = {
+      registry: ctx.registry ? `${ctx.registry.host}/rehearsal` : 'oci-layout:.release/oci',
+      signing: { publicKey: 'keys/release-signing.pub', privateKey: 'keys/release-signing.key' },
+    };
+    // From here on the rehearsal works on this repository and its configuration, not the caller's.
+    ctx.config = validateConfig(config, 'the rehearsal configuration');
+    ctx.repo = await makeRehearsalRepo(ctx.workspace!, config);
+    await gitTag(ctx.repo, REHEARSAL.rcTag);
+    ctx.notes[this.title] = `${ctx.repo} tagged ${REHEARSAL.rcTag}; images go to ${config.registry}`;
+  },
+};

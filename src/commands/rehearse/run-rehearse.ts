@@ -1,0 +1,53 @@
+import { rm } from 'node:fs/promises';
+import { baseContext } from '../../cli/command-context.ts';
+import { printJson, printLine } from '../../cli/output.ts';
+import { isReleaseError } from '../../errors.ts';
+import { runPipeline } from '../../pipeline/runner.ts';
+import type { StepReport } from '../../pipeline/step.ts';
+import { rehearsalReport, renderRehearsal } from './rehearsal-report.ts';
+import type { RehearseOptions } from './rehearse-command.ts';
+import type { RehearseContext } from './rehearse-context.ts';
+import { rehearsePipeline } from './rehearse-pipeline.ts';
+
+/**
+ * `release rehearse`: run the whole pipeline in a throw-away workspace, report every step with its
+ * time, and always clean up what it started, whether the rehearsal passed or not.
+ */
+export async function runRehearse(options: RehearseOptions): Promise<void> {
+  const base = await baseContext(options);
+  const ctx: RehearseContext = {
+    ...base,
+    engine: options.engine ?? 'oci',
+    keep: Boolean(options.keep),
+    services: [],
+    containers: [],
+    notes: {},
+  };
+  const reports: StepReport[] = [];
+  const started = performance.now();
+  let failure: unknown;
+  try {
+    await runPipeline(rehearsePipeline, ctx, { json: ctx.json, env: ctx.env, reports });
+  } catch (error) {
+    failure = error;
+  } finally {
+    await cleanUp(ctx);
+  }
+  const report = rehearsalReport(ctx, reports, performance.now() - started, failure);
+  if (ctx.json) printJson(report);
+  else for (const line of renderRehearsal(report)) printLine(line);
+  if (failure !== undefined) {
+    // With --json the report above already carries the error: say nothing twice on stdout.
+    if (ctx.json && isReleaseError(failure)) failure.reported = true;
+    throw failure;
+  }
+}
+
+async function cleanUp(ctx: RehearseContext): Promise<void> {
+  await Promise.all([
+    ...ctx.services.map((service) => service.process.stop()),
+    ...ctx.containers.map((container) => container.stop()),
+  ]);
+  await ctx.registry?.stop();
+  if (ctx.workspace && !ctx.keep) await rm(ctx.workspace, { recursive: true, force: true });
+}

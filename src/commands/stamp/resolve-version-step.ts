@@ -1,0 +1,19 @@
+import { readRepoInfo } from '../../git/repo-info.ts';
+import type { Step } from '../../pipeline/step.ts';
+import { printable } from '../../util/printable.ts';
+import { resolveVersion } from '../../version/resolve.ts';
+import type { StampContext } from './stamp-context.ts';
+
+/** SERVICE_VERSION, else git describe in the project (--cwd), else unknown; plus the repo's state. */
+export const resolveVersionStep: Step<StampContext> = {
+  title: 'Resolve the version',
+  async run(ctx, io) {
+    const [resolved, repo] = await Promise.all([
+      resolveVersion({ env: ctx.env, cwd: ctx.cwd }),
+      readRepoInfo(ctx.cwd),
+    ]);
+    ctx.resolved = resolved;
+    ctx.repo = repo;
+    io.progress(`${printable(resolved.version)} (from ${resolved.source})`);
+  },
+};

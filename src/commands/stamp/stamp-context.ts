@@ -1,0 +1,14 @@
+import type { Channel } from '../../channels/channel-of.ts';
+import type { RepoInfo } from '../../git/repo-info.ts';
+import type { BaseContext } from '../../pipeline/context.ts';
+import type { StampPaths } from '../../stamp/stamp-files.ts';
+import type { StampDecision } from '../../stamp/stamp-plan.ts';
+import type { ResolvedVersion } from '../../version/resolve.ts';
+
+export interface StampContext extends BaseContext {
+  requestedChannel?: Channel;
+  paths: StampPaths;
+  resolved?: ResolvedVersion;
+  repo?: RepoInfo;
+  decision?: StampDecision;
+}

@@ -1,0 +1,13 @@
+import type { Step } from '../../pipeline/step.ts';
+import { stampFiles } from '../../stamp/stamp-files.ts';
+import { writeFilesAtomically } from '../../util/atomic-write.ts';
+import type { StampContext } from './stamp-context.ts';
+
+/** Write the env file, build args, CLI metadata and release record: all of them or none. */
+export const writeStampFilesStep: Step<StampContext> = {
+  title: 'Write the stamp files',
+  skip: (ctx) => (ctx.dryRun ? 'dry run' : false),
+  async run(ctx) {
+    await writeFilesAtomically(stampFiles(ctx.decision!.record, ctx.paths));
+  },
+};

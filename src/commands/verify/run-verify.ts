@@ -1,0 +1,213 @@
+import { baseContext } from '../../cli/command-context.ts';
+import { printJson, printLine } from '../../cli/output.ts';
+import { ExternalError, RuleError, UsageError } from '../../errors.ts';
+import { runPipeline } from '../../pipeline/runner.ts';
+import type { ImageStore } from '../../registry/store.ts';
+import { type FleetReport, verifyFleet } from '../../verify/fleet.ts';
+import type { VerifyTarget } from '../../verify/probe-deployment.ts';
+import { renderFindings, renderReport, reportJson, table } from '../../verify/report.ts';
+import type { DeploymentReport } from '../../verify/types.ts';
+import type { VerifyOptions } from '../../verify/verify-deployment.ts';
+import { parseVersion } from '../../version/parse.ts';
+import type { VerifyFlags } from './verify-command.ts';
+import type { VerifyContext } from './verify-context.ts';
+import { verifyPipeline } from './verify-pipeline.ts';
+
+export async function runVerify(flags: VerifyFlags): Promise<void> {
+  const base = await baseContext(flags);
+  const expect = flags.expect === undefined ? undefined : checkedExpect(flags.expect);
+  const { api, worker, web } = base.config.artifacts;
+  const options: VerifyOptions = {
+    env: base.env,
+    cwd: base.cwd,
+    timeoutMs: flags.timeout,
+    cli: flags.cli !== false,
+    images: { api: api.image, worker: worker.image, web: web.image },
+    ...(expect !== undefined ? { expect } : {}),
+  };
+
+  if (flags.all) {
+    if (flags.requireSignature) {
+      throw new UsageError('VERIFY_ALL_SIGNATURES', '--require-signature checks one deployment at a time', {
+        hint: 'check signatures with --url <api> --require-signature, deployment by deployment',
+      });
+    }
+    if (flags.webUrl || flags.workerUrl || flags.docker || flags.dockerHost) {
+      throw new UsageError('VERIFY_ALL_WITH_TARGET', '--all reads every URL from the config', {
+        hint: 'drop --web-url/--worker-url/--docker with --all, or check one deployment with --url',
+      });
+    }
+    const targets = base.config.deployments;
+    if (targets.length === 0) {
+      throw new UsageError('VERIFY_NO_DEPLOYMENTS', 'no deployments are configured for --all', {
+        hint: 'add `deployments: [{ name, url, webUrl?, workerUrl? }]` to release.config.ts',
+      });
+    }
+    const fleet = await verifyFleet(targets, {
+      ...options,
+      concurrency: flags.concurrency,
+      targetTimeoutMs: flags.targetTimeout,
+    });
+    if (base.json) printJson(fleetJson(fleet));
+    else for (const line of renderFleet(fleet)) printLine(line);
+    finish(
+      fleet.exitCode,
+      `${fleet.summary.total - fleet.summary.inStep} of ${fleet.summary.total} not in step`,
+    );
+    return;
+  }
+
+  if (!flags.url) {
+    throw new UsageError('VERIFY_NO_URL', 'which deployment? --url <api base URL> is required', {
+      hint: 'release verify --url https://svc.example.com, or --all for the deployments in the config',
+    });
+  }
+  const docker =
+    flags.docker || flags.dockerHost
+      ? { ...(flags.dockerHost ? { host: flags.dockerHost } : {}) }
+      : undefined;
+  const target: VerifyTarget = {
+    url: checkedUrl(flags.url, '--url'),
+    ...(flags.webUrl ? { webUrl: checkedUrl(flags.webUrl, '--web-url') } : {}),
+    ...(flags.workerUrl ? { workerUrl: checkedUrl(flags.workerUrl, '--worker-url') } : {}),
+    ...(docker ? { docker } : {}),
+  };
+  if (flags.registry !== undefined && !docker) {
+    throw new UsageError(
+      'VERIFY_REGISTRY_NEEDS_DOCKER',
+      '--registry compares the digests a Docker engine runs',
+      {
+        hint: 'add --docker (and --docker-host <sock> if the engine is not the default one)',
+      },
+    );
+  }
+  // Signatures (issue 10) live in the store: --require-signature reads the config's registry.
+  const registryFlag = flags.registry ?? (flags.requireSignature ? true : undefined);
+  const store =
+    registryFlag === undefined ? undefined : await openRegistry(registryFlag, base, flags.timeout);
+  const trustedKey = store
+    ? await (await import('../../signing/key-files.ts')).readPublicKey(base)
+    : undefined;
+  if (flags.requireSignature && !trustedKey) {
+    throw new UsageError(
+      'VERIFY_NO_PUBLIC_KEY',
+      '--require-signature needs signing.publicKey in the config',
+      {
+        hint: 'set signing.publicKey to the .pub file of the key that signs release candidates',
+      },
+    );
+  }
+  if (store) options.digestImages = { api: api.image, web: web.image };
+  const ctx: VerifyContext = {
+    ...base,
+    target,
+    options,
+    ...(store ? { store } : {}),
+    ...(trustedKey ? { trustedKey, requireSignature: Boolean(flags.requireSignature) } : {}),
+    startedAt: performance.now(),
+  };
+  // Progress only where someone watches it: in CI and pipes the table says everything, and the
+  // plain renderer's lines would land on stdout ahead of it.
+  await runPipeline(verifyPipeline, ctx, { json: ctx.json || !process.stderr.isTTY, env: ctx.env });
+  const report = ctx.report!;
+  if (base.json) printJson(reportJson(report));
+  else for (const line of renderReport(report)) printLine(line);
+  finish(report.exitCode, report.exitCode === 3 ? 'could not read everything asked for' : 'not in step');
+}
+
+/** The report is already printed: leave only the exit code to the command line. */
+function finish(exitCode: 0 | 1 | 3, message: string): void {
+  if (exitCode === 0) return;
+  const error =
+    exitCode === 3
+      ? new ExternalError('VERIFY_UNREACHABLE', message)
+      : new RuleError('VERIFY_DRIFT', message);
+  throw Object.assign(error, { reported: true });
+}
+
+/** The store `--registry` names (or the config's), loaded only when asked for. */
+async function openRegistry(
+  flag: string | true,
+  base: {
+    configDir: string;
+    env: Record<string, string | undefined>;
+    config: { registry: string; insecureRegistries: string[] };
+  },
+  timeoutMs: number,
+): Promise<ImageStore> {
+  const registry = flag === true ? base.config.registry : flag;
+  const [{ openStore }, { isRegistryReference }] = await Promise.all([
+    import('../../registry/open-store.ts'),
+    import('../../config/schema.ts'),
+  ]);
+  if (!isRegistryReference(registry)) {
+    throw new UsageError('VERIFY_BAD_REGISTRY', `--registry "${registry}" is not a registry reference`, {
+      hint: 'give host[:port][/namespace] (127.0.0.1:5000/acme) or oci-layout:<dir>',
+    });
+  }
+  return openStore(registry, {
+    cwd: base.configDir,
+    env: base.env,
+    insecure: base.config.insecureRegistries,
+    timeoutMs,
+  });
+}
+
+function checkedUrl(value: string, flag: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError('VERIFY_BAD_URL', `${flag} "${value}" is not a URL`, {
+      hint: `give a full URL, like ${flag} http://127.0.0.1:8080`,
+    });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError('VERIFY_BAD_URL', `${flag} must be http:// or https://, not ${url.protocol}`);
+  }
+  return value.replace(/\/+$/, '');
+}
+
+function checkedExpect(tag: string): string {
+  const kind = parseVersion(tag).kind;
+  if (kind === 'invalid' || kind === 'unknown' || kind === 'hash') {
+    throw new UsageError('VERIFY_BAD_EXPECT', `--expect "${tag}" is not a release tag`, {
+      hint: 'give the tag the deployment should run, like --expect v1.4.0',
+    });
+  }
+  return tag;
+}
+
+function fleetJson(fleet: FleetReport) {
+  return {
+    inStep: fleet.inStep,
+    exitCode: fleet.exitCode,
+    summary: fleet.summary,
+    elapsedMs: fleet.elapsedMs,
+    deployments: fleet.deployments.map(reportJson),
+  };
+}
+
+function renderFleet(fleet: FleetReport): string[] {
+  const status = (d: DeploymentReport) =>
+    d.exitCode === 0 ? 'in step' : d.exitCode === 3 ? 'UNREACHABLE' : 'DRIFT';
+  const lines = table(
+    ['DEPLOYMENT', 'API', 'VERSION', 'STATUS', 'FINDINGS'],
+    fleet.deployments.map((d) => [
+      d.name ?? d.url,
+      d.url,
+      d.artifacts.find((a) => a.name === 'api')?.version ?? '-',
+      status(d),
+      [...new Set(d.findings.filter((f) => f.severity !== 'notice').map((f) => f.code))].join(', '),
+    ]),
+  );
+  for (const d of fleet.deployments.filter((d) => d.findings.length > 0)) {
+    lines.push('', `${d.name ?? d.url} (${d.url}):`, ...renderFindings(d.findings, '  '));
+  }
+  const { total, inStep, drift, unreachable } = fleet.summary;
+  lines.push(
+    '',
+    `${total} deployments checked in ${(fleet.elapsedMs / 1000).toFixed(2)} s: ${inStep} in step, ${drift} drift, ${unreachable} unreachable`,
+  );
+  return lines;
+}

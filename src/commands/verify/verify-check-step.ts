@@ -1,0 +1,26 @@
+import type { Step } from '../../pipeline/step.ts';
+import { checkDeployment } from '../../verify/checks.ts';
+import { buildReport } from '../../verify/report.ts';
+import type { VerifyContext } from './verify-context.ts';
+
+/** Compare what was read: one tag, nothing unknown, API with worker, the operator's CLI. */
+export const verifyCheckStep: Step<VerifyContext> = {
+  title: 'Check the artifacts are in step',
+  run(ctx, io) {
+    const probed = ctx.probed!;
+    ctx.outcome = checkDeployment({
+      apiUrl: ctx.target.url,
+      results: probed.results,
+      probed: probed.probed,
+      images: ctx.options.images,
+      ...(ctx.options.expect !== undefined ? { expect: ctx.options.expect } : {}),
+      ...(ctx.registry ? { registry: ctx.registry } : {}),
+      ...(ctx.signatures
+        ? { signatures: ctx.signatures, requireSignature: Boolean(ctx.requireSignature) }
+        : {}),
+    });
+    const ms = Math.round(performance.now() - ctx.startedAt);
+    ctx.report = buildReport(ctx.target, probed, ctx.outcome, ms, ctx.registry, ctx.signatures);
+    io.progress(ctx.report.inStep ? 'in step' : `${ctx.outcome.findings.length} finding(s)`);
+  },
+};

@@ -1,0 +1,61 @@
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import type { GlobalOptions } from '../../cli/command-context.ts';
+
+export interface VerifyFlags extends GlobalOptions {
+  url?: string;
+  webUrl?: string;
+  workerUrl?: string;
+  docker?: boolean;
+  dockerHost?: string;
+  expect?: string;
+  registry?: string | true;
+  /** Issue 10: an image whose digest is not validly signed by signing.publicKey is drift. */
+  requireSignature?: boolean;
+  all?: boolean;
+  cli?: boolean;
+  timeout: number;
+  targetTimeout: number;
+  concurrency: number;
+}
+
+export function verifyCommand(program: Command): void {
+  program
+    .command('verify')
+    .description('prove a live deployment is in step: API, worker, web and the svc on PATH share one tag')
+    .option('--url <api>', "the API's base URL (reads {url}/api/version)")
+    .option('--web-url <url>', 'the web client (reads version.json, else the page meta tag)')
+    .addOption(
+      new Option('--worker-url <url>', "the worker's health URL (…/healthz)").conflicts([
+        'docker',
+        'dockerHost',
+      ]),
+    )
+    .option('--docker', 'read the worker from the Docker engine: containers and Swarm services of its image')
+    .option('--docker-host <sock>', 'the engine to read (unix:///path or tcp://host:port; implies --docker)')
+    .option('--expect <tag>', 'require every artifact to be this tag')
+    .option(
+      '--registry [registry]',
+      "with --docker: compare the digests running with the expected tag's (default: the config's registry)",
+    )
+    .option(
+      '--require-signature',
+      "drift unless each image's digest is signed by signing.publicKey (reads the config's registry)",
+    )
+    .addOption(new Option('--all', 'check every deployment in the config (deployments:)').conflicts(['url']))
+    .option('--no-cli', 'leave the svc on PATH out')
+    .option('--timeout <ms>', 'deadline of each probe', positiveInt, 5_000)
+    .option('--target-timeout <ms>', 'with --all: deadline of one whole deployment', positiveInt, 15_000)
+    .option('--concurrency <n>', 'with --all: deployments checked at once', positiveInt, 16)
+    .action(async (options: VerifyFlags, command: Command) => {
+      const { runVerify } = await import('./run-verify.ts');
+      await runVerify({ ...command.optsWithGlobals(), ...options });
+    });
+}
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) {
+    throw new InvalidArgumentError('expected a whole number above 0');
+  }
+  return n;
+}

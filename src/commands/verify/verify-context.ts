@@ -1,0 +1,25 @@
+import type { BaseContext } from '../../pipeline/context.ts';
+import type { ImageStore } from '../../registry/store.ts';
+import type { PublicSigningKey } from '../../signing/keys.ts';
+import type { CheckOutcome } from '../../verify/checks.ts';
+import type { ProbedDeployment, VerifyTarget } from '../../verify/probe-deployment.ts';
+import type { RegistryReading } from '../../verify/probes/registry.ts';
+import type { SignatureReading } from '../../verify/probes/signature.ts';
+import type { DeploymentReport } from '../../verify/types.ts';
+import type { VerifyOptions } from '../../verify/verify-deployment.ts';
+
+export interface VerifyContext extends BaseContext {
+  target: VerifyTarget;
+  options: VerifyOptions;
+  startedAt: number;
+  /** `--registry`: the store the release tags live in. */
+  store?: ImageStore;
+  probed?: ProbedDeployment;
+  registry?: RegistryReading[];
+  /** Signatures (issue 10): the configured public key, `--require-signature`, and the readings. */
+  trustedKey?: PublicSigningKey;
+  requireSignature?: boolean;
+  signatures?: SignatureReading[];
+  outcome?: CheckOutcome;
+  report?: DeploymentReport;
+}

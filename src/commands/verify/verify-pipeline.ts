@@ -1,0 +1,18 @@
+import type { Step } from '../../pipeline/step.ts';
+import { verifyCheckStep } from './verify-check-step.ts';
+import type { VerifyContext } from './verify-context.ts';
+import { verifyProbeStep } from './verify-probe-step.ts';
+import { verifyRegistryStep } from './verify-registry-step.ts';
+import { verifySignaturesStep } from './verify-signatures-step.ts';
+
+/**
+ * `release verify`: probe, compare, report. In its own module like every pipeline, so the
+ * operator's command does not load other pipelines' steps (the build and signing steps pull in
+ * Vite, esbuild and Sigstore: seconds of start-up on a small machine).
+ */
+export const verifyPipeline: readonly Step<VerifyContext>[] = [
+  verifyProbeStep, // api, worker, web and svc read at once, each within its own deadline
+  verifyRegistryStep, // --registry: the digest each expected tag names vs the digest running
+  verifySignaturesStep, // signing.publicKey and a store: is each image's digest validly signed
+  verifyCheckStep, // one tag, nothing unknown, API = worker, the CLI's minimum and PATH order
+];

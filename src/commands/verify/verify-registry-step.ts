@@ -1,0 +1,39 @@
+import type { Step } from '../../pipeline/step.ts';
+import { referenceOf } from '../../verify/checks.ts';
+import { probeRegistry } from '../../verify/probes/registry.ts';
+import { imageTagOf } from '../../version/image-tag.ts';
+import { parseVersion } from '../../version/parse.ts';
+import type { VerifyContext } from './verify-context.ts';
+
+/** `--registry`: the digest each image's expected tag points to, against the digests running. */
+export const verifyRegistryStep: Step<VerifyContext> = {
+  title: 'Compare running digests with the registry',
+  skip: (ctx) => (ctx.store ? false : 'pass --registry (with --docker) to compare digests'),
+  async run(ctx, io) {
+    const probed = ctx.probed!;
+    const live = probed.results.filter((r) => r.version !== undefined && r.running !== false);
+    const reference = referenceOf(live, ctx.options.expect);
+    if (!reference) {
+      ctx.registry = [];
+      io.progress('no readable tag to look up');
+      return;
+    }
+    const tag = imageTagOf(parseVersion(reference.tag));
+    const running = [...probed.results, ...probed.digests].filter((r) => r.image !== undefined && !r.error);
+    const artifacts = (['api', 'worker', 'web'] as const).filter((name) =>
+      running.some((r) => r.name === name),
+    );
+    ctx.registry = await Promise.all(
+      artifacts.map((name) =>
+        probeRegistry({
+          store: ctx.store!,
+          artifact: name,
+          repository: ctx.options.images[name],
+          tag,
+          running: running.filter((r) => r.name === name && r.running !== false),
+        }),
+      ),
+    );
+    io.progress(`${ctx.registry.length} image(s) looked up at ${tag}`);
+  },
+};
