@@ -5,9 +5,14 @@ export interface RunOptions {
   /** Machine output requested: no renderer at all, stdout stays clean for the JSON document. */
   json: boolean;
   env: Record<string, string | undefined>;
+  /** `--dry-run`: steps that declare `writes` are skipped with the reason "dry run". */
+  dryRun?: boolean;
   /** Collect the reports here as steps finish, so a caller still has them when a step throws. */
   reports?: StepReport[];
 }
+
+/** The reason a writing step gives under `--dry-run`. */
+export const DRY_RUN = 'dry run';
 
 /**
  * Run steps in order and report each one's outcome and time. The one place that owns rendering,
@@ -15,7 +20,8 @@ export interface RunOptions {
  *
  * Rendering: listr2's animated renderer on an interactive terminal; plain lines in CI or when
  * stderr is not a terminal; nothing with `--json`. The renderer writes to stderr so stdout carries
- * only the command's result. A failing step's original error is rethrown untouched.
+ * only the command's result. A failing step's original error is rethrown untouched. Dry run lives
+ * here too (goreleaser's skip middleware): a step only declares that it writes.
  */
 export async function runPipeline<C>(
   steps: readonly Step<C>[],
@@ -29,7 +35,9 @@ export async function runPipeline<C>(
       title: step.title,
       task: async (_: unknown, task: { output: string; skip(message?: string): void }) => {
         const started = performance.now();
-        const reason = step.skip?.(ctx);
+        // The step's own reason first: it says the step does not apply at all, which is more
+        // useful to read in a dry run than "dry run".
+        const reason = step.skip?.(ctx) || (step.writes && options.dryRun ? DRY_RUN : false);
         if (reason) {
           reports.push({ title: step.title, status: 'skipped', reason, ms: 0 });
           task.skip(reason);

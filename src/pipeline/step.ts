@@ -4,6 +4,11 @@
  */
 export interface Step<C> {
   title: string;
+  /**
+   * The step changes something outside the process (files, tags, signatures, CI outputs). The
+   * runner, not the step, skips writing steps under `--dry-run`, so a dry run cannot forget one.
+   */
+  writes?: true;
   skip?(ctx: C): string | false;
   run(ctx: C, io: StepIO): Promise<void> | void;
 }

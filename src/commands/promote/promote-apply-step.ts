@@ -6,8 +6,8 @@ import type { PromoteContext } from './promote-context.ts';
 /** Version tags of every artifact, then latest/dev; on failure the floating tags are put back. */
 export const promoteApplyStep: Step<PromoteContext> = {
   title: 'Write the tags',
-  skip: (ctx) =>
-    ctx.dryRun ? 'dry run' : orderedWrites(ctx.plan!).length === 0 ? 'every tag is already in place' : false,
+  writes: true,
+  skip: (ctx) => (orderedWrites(ctx.plan!).length === 0 ? 'every tag is already in place' : false),
   async run(ctx, io) {
     ctx.result = await applyPromotion(ctx.store, ctx.plan!, ctx.state!.manifests, io.progress);
   },

@@ -6,8 +6,8 @@ import type { PromoteContext } from './promote-context.ts';
 /** Append the promotion to the record's `promotions` (read again just before, replaced atomically). */
 export const promoteRecordStep: Step<PromoteContext> = {
   title: 'Update the release record',
-  skip: (ctx) =>
-    ctx.dryRun ? 'dry run' : !ctx.record ? 'no release record (--from and --version given)' : false,
+  writes: true,
+  skip: (ctx) => (!ctx.record ? 'no release record (--from and --version given)' : false),
   async run(ctx) {
     const record = await readReleaseRecord(ctx.recordPath);
     const plan = ctx.plan!;

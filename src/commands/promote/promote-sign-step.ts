@@ -9,12 +9,8 @@ import type { PromoteContext } from './promote-context.ts';
  */
 export const promoteSignStep: Step<PromoteContext> = {
   title: 'Sign the release candidate',
-  skip: (ctx) =>
-    ctx.channel !== 'rc'
-      ? `only the rc channel is signed (${ctx.channel} is not)`
-      : ctx.dryRun
-        ? 'dry run'
-        : false,
+  writes: true,
+  skip: (ctx) => (ctx.channel !== 'rc' ? `only the rc channel is signed (${ctx.channel} is not)` : false),
   async run(ctx, io) {
     if (ctx.sign === false) {
       ctx.signing = { status: 'unsigned', reason: '--no-sign' };

@@ -27,7 +27,7 @@ export async function runRehearse(options: RehearseOptions): Promise<void> {
   const started = performance.now();
   let failure: unknown;
   try {
-    await runPipeline(rehearsePipeline, ctx, { json: ctx.json, env: ctx.env, reports });
+    await runPipeline(rehearsePipeline, ctx, { json: ctx.json, env: ctx.env, dryRun: ctx.dryRun, reports });
   } catch (error) {
     failure = error;
   } finally {

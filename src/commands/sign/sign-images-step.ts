@@ -6,7 +6,7 @@ import type { SigningFields, SignResult } from './sign-context.ts';
 /** Sign each resolved digest, attach the bundle as a referrer, and read it back. */
 export const signImagesStep: Step<BaseContext & SigningFields> = {
   title: 'Sign the images by digest',
-  skip: (ctx) => (ctx.dryRun ? 'dry run' : false),
+  writes: true,
   async run(ctx, io) {
     const key = ctx.signingKey!;
     const results: SignResult[] = [];

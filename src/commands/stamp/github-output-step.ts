@@ -7,7 +7,8 @@ import type { StampContext } from './stamp-context.ts';
 /** Append `key=value` lines to `$GITHUB_OUTPUT` so later workflow steps can read the stamp. */
 export const githubOutputStep: Step<StampContext> = {
   title: 'Write GitHub Actions outputs',
-  skip: (ctx) => (!ctx.env['GITHUB_OUTPUT'] ? 'GITHUB_OUTPUT is not set' : ctx.dryRun ? 'dry run' : false),
+  writes: true,
+  skip: (ctx) => (!ctx.env['GITHUB_OUTPUT'] ? 'GITHUB_OUTPUT is not set' : false),
   async run(ctx) {
     const lines = Object.entries(stampOutputs(ctx.decision!.record)).map(
       ([key, value]) => `${key}=${value ?? ''}\n`,

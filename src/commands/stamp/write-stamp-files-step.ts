@@ -6,7 +6,7 @@ import type { StampContext } from './stamp-context.ts';
 /** Write the env file, build args, CLI metadata and release record: all of them or none. */
 export const writeStampFilesStep: Step<StampContext> = {
   title: 'Write the stamp files',
-  skip: (ctx) => (ctx.dryRun ? 'dry run' : false),
+  writes: true,
   async run(ctx) {
     await writeFilesAtomically(stampFiles(ctx.decision!.record, ctx.paths));
   },

@@ -108,7 +108,11 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
   };
   // Progress only where someone watches it: in CI and pipes the table says everything, and the
   // plain renderer's lines would land on stdout ahead of it.
-  await runPipeline(verifyPipeline, ctx, { json: ctx.json || !process.stderr.isTTY, env: ctx.env });
+  await runPipeline(verifyPipeline, ctx, {
+    json: ctx.json || !process.stderr.isTTY,
+    env: ctx.env,
+    dryRun: ctx.dryRun,
+  });
   const report = ctx.report!;
   if (base.json) printJson(reportJson(report));
   else for (const line of renderReport(report)) printLine(line);
