@@ -4,13 +4,9 @@ import { imageTagOf } from '../version/image-tag.ts';
 import type { OrderedVersion } from '../version/kinds.ts';
 import { parseVersion } from '../version/parse.ts';
 import { type Channel, channelRefusal } from './channel-of.ts';
+import { channelTags, type TagKind, tagKind } from './tags.ts';
 
-/**
- * How a tag behaves: a `version` tag is immutable; a `commit` tag (`sha-<12 hex>`) names a commit
- * and follows a rebuild of it; a `floating` tag (`latest`, `dev`) moves and is written last, so a
- * failure can put it back.
- */
-export type TagKind = 'version' | 'commit' | 'floating';
+export type { TagKind };
 
 /**
  * One artifact's state before promotion. `tags` lists every tag in the repository; the digest is
@@ -71,12 +67,10 @@ export interface PromotionPlan {
   notes: string[];
 }
 
-const FLOATING = ['latest', 'dev'];
-
 /** The tags whose digests the plan reads: look these up, list the rest by name only. */
 export function tagsToResolve(input: Pick<PromotionInput, 'version' | 'channel' | 'commit'>, tags: string[]) {
   const tag = imageTagOf(parseVersion(input.version));
-  const wanted = new Set(intendedTags(input.channel, tag, input.commit));
+  const wanted = new Set(channelTags(input.channel, tag, input.commit));
   if (input.channel !== 'dev') for (const t of tags) if (sameTag(t, tag)) wanted.add(t);
   return tags.filter((t) => wanted.has(t));
 }
@@ -115,8 +109,8 @@ export function planPromotion(input: PromotionInput): PromotionPlan {
       writes: [],
       kept: [],
     };
-    for (const name of intendedTags(input.channel, tag, input.commit)) {
-      const kind = kindOf(name, tag);
+    for (const name of channelTags(input.channel, tag, input.commit)) {
+      const kind = tagKind(name);
       const from = digestOf(state, name);
       const entry = { artifact, repository: state.repository, tag: name };
       if (name === 'latest' && latestMoves && !latestMoves.moves) {
@@ -151,17 +145,6 @@ export function planPromotion(input: PromotionInput): PromotionPlan {
 export function orderedWrites(plan: PromotionPlan): TagWrite[] {
   const all = plan.artifacts.flatMap((a) => a.writes);
   return [...all.filter((w) => w.kind !== 'floating'), ...all.filter((w) => w.kind === 'floating')];
-}
-
-function intendedTags(channel: Channel, tag: string, commit: string | undefined): string[] {
-  if (channel === 'dev') return commit ? [`sha-${commit.slice(0, 12)}`, 'dev'] : ['dev'];
-  if (channel === 'rc') return [tag];
-  return [tag, 'latest'];
-}
-
-function kindOf(name: string, tag: string): TagKind {
-  if (FLOATING.includes(name)) return 'floating';
-  return name === tag ? 'version' : 'commit';
 }
 
 function refuseMovedVersionTags(input: PromotionInput, tag: string, names: string[]): void {

@@ -1,5 +1,5 @@
 import { type Channel, channelOf, channelRefusal } from '../channels/channel-of.ts';
-import { channelTags } from '../channels/references.ts';
+import { channelTags } from '../channels/tags.ts';
 import { IMAGE_ARTIFACTS, type ImageArtifact, type ReleaseConfig } from '../config/schema.ts';
 import { RuleError, UsageError } from '../errors.ts';
 import type { RepoInfo } from '../git/repo-info.ts';

@@ -1,10 +1,10 @@
+import { namesVersion } from '../channels/tags.ts';
 import { sameTag } from '../version/compare.ts';
 import { satisfiesMinimum } from '../version/minimum.ts';
 import { parseCore, parseVersion } from '../version/parse.ts';
 import { checkRegistry } from './check-registry.ts';
 import { checkSignatures } from './check-signatures.ts';
 import { displayTag, type FixContext, fixFor, fixForUnreachable, fixForUnversioned } from './fixes.ts';
-import { isFloatingTag } from './image-ref.ts';
 import type { RegistryReading } from './probes/registry.ts';
 import type { SignatureReading } from './probes/signature.ts';
 import type { ArtifactName, Finding, ProbeResult } from './types.ts';
@@ -140,7 +140,7 @@ export function checkReadable(results: ProbeResult[], probed: ArtifactName[], ct
  */
 export function checkWorkerEvidence(r: ProbeResult): Finding[] {
   const { env, label, tag } = r.evidence ?? {};
-  const built = label ?? (tag && !isFloatingTag(tag) ? tag : undefined);
+  const built = label ?? (tag && namesVersion(tag) ? tag : undefined);
   if (!env || !built || sameTag(env, built) || r.running === false) return [];
   return [
     {

@@ -29,8 +29,3 @@ export function isImageOf(reference: string, repository: string): boolean {
   const found = parseImageRef(reference).repository;
   return found === repository || found.endsWith(`/${repository}`);
 }
-
-/** Tags that move between versions say nothing about which version runs. */
-export function isFloatingTag(tag: string): boolean {
-  return tag === 'latest' || tag === 'dev' || /^sha-[0-9a-f]{7,64}$/.test(tag);
-}

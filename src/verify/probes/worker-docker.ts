@@ -1,6 +1,7 @@
 import type Docker from 'dockerode';
+import { namesVersion } from '../../channels/tags.ts';
 import { sanitize } from '../http.ts';
-import { isFloatingTag, isImageOf, parseImageRef } from '../image-ref.ts';
+import { isImageOf, parseImageRef } from '../image-ref.ts';
 import type { ArtifactName, ProbeResult } from '../types.ts';
 
 export interface DockerProbeOptions {
@@ -188,7 +189,7 @@ export function workerVersionOf(evidence: { env?: string; label?: string; tag?: 
 } {
   if (evidence.env) return { version: evidence.env, from: 'SERVICE_VERSION' };
   if (evidence.label) return { version: evidence.label, from: `label ${OCI_VERSION_LABEL}` };
-  if (evidence.tag && !isFloatingTag(evidence.tag)) return { version: evidence.tag, from: 'image tag' };
+  if (evidence.tag && namesVersion(evidence.tag)) return { version: evidence.tag, from: 'image tag' };
   return { version: 'unknown', from: 'no SERVICE_VERSION, no version label, no version tag' };
 }
 
