@@ -1,7 +1,7 @@
 import type { StagedArtifact } from '../build/stage.ts';
 import type { ImageArtifact } from '../config/schema.ts';
+import type { StoreImageRef } from '../registry/image-ref.ts';
 import type { ImageSpec } from './oci/image-config.ts';
-import type { ImageRef } from './oci/image-ref.ts';
 
 export type EngineName = 'docker' | 'oci';
 export const ENGINES: readonly EngineName[] = ['docker', 'oci'];
@@ -14,7 +14,7 @@ export interface ImageBuildRequest {
   spec: ImageSpec;
   /** Docker build args (docker engine): versions, base image, label values. */
   buildArgs: Record<string, string>;
-  base: ImageRef;
+  base: StoreImageRef;
   /** The configured registry (`host[:port][/ns]` or `oci-layout:<dir>`). */
   registry: string;
   /** Repository name within it (`service-api`). */

@@ -2,7 +2,7 @@ import { IMAGE_ARTIFACTS, type ImageArtifact, type ReleaseConfig } from '../conf
 import { RuleError, UsageError } from '../errors.ts';
 import type { ReleaseRecord } from '../record/release-record.ts';
 import { isDigest } from '../registry/digest.ts';
-import { isImageOf, parseImageRef } from '../verify/image-ref.ts';
+import { isImageOf, splitImageRef } from '../registry/image-ref.ts';
 import { isValidImageTag } from '../version/image-tag.ts';
 
 /** One image to sign: named by tag or digest on the command line, signed by digest only. */
@@ -29,7 +29,7 @@ export function targetsFromRef(ref: string, config: Images): SignTarget[] {
       hint: 'name the image too: release sign service-api@sha256:<hex>',
     });
   }
-  const parsed = parseImageRef(ref);
+  const parsed = splitImageRef(ref);
   if (parsed.tag === undefined && parsed.digest === undefined) {
     if (!isValidImageTag(ref)) throw badRef(ref);
     return IMAGE_ARTIFACTS.map((artifact) => target(artifact, config, ref));

@@ -3,9 +3,9 @@ import { baseContext, type GlobalOptions } from '../../cli/command-context.ts';
 import { printJson, printLine } from '../../cli/output.ts';
 import { IMAGE_ARTIFACTS } from '../../config/schema.ts';
 import { makeBaseImage } from '../../engine/base-image.ts';
-import { parseImageRef } from '../../engine/oci/image-ref.ts';
 import { storeOpener } from '../../engine/store-cache.ts';
 import { UsageError } from '../../errors.ts';
+import { parseStoreImageRef } from '../../registry/image-ref.ts';
 
 /** `release base-image`: the node base, written to each reference (the configured bases by default). */
 export async function runBaseImage(options: GlobalOptions & { ref?: string[] }) {
@@ -13,7 +13,7 @@ export async function runBaseImage(options: GlobalOptions & { ref?: string[] }) 
   const texts = options.ref?.length
     ? options.ref
     : [...new Set(IMAGE_ARTIFACTS.map((name) => ctx.config.artifacts[name].base))];
-  const refs = texts.map(parseImageRef);
+  const refs = texts.map(parseStoreImageRef);
   for (const ref of refs) {
     if (ref.reference.startsWith('sha256:')) {
       throw new UsageError('BASE_REF_IS_DIGEST', `${ref.text} names a digest; a new image needs a tag`, {

@@ -1,9 +1,9 @@
 import { buildEpoch } from '../../build/image-specs.ts';
 import { OCI_LAYOUT_PREFIX } from '../../config/schema.ts';
 import { makeBaseImage } from '../../engine/base-image.ts';
-import { parseImageRef } from '../../engine/oci/image-ref.ts';
 import { ExternalError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
+import { parseStoreImageRef } from '../../registry/image-ref.ts';
 import { type BuildContext, imagesToBuild } from './build-context.ts';
 
 /**
@@ -18,7 +18,7 @@ export const buildBaseImagesStep: Step<BuildContext> = {
     const refs = new Map(
       imagesToBuild(ctx).map((name) => [
         ctx.config.artifacts[name].base,
-        parseImageRef(ctx.config.artifacts[name].base),
+        parseStoreImageRef(ctx.config.artifacts[name].base),
       ]),
     );
     for (const [text, ref] of refs) {

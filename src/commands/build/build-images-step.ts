@@ -1,9 +1,9 @@
 import { imageLabels, imageSpec } from '../../build/image-specs.ts';
 import { createDockerEngine } from '../../engine/docker/docker-engine.ts';
 import type { Engine } from '../../engine/engine.ts';
-import { parseImageRef } from '../../engine/oci/image-ref.ts';
 import { createOciEngine } from '../../engine/oci/oci-engine.ts';
 import type { Step } from '../../pipeline/step.ts';
+import { parseStoreImageRef } from '../../registry/image-ref.ts';
 import { type BuildContext, imagesToBuild } from './build-context.ts';
 
 /** Build (and with --push, publish) each selected image with the chosen engine. */
@@ -35,7 +35,7 @@ export const buildImagesStep: Step<BuildContext> = {
             IMAGE_TITLE: label['org.opencontainers.image.title']!,
             IMAGE_VERSION: label['org.opencontainers.image.version']!,
           },
-          base: parseImageRef(ctx.config.artifacts[artifact].base),
+          base: parseStoreImageRef(ctx.config.artifacts[artifact].base),
           registry: ctx.config.registry,
           repository: image,
           tag: ctx.tag!,

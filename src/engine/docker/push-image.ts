@@ -1,7 +1,7 @@
 import type Docker from 'dockerode';
 import { ExternalError } from '../../errors.ts';
 import { findCredentials } from '../../registry/credentials.ts';
-import { formatImageRef } from '../oci/image-ref.ts';
+import { formatImageRef } from '../../registry/image-ref.ts';
 import { followProgress, progressError } from './connect.ts';
 
 /**

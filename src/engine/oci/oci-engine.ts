@@ -1,8 +1,8 @@
 import { OCI_LAYOUT_PREFIX } from '../../config/schema.ts';
+import { formatImageRef } from '../../registry/image-ref.ts';
 import type { ImageStore } from '../../registry/store.ts';
 import type { BuiltImage, Engine, ImageBuildRequest } from '../engine.ts';
 import { readBaseImage } from './base-image-reader.ts';
-import { formatImageRef } from './image-ref.ts';
 import { createLayer } from './layer.ts';
 import { buildOnBase } from './write-image.ts';
 

@@ -1,7 +1,7 @@
 import type Docker from 'dockerode';
 import { namesVersion } from '../../channels/tags.ts';
+import { isImageOf, splitImageRef } from '../../registry/image-ref.ts';
 import { sanitize } from '../http.ts';
-import { isImageOf, parseImageRef } from '../image-ref.ts';
 import type { ArtifactName, ProbeResult } from '../types.ts';
 
 export interface DockerProbeOptions {
@@ -117,7 +117,7 @@ async function readServices(docker: Docker, repository: string): Promise<Read[]>
       const spec = service.Spec?.TaskTemplate as { ContainerSpec?: Docker.ContainerSpec } | undefined;
       const reference = spec?.ContainerSpec?.Image;
       if (!reference || !isImageOf(reference, repository)) return undefined;
-      const ref = parseImageRef(reference);
+      const ref = splitImageRef(reference);
       // The version label lives on the image, not in the service spec: read it from the engine's
       // copy when it has one.
       const image = await docker
@@ -159,7 +159,7 @@ interface Found {
 }
 
 function reading(found: Found): ProbeResult {
-  const tag = parseImageRef(found.reference).tag;
+  const tag = splitImageRef(found.reference).tag;
   const evidence = {
     ...(found.env ? { env: sanitize(found.env) } : {}),
     ...(found.label ? { label: sanitize(found.label) } : {}),
@@ -199,9 +199,9 @@ function envValue(env: string[] | undefined, key: string): string | undefined {
 }
 
 function repoDigest(repoDigests: string[] | undefined, reference: string): string | undefined {
-  const repository = parseImageRef(reference).repository;
-  const match = repoDigests?.find((d) => parseImageRef(d).repository === repository) ?? repoDigests?.[0];
-  return match ? parseImageRef(match).digest : undefined;
+  const repository = splitImageRef(reference).repository;
+  const match = repoDigests?.find((d) => splitImageRef(d).repository === repository) ?? repoDigests?.[0];
+  return match ? splitImageRef(match).digest : undefined;
 }
 
 function engineAddress(options: DockerProbeOptions): { options: Docker.DockerOptions; label: string } {

@@ -1,37 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { composeConfig, type OciImageConfig, rfc3339 } from './image-config.ts';
-import { formatImageRef, parseImageRef } from './image-ref.ts';
-
-describe('parseImageRef', () => {
-  it.each([
-    ['oci-layout:.release/base/node:20', 'oci-layout:.release/base', 'node', '20'],
-    ['oci-layout:/abs/dir/node', 'oci-layout:/abs/dir', 'node', 'latest'],
-    ['oci-layout:node:20', 'oci-layout:.', 'node', '20'],
-    ['127.0.0.1:5000/base/node:20', '127.0.0.1:5000', 'base/node', '20'],
-    ['127.0.0.1:5000/base/node', '127.0.0.1:5000', 'base/node', 'latest'],
-    ['localhost/node', 'localhost', 'node', 'latest'],
-    [`reg.example.com/node@sha256:${'a'.repeat(64)}`, 'reg.example.com', 'node', `sha256:${'a'.repeat(64)}`],
-  ])('%s', (text, store, repository, reference) => {
-    expect(parseImageRef(text)).toMatchObject({ store, repository, reference });
-  });
-
-  it.each([
-    'node:20',
-    'oci-layout:',
-    'oci-layout:.release/',
-    '127.0.0.1:5000/node:bad tag',
-    'host:1/x@sha256:zz',
-  ])('refuses %s with a usage error', (text) => {
-    expect(() => parseImageRef(text)).toThrow(
-      expect.objectContaining({ code: 'IMAGE_REFERENCE_INVALID', exitCode: 2 }),
-    );
-  });
-
-  it('formats tags and digests', () => {
-    expect(formatImageRef('127.0.0.1:5000', 'a', 'v1')).toBe('127.0.0.1:5000/a:v1');
-    expect(formatImageRef('h:1', 'a', `sha256:${'b'.repeat(64)}`)).toBe(`h:1/a@sha256:${'b'.repeat(64)}`);
-  });
-});
 
 describe('composeConfig', () => {
   const base: OciImageConfig = {

@@ -1,0 +1,100 @@
+import { OCI_LAYOUT_PREFIX } from '../config/schema.ts';
+import { UsageError } from '../errors.ts';
+
+/**
+ * Image references, in one place. Two readings of the same syntax:
+ * - `splitImageRef`: any reference as Docker writes it (`service-worker:v1`,
+ *   `docker.io/library/x`, `127.0.0.1:5000/acme/x@sha256:...`), as found on a running container;
+ *   never throws.
+ * - `parseStoreImageRef`: a reference the toolkit must open (`oci-layout:<dir>/<repo>[:tag]` or
+ *   `host[:port]/<repo>[:tag|@digest]`), checked strictly and split into store and repository.
+ */
+
+/** The parts of `[host[:port]/]path[:tag][@digest]`. */
+export interface ImageName {
+  /** Everything before the tag and digest: `127.0.0.1:5000/acme/service-worker`. */
+  repository: string;
+  tag: string | undefined;
+  digest: string | undefined;
+}
+
+export function splitImageRef(reference: string): ImageName {
+  const at = reference.lastIndexOf('@');
+  const digest = at >= 0 ? reference.slice(at + 1) : undefined;
+  const named = at >= 0 ? reference.slice(0, at) : reference;
+  // A colon after the last slash is a tag; one before it belongs to a registry port, and the one
+  // in `oci-layout:` belongs to the store's scheme.
+  const colon = named.lastIndexOf(':');
+  const prefix = named.startsWith(OCI_LAYOUT_PREFIX) ? OCI_LAYOUT_PREFIX.length : 0;
+  const hasTag = colon > named.lastIndexOf('/') && colon >= prefix;
+  return {
+    repository: hasTag ? named.slice(0, colon) : named,
+    tag: hasTag ? named.slice(colon + 1) : undefined,
+    digest,
+  };
+}
+
+/**
+ * Whether an image reference is of the configured repository (`service-worker`), wherever it
+ * was pulled from: `service-worker:v1`, `docker.io/library/service-worker`, `127.0.0.1:5000/acme/
+ * service-worker@sha256:...` all are; `service-worker-old` and `acme/not-service-worker` are not.
+ */
+export function isImageOf(reference: string, repository: string): boolean {
+  const found = splitImageRef(reference).repository;
+  return found === repository || found.endsWith(`/${repository}`);
+}
+
+/** A reference split into what `openStore` takes and what the store is asked for. */
+export interface StoreImageRef {
+  /** The store: `oci-layout:<dir>` or `host[:port]` (the config's `registry` form). */
+  store: string;
+  /** Repository within the store (`node`, `base/node`). */
+  repository: string;
+  /** A tag or a `sha256:` digest. */
+  reference: string;
+  /** The reference as written, for messages. */
+  text: string;
+}
+
+const TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
+const DIGEST = /^sha256:[0-9a-f]{64}$/;
+const REPOSITORY = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$/;
+
+/**
+ * Parse `oci-layout:<dir>/<repository>[:tag|@digest]` (the last path component is the repository,
+ * the rest is the layout store's directory) or `host[:port]/<repository>[:tag|@digest]`.
+ * The tag defaults to `latest`, as docker does; a digest wins over a tag.
+ */
+export function parseStoreImageRef(text: string): StoreImageRef {
+  const trimmed = text.trim();
+  const { repository: rest, tag, digest } = splitImageRef(trimmed);
+  const reference = digest ?? tag ?? 'latest';
+  if (!(DIGEST.test(reference) || TAG.test(reference)))
+    throw bad(text, `"${reference}" is not a tag or digest`);
+  if (rest.startsWith(OCI_LAYOUT_PREFIX)) {
+    const path = rest.slice(OCI_LAYOUT_PREFIX.length).replace(/\/+$/, '');
+    const slash = path.lastIndexOf('/');
+    const repository = path.slice(slash + 1);
+    const dir = slash > 0 ? path.slice(0, slash) : slash === 0 ? '/' : '.';
+    if (!REPOSITORY.test(repository)) throw bad(text, 'no repository name after the layout directory');
+    return { store: `${OCI_LAYOUT_PREFIX}${dir}`, repository, reference, text: trimmed };
+  }
+  const slash = rest.indexOf('/');
+  if (slash <= 0) throw bad(text, 'expected <registry host>/<repository>');
+  const host = rest.slice(0, slash);
+  if (!/[.:]/.test(host) && host !== 'localhost') throw bad(text, `"${host}" is not a registry host`);
+  const repository = rest.slice(slash + 1);
+  if (!REPOSITORY.test(repository)) throw bad(text, `"${repository}" is not a repository name`);
+  return { store: host, repository, reference, text: trimmed };
+}
+
+/** `<store>/<repository>:<tag>` or `@<digest>`: the inverse of parseStoreImageRef. */
+export function formatImageRef(store: string, repository: string, reference: string): string {
+  return `${store}/${repository}${DIGEST.test(reference) ? '@' : ':'}${reference}`;
+}
+
+function bad(text: string, why: string): UsageError {
+  return new UsageError('IMAGE_REFERENCE_INVALID', `image reference "${text}" is not valid: ${why}`, {
+    hint: 'use oci-layout:<dir>/<repository>:<tag> or <host[:port]>/<repository>:<tag>',
+  });
+}
