@@ -34,6 +34,12 @@ export {
   upgradeCommand,
 } from './service/svc/gate/decide.ts';
 export { readVersionDocument, type VersionProbe } from './service/svc/gate/version-document.ts';
+export {
+  type ResolvedVersion,
+  type ResolveOptions,
+  resolveVersion,
+  type VersionSource,
+} from './shared/resolve-version.ts';
 export { type CheckInput, checkDeployment } from './verify/checks.ts';
 export { type FleetOptions, type FleetReport, verifyFleet } from './verify/fleet.ts';
 export type { VerifyTarget } from './verify/probe-deployment.ts';

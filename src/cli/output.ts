@@ -1,5 +1,5 @@
 import { isReleaseError } from '../errors.ts';
-import { redact } from '../util/redact.ts';
+import { redact } from '../shared/redact.ts';
 
 /** Everything the command line prints goes through here, so secrets are redacted in one place. */
 

@@ -3,8 +3,8 @@ import { resolve } from 'node:path';
 import type { Channel } from '../channels/channel-of.ts';
 import type { ImageArtifact } from '../config/schema.ts';
 import { ConfigError, UsageError } from '../errors.ts';
-import { writeFileAtomically } from '../util/atomic-write.ts';
-import type { VersionSource } from '../version/resolve.ts';
+import { writeFileAtomically } from '../shared/atomic-write.ts';
+import type { VersionSource } from '../shared/resolve-version.ts';
 
 /** One image artifact in the record. Later steps add what they learn (digest after build...). */
 export interface ImageRecord {

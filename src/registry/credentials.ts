@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { ConfigError, ExternalError } from '../errors.ts';
-import { registerSecret } from '../util/redact.ts';
+import { registerSecret } from '../shared/redact.ts';
 
 /** What a registry login gives: a user and password, or an identity (refresh) token. */
 export type Credentials =

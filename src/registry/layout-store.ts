@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { copyFile, link, mkdir, open, readFile, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ExternalError, UsageError } from '../errors.ts';
-import { writeFileAtomically } from '../util/atomic-write.ts';
+import { writeFileAtomically } from '../shared/atomic-write.ts';
 import { isValidImageTag } from '../version/image-tag.ts';
 import { declaredMediaType, isDigest, sha256Digest } from './digest.ts';
 import { fallbackReferrers } from './referrers.ts';

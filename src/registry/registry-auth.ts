@@ -1,5 +1,5 @@
 import { ExternalError } from '../errors.ts';
-import { registerSecret } from '../util/redact.ts';
+import { registerSecret } from '../shared/redact.ts';
 import type { Credentials } from './credentials.ts';
 import type { Challenge } from './www-authenticate.ts';
 

@@ -1,5 +1,5 @@
 import { ExternalError } from '../errors.ts';
-import { redact } from '../util/redact.ts';
+import { redact } from '../shared/redact.ts';
 import type { RegistryAuth } from './registry-auth.ts';
 import { parseWwwAuthenticate } from './www-authenticate.ts';
 

@@ -1,6 +1,6 @@
 import { dirname, join, resolve } from 'node:path';
 import type { ReleaseRecord } from '../record/release-record.ts';
-import type { FileToWrite } from '../util/atomic-write.ts';
+import type { FileToWrite } from '../shared/atomic-write.ts';
 
 export interface StampPaths {
   record: string;

@@ -4,10 +4,10 @@ import { IMAGE_ARTIFACTS, type ImageArtifact, type ReleaseConfig } from '../conf
 import { RuleError, UsageError } from '../errors.ts';
 import type { RepoInfo } from '../git/repo-info.ts';
 import type { ImageRecord, ReleaseRecord } from '../record/release-record.ts';
-import { printable } from '../util/printable.ts';
+import { printable } from '../shared/printable.ts';
+import type { ResolvedVersion } from '../shared/resolve-version.ts';
 import { imageTagOf, isValidImageTag } from '../version/image-tag.ts';
 import { parseVersion } from '../version/parse.ts';
-import type { ResolvedVersion } from '../version/resolve.ts';
 
 export interface StampInput {
   resolved: ResolvedVersion;

@@ -121,7 +121,6 @@ function describeFailure(error: unknown, timeoutMs: number, deadline: AbortSigna
 }
 
 /** Text read from outside, made safe for a terminal and a report line (see `printable`). */
-export { printable as sanitize } from '../util/printable.ts';
 
 /** `https://x/` and `https://x` name the same base: join paths without doubling the slash. */
 export function joinUrl(base: string, path: string): string {

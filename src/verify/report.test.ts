@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { checkDeployment } from './checks.ts';
-import { sanitize } from './http.ts';
 import { buildReport, renderReport, reportJson } from './report.ts';
 import type { ProbeResult } from './types.ts';
 
@@ -78,13 +77,5 @@ describe('report', () => {
       expect.objectContaining({ code: 'API_WORKER_MISMATCH', severity: 'drift', artifact: 'worker' }),
     );
     expect(typeof json.findings[0]!.fix).toBe('string');
-  });
-});
-
-describe('sanitize', () => {
-  it('makes escape sequences visible and cuts long values', () => {
-    expect(sanitize('v1\u001b[2J')).toBe('v1\\u001b[2J');
-    expect(sanitize('a\u202eb')).toBe('a\\u202eb');
-    expect(sanitize('x'.repeat(500))).toHaveLength(129);
   });
 });

@@ -11,4 +11,3 @@ export type * from './kinds.ts';
 export { isOrdered } from './kinds.ts';
 export { type MinimumResult, type MinimumVerdict, satisfiesMinimum } from './minimum.ts';
 export { parseCore, parseSemver, parseVersion } from './parse.ts';
-export { type ResolvedVersion, type ResolveOptions, resolveVersion, type VersionSource } from './resolve.ts';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { ExternalError } from '../../errors.ts';
-import { withoutGitEnv } from '../../version/git-describe.ts';
+import { withoutGitEnv } from '../../shared/git-describe.ts';
 
 const TOOLKIT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 

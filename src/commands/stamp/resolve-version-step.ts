@@ -1,7 +1,7 @@
 import { readRepoInfo } from '../../git/repo-info.ts';
 import type { Step } from '../../pipeline/step.ts';
-import { printable } from '../../util/printable.ts';
-import { resolveVersion } from '../../version/resolve.ts';
+import { printable } from '../../shared/printable.ts';
+import { resolveVersion } from '../../shared/resolve-version.ts';
 import type { StampContext } from './stamp-context.ts';
 
 /** SERVICE_VERSION, else git describe in the project (--cwd), else unknown; plus the repo's state. */

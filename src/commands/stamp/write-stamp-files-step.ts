@@ -1,6 +1,6 @@
 import type { Step } from '../../pipeline/step.ts';
+import { writeFilesAtomically } from '../../shared/atomic-write.ts';
 import { stampFiles } from '../../stamp/stamp-files.ts';
-import { writeFilesAtomically } from '../../util/atomic-write.ts';
 import type { StampContext } from './stamp-context.ts';
 
 /** Write the env file, build args, CLI metadata and release record: all of them or none. */

@@ -1,5 +1,5 @@
 import { isReleaseError } from '../../errors.ts';
-import { redact } from '../../util/redact.ts';
+import { redact } from '../../shared/redact.ts';
 
 /**
  * svc's printing. Results go to stdout; the gate, warnings and errors go to stderr, so a script

@@ -6,7 +6,7 @@ describe('sanitize', () => {
     expect(sanitize('a\u001b[31mb\u0007c\u009bd\u007fe\u202ef\r\ng')).toBe('a[31mbcdefg');
   });
   it('caps the length and says how much was cut', () => {
-    expect(sanitize('x'.repeat(500), 10)).toBe(`${'x'.repeat(10)}... (490 more characters)`);
+    expect(sanitize('x'.repeat(500), 10)).toBe(`${'x'.repeat(10)}… (490 more characters)`);
   });
   it('describes non-strings by type', () => {
     expect(shown(null)).toBe('null');

@@ -1,16 +1,15 @@
+import { printable } from '../../shared/printable.ts';
+
 /**
  * Everything `svc` prints that came from a server (fields, status text, headers, error text) goes
  * through here first: a hostile or broken server must not be able to move the cursor, retitle the
- * terminal, hide text with bidi overrides, or flood the screen.
+ * terminal, hide text with bidi overrides, or flood the screen. The rule itself is the shared
+ * `printable`, in strip mode: an end user needs the message, not the evidence.
  */
-// C0 and C1 controls, DEL, and the Unicode bidi overrides/isolates ("Trojan Source").
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-
 export const MAX_SHOWN = 120;
 
 export function sanitize(value: unknown, max = MAX_SHOWN): string {
-  const text = (typeof value === 'string' ? value : String(value)).replace(UNSAFE, '');
-  return text.length > max ? `${text.slice(0, max)}... (${text.length - max} more characters)` : text;
+  return printable(value, { mode: 'strip', max });
 }
 
 /** A value for a message: sanitised and quoted, so empty or odd strings stay visible. */

@@ -1,4 +1,6 @@
-import { boundedGet, joinUrl, sanitize } from '../http.ts';
+import { printable } from '../../shared/printable.ts';
+import { boundedGet, joinUrl } from '../http.ts';
+
 import type { ProbeResult } from '../types.ts';
 
 export interface HttpProbeOptions {
@@ -21,8 +23,8 @@ export async function probeApi(url: string, options: HttpProbeOptions): Promise<
     return {
       name: 'api',
       source,
-      version: sanitize(doc.version),
-      ...(doc.minCliVersion === undefined ? {} : { minCliVersion: sanitize(doc.minCliVersion) }),
+      version: printable(doc.version),
+      ...(doc.minCliVersion === undefined ? {} : { minCliVersion: printable(doc.minCliVersion) }),
     };
   } catch (error) {
     return failed(source, (error as Error).message);
@@ -51,5 +53,5 @@ function parseDocument(body: string): { version: string; minCliVersion: string |
 }
 
 function failed(source: string, error: string): ProbeResult {
-  return { name: 'api', source, version: undefined, error: sanitize(error, 300) };
+  return { name: 'api', source, version: undefined, error: printable(error, { max: 300 }) };
 }

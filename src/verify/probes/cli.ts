@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { delimiter, join, resolve } from 'node:path';
-import { sanitize } from '../http.ts';
+import { printable } from '../../shared/printable.ts';
+
 import type { ProbeResult } from '../types.ts';
 
 export interface CliProbeOptions {
@@ -82,8 +83,10 @@ function readVersion(path: string, options: CliProbeOptions): Promise<ProbeResul
       else if (code !== 0 && !match) {
         finish(failed(path, `\`svc --version\` failed (${signal ? `signal ${signal}` : `exit ${code}`})`));
       } else if (!match) {
-        finish(failed(path, `\`svc --version\` printed "${sanitize(text, 80)}", not "svc <version>"`));
-      } else finish({ name: 'cli', source: path, version: sanitize(match[1]!) });
+        finish(
+          failed(path, `\`svc --version\` printed "${printable(text, { max: 80 })}", not "svc <version>"`),
+        );
+      } else finish({ name: 'cli', source: path, version: printable(match[1]!) });
     });
   });
 }
@@ -97,5 +100,5 @@ function killGroup(pid: number | undefined): void {
 }
 
 function failed(source: string, error: string): ProbeResult {
-  return { name: 'cli', source, version: undefined, error: sanitize(error, 300) };
+  return { name: 'cli', source, version: undefined, error: printable(error, { max: 300 }) };
 }

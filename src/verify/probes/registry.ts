@@ -1,5 +1,6 @@
 import type { ImageStore } from '../../registry/store.ts';
-import { sanitize } from '../http.ts';
+import { printable } from '../../shared/printable.ts';
+
 import type { ArtifactName, ProbeResult } from '../types.ts';
 
 /** One image: the digest its expected tag points to in the store, and what the engine runs. */
@@ -40,6 +41,6 @@ export async function probeRegistry(options: {
     const descriptor = await options.store.resolve(options.repository, options.tag);
     return { ...base, expected: descriptor?.digest };
   } catch (error) {
-    return { ...base, expected: undefined, error: sanitize((error as Error).message, 300) };
+    return { ...base, expected: undefined, error: printable((error as Error).message, { max: 300 }) };
   }
 }

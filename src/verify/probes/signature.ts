@@ -1,6 +1,7 @@
 import type { ImageStore } from '../../registry/store.ts';
+import { printable } from '../../shared/printable.ts';
 import type { PublicSigningKey } from '../../signing/keys.ts';
-import { sanitize } from '../http.ts';
+
 import type { ArtifactName } from '../types.ts';
 
 /**
@@ -81,7 +82,7 @@ export async function probeSignatures(
       }),
     );
   } catch (error) {
-    const message = sanitize((error as Error).message, 300);
+    const message = printable((error as Error).message, { max: 300 });
     return [
       {
         ...base,

@@ -1,4 +1,6 @@
-import { boundedGet, joinUrl, sanitize } from '../http.ts';
+import { printable } from '../../shared/printable.ts';
+import { boundedGet, joinUrl } from '../http.ts';
+
 import type { ProbeResult } from '../types.ts';
 import type { HttpProbeOptions } from './api.ts';
 
@@ -19,7 +21,7 @@ export async function probeWeb(webUrl: string, options: HttpProbeOptions): Promi
   try {
     const response = await boundedGet(jsonUrl, options);
     const version = response.status === 200 ? versionOfJson(response.body) : undefined;
-    if (version !== undefined) return { name: 'web', source: jsonUrl, version: sanitize(version) };
+    if (version !== undefined) return { name: 'web', source: jsonUrl, version: printable(version) };
     jsonProblem =
       response.status === 200 ? 'version.json has no "version" string' : `HTTP ${response.status}`;
   } catch (error) {
@@ -39,7 +41,7 @@ export async function probeWeb(webUrl: string, options: HttpProbeOptions): Promi
     return {
       name: 'web',
       source: `${pageUrl} (meta tag)`,
-      version: sanitize(decodeEntities(meta[1] ?? meta[2] ?? '')),
+      version: printable(decodeEntities(meta[1] ?? meta[2] ?? '')),
     };
   } catch (error) {
     return failed(pageUrl, (error as Error).message);
@@ -65,5 +67,5 @@ function decodeEntities(text: string): string {
 }
 
 function failed(source: string, error: string): ProbeResult {
-  return { name: 'web', source, version: undefined, error: sanitize(error, 300) };
+  return { name: 'web', source, version: undefined, error: printable(error, { max: 300 }) };
 }

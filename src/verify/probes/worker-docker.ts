@@ -1,7 +1,8 @@
 import type Docker from 'dockerode';
 import { namesVersion } from '../../channels/tags.ts';
 import { isImageOf, splitImageRef } from '../../registry/image-ref.ts';
-import { sanitize } from '../http.ts';
+import { printable } from '../../shared/printable.ts';
+
 import type { ArtifactName, ProbeResult } from '../types.ts';
 
 export interface DockerProbeOptions {
@@ -161,9 +162,9 @@ interface Found {
 function reading(found: Found): ProbeResult {
   const tag = splitImageRef(found.reference).tag;
   const evidence = {
-    ...(found.env ? { env: sanitize(found.env) } : {}),
-    ...(found.label ? { label: sanitize(found.label) } : {}),
-    ...(tag ? { tag: sanitize(tag) } : {}),
+    ...(found.env ? { env: printable(found.env) } : {}),
+    ...(found.label ? { label: printable(found.label) } : {}),
+    ...(tag ? { tag: printable(tag) } : {}),
   };
   const { version, from } = workerVersionOf(evidence);
   return {
@@ -171,7 +172,7 @@ function reading(found: Found): ProbeResult {
     source: found.source,
     version,
     detail: `${from}; ${found.state}`,
-    image: sanitize(found.reference, 200),
+    image: printable(found.reference, { max: 200 }),
     ...(found.digest ? { digest: found.digest } : {}),
     evidence,
     running: found.running,
@@ -219,5 +220,5 @@ function engineAddress(options: DockerProbeOptions): { options: Docker.DockerOpt
 }
 
 function failed(name: ArtifactName, source: string, error: string): ProbeResult {
-  return { name, source, version: undefined, error: sanitize(error, 300) };
+  return { name, source, version: undefined, error: printable(error, { max: 300 }) };
 }

@@ -1,4 +1,6 @@
-import { boundedGet, sanitize } from '../http.ts';
+import { printable } from '../../shared/printable.ts';
+import { boundedGet } from '../http.ts';
+
 import type { ProbeResult } from '../types.ts';
 import type { HttpProbeOptions } from './api.ts';
 
@@ -10,11 +12,11 @@ export async function probeWorkerHealth(url: string, options: HttpProbeOptions):
     if (typeof doc?.version !== 'string') {
       return failed(url, `HTTP ${response.status}, and the body has no "version" string`);
     }
-    const status = typeof doc.status === 'string' ? sanitize(doc.status, 40) : undefined;
+    const status = typeof doc.status === 'string' ? printable(doc.status, { max: 40 }) : undefined;
     return {
       name: 'worker',
       source: url,
-      version: sanitize(doc.version),
+      version: printable(doc.version),
       // A worker that answers but is unhealthy still reports its version; say so beside it.
       ...(response.status !== 200 || (status && status !== 'ok')
         ? { detail: `health: HTTP ${response.status}${status ? `, status ${status}` : ''}` }
@@ -35,5 +37,5 @@ function parseObject(body: string): { version?: unknown; status?: unknown } | un
 }
 
 function failed(source: string, error: string): ProbeResult {
-  return { name: 'worker', source, version: undefined, error: sanitize(error, 300) };
+  return { name: 'worker', source, version: undefined, error: printable(error, { max: 300 }) };
 }

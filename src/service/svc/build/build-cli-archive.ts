@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ExternalError, UsageError } from '../../../errors.ts';
-import { writeFileAtomically } from '../../../util/atomic-write.ts';
+import { writeFileAtomically } from '../../../shared/atomic-write.ts';
 import { bundleSvc } from './bundle-svc.ts';
 import { cliPackageJson } from './package-json.ts';
 

@@ -1,5 +1,5 @@
 import { UsageError } from '../../../errors.ts';
-import { printable } from '../../../util/printable.ts';
+import { printable } from '../../../shared/printable.ts';
 import { isValidImageTag } from '../../../version/image-tag.ts';
 import { parseVersion } from '../../../version/parse.ts';
 

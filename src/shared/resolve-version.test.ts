@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GitRepo } from '../../test/helpers/git-repo.ts';
-import { resolveVersion } from './resolve.ts';
+import { resolveVersion } from './resolve-version.ts';
 
 const cleanup: (() => void)[] = [];
 afterAll(() => {

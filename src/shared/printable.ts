@@ -1,0 +1,29 @@
+// C0 and C1 controls, DEL, and the Unicode bidi marks, overrides and isolates ("Trojan Source").
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+export interface PrintableOptions {
+  /**
+   * `escape` (default): write unsafe characters as visible `\uXXXX`, for reports an operator
+   * reads closely (they see that something odd was there). `strip`: drop them, for the one-line
+   * messages `svc` shows an end user.
+   */
+  mode?: 'escape' | 'strip';
+  /** Longer values are cut, with an ellipsis and how much was cut. */
+  max?: number;
+}
+
+/**
+ * Make text that came from outside (an environment variable, a server, a file) safe for a
+ * terminal and a report line: no escape sequence can repaint or retitle the screen, no bidi
+ * override can hide text, and a huge value cannot flood it. The one sanitiser of the project:
+ * the toolkit, the reference servers and the `svc` bundle all use it.
+ */
+export function printable(value: unknown, options: PrintableOptions = {}): string {
+  const { mode = 'escape', max = 128 } = options;
+  const text = typeof value === 'string' ? value : String(value);
+  const safe =
+    mode === 'strip'
+      ? text.replace(UNSAFE, '')
+      : text.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return safe.length > max ? `${safe.slice(0, max)}… (${safe.length - max} more characters)` : safe;
+}
