@@ -2,22 +2,17 @@ import { copyFile, mkdir, readdir, rm } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ImageArtifact } from '../config/schema.ts';
+import type { StagedArtifact } from '../engine/engine.ts';
 import type { LayerEntry } from '../engine/oci/layer.ts';
 import { buildWeb } from '../service/web/build/build-web.ts';
 import { bundleArtifact } from './bundle.ts';
 import { APP_DIR } from './image-specs.ts';
 
+export type { StagedArtifact };
+
 /** templates/docker/<artifact>.Dockerfile of the toolkit. */
 export function dockerfileOf(artifact: ImageArtifact): string {
   return fileURLToPath(new URL(`../../templates/docker/${artifact}.Dockerfile`, import.meta.url));
-}
-
-export interface StagedArtifact {
-  artifact: ImageArtifact;
-  /** The directory: `Dockerfile` and `app/` (the docker build context). */
-  dir: string;
-  /** The files of `app/` as layer entries under APP_DIR (what the oci engine packs). */
-  entries: LayerEntry[];
 }
 
 /**

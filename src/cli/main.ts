@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
+import { printError } from '../commands/output.ts';
 import { EXIT, isReleaseError } from '../errors.ts';
 import { commandDefinitions } from './commands.ts';
-import { printError } from './output.ts';
 
 /**
  * The `release` entry point. Returns the exit code instead of exiting so tests and embedders can

@@ -1,7 +1,37 @@
-import type { StagedArtifact } from '../build/stage.ts';
 import type { ImageArtifact } from '../config/schema.ts';
 import type { StoreImageRef } from '../registry/image-ref.ts';
-import type { ImageSpec } from './oci/image-config.ts';
+
+/** One thing to put in a layer. Paths are absolute in the image (`/app/api/main.mjs`). */
+export type LayerEntry =
+  | { type: 'dir'; path: string; mode?: number }
+  | { type: 'file'; path: string; mode?: number; source: string }
+  | { type: 'file'; path: string; mode?: number; content: Uint8Array | string }
+  | { type: 'symlink'; path: string; target: string };
+
+/** What a build puts on top of its base. */
+export interface ImageSpec {
+  /** Set over the base's environment (same name replaces). */
+  env: Record<string, string>;
+  entrypoint?: string[];
+  cmd?: string[];
+  workingDir?: string;
+  user?: string;
+  exposedPorts?: string[];
+  labels: Record<string, string>;
+  /** RFC 3339, from the commit time or SOURCE_DATE_EPOCH; never the clock. */
+  created: string;
+  /** The history line of the added layer (`created_by`). */
+  createdBy: string;
+}
+
+/** What the build staged for one image: the engines build or pack it. */
+export interface StagedArtifact {
+  artifact: ImageArtifact;
+  /** The directory: `Dockerfile` and `app/` (the docker build context). */
+  dir: string;
+  /** The files of `app/` as layer entries under APP_DIR (what the oci engine packs). */
+  entries: LayerEntry[];
+}
 
 export type EngineName = 'docker' | 'oci';
 export const ENGINES: readonly EngineName[] = ['docker', 'oci'];

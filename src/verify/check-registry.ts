@@ -1,5 +1,4 @@
-import type { RegistryReading } from './probes/registry.ts';
-import type { Finding } from './types.ts';
+import type { Finding, RegistryReading } from './types.ts';
 
 /**
  * The bytes that run must be the bytes the release tag names: a running digest other than the

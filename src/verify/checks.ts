@@ -5,9 +5,7 @@ import { parseCore, parseVersion } from '../version/parse.ts';
 import { checkRegistry } from './check-registry.ts';
 import { checkSignatures } from './check-signatures.ts';
 import { displayTag, type FixContext, fixFor, fixForUnreachable, fixForUnversioned } from './fixes.ts';
-import type { RegistryReading } from './probes/registry.ts';
-import type { SignatureReading } from './probes/signature.ts';
-import type { ArtifactName, Finding, ProbeResult } from './types.ts';
+import type { ArtifactName, Finding, ProbeResult, RegistryReading, SignatureReading } from './types.ts';
 
 /** Everything the checks look at. Pure data: the probes have already done the IO. */
 export interface CheckInput {

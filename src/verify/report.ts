@@ -1,8 +1,13 @@
 import type { CheckOutcome } from './checks.ts';
 import type { ProbedDeployment, VerifyTarget } from './probe-deployment.ts';
-import type { RegistryReading } from './probes/registry.ts';
-import type { SignatureReading } from './probes/signature.ts';
-import type { ArtifactRow, ArtifactStatus, DeploymentReport, Finding } from './types.ts';
+import type {
+  ArtifactRow,
+  ArtifactStatus,
+  DeploymentReport,
+  Finding,
+  RegistryReading,
+  SignatureReading,
+} from './types.ts';
 
 // The table's "why" column: the finding in a few words (its message, with the fix, follows below).
 const WHY: Record<string, string> = {

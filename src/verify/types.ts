@@ -1,6 +1,3 @@
-import type { RegistryReading } from './probes/registry.ts';
-import type { SignatureReading } from './probes/signature.ts';
-
 /** The four artifacts of a deployment, in the order the report lists them. */
 export const ARTIFACT_NAMES = ['api', 'worker', 'web', 'cli'] as const;
 export type ArtifactName = (typeof ARTIFACT_NAMES)[number];
@@ -82,4 +79,38 @@ export interface DeploymentReport {
   signatures?: SignatureReading[];
   exitCode: 0 | 1 | 3;
   elapsedMs: number;
+}
+
+/** One image: the digest its expected tag points to in the store, and what the engine runs. */
+export interface RegistryReading {
+  artifact: ArtifactName;
+  /** `service-worker:v1.4.0` in `store` */
+  repository: string;
+  tag: string;
+  store: string;
+  /** undefined when the tag is not in the store (and `error` is unset) or it could not be read. */
+  expected: string | undefined;
+  error?: string;
+  /** Each container or service of this image and the manifest digest it runs (when known). */
+  running: { source: string; digest: string | undefined }[];
+}
+
+/**
+ * Whether one image digest carries a valid signature from the configured key (issue 10). `of`
+ * says which digest was checked: the one a container runs, or (when no engine was read) the one
+ * the deployment's tag names in the store.
+ */
+export interface SignatureReading {
+  artifact: ArtifactName;
+  repository: string;
+  /** undefined when there was no digest to check (then `error` says why). */
+  digest: string | undefined;
+  /** `container 3f2a…` / `service …` for a running digest, `service-api:v1.4.0` for a tag's. */
+  of: string;
+  /** Whether `of` is a container or service the engine runs (else it is the tag). */
+  running: boolean;
+  status: 'valid' | 'missing' | 'invalid' | 'unchecked';
+  reason: string;
+  keyId: string;
+  error?: string;
 }

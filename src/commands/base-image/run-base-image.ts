@@ -1,11 +1,11 @@
 import { buildEpoch } from '../../build/image-specs.ts';
-import { baseContext, type GlobalOptions } from '../../cli/command-context.ts';
-import { printJson, printLine } from '../../cli/output.ts';
 import { IMAGE_ARTIFACTS } from '../../config/schema.ts';
 import { makeBaseImage } from '../../engine/base-image.ts';
 import { storeOpener } from '../../engine/store-cache.ts';
 import { UsageError } from '../../errors.ts';
 import { parseStoreImageRef } from '../../registry/image-ref.ts';
+import { baseContext, type GlobalOptions } from '../command-context.ts';
+import { printJson, printLine } from '../output.ts';
 
 /** `release base-image`: the node base, written to each reference (the configured bases by default). */
 export async function runBaseImage(options: GlobalOptions & { ref?: string[] }) {

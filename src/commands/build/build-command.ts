@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import type { GlobalOptions } from '../../cli/command-context.ts';
+import type { GlobalOptions } from '../command-context.ts';
 
 interface BuildOptions extends GlobalOptions {
   engine?: 'docker' | 'oci';

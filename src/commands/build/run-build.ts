@@ -1,12 +1,12 @@
 import { join, relative } from 'node:path';
-import { baseContext, type GlobalOptions } from '../../cli/command-context.ts';
-import { printJson, printLine, warn } from '../../cli/output.ts';
 import type { EngineName } from '../../engine/engine.ts';
 import { rfc3339 } from '../../engine/oci/image-config.ts';
 import { storeOpener } from '../../engine/store-cache.ts';
 import { UsageError } from '../../errors.ts';
 import { runPipeline } from '../../pipeline/runner.ts';
 import { recordPath } from '../../record/release-record.ts';
+import { baseContext, type GlobalOptions } from '../command-context.ts';
+import { printJson, printLine, warn } from '../output.ts';
 import { BUILD_ARTIFACTS, type BuildArtifact, type BuildContext, imagesToBuild } from './build-context.ts';
 import { buildPipeline } from './build-pipeline.ts';
 

@@ -1,8 +1,8 @@
 import { relative, resolve } from 'node:path';
-import type { GlobalOptions } from '../../cli/command-context.ts';
-import { printJson, printLine } from '../../cli/output.ts';
 import { writeKeyPair } from '../../signing/key-files.ts';
 import { PASSPHRASE_ENV, shortKeyId } from '../../signing/keys.ts';
+import type { GlobalOptions } from '../command-context.ts';
+import { printJson, printLine } from '../output.ts';
 
 /**
  * `release keygen`: needs no config (it is what a project runs before it has a signing section),

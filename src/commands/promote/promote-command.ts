@@ -1,15 +1,6 @@
 import { type Command, Option } from 'commander';
-import { CHANNELS, type Channel } from '../../channels/channel-of.ts';
-import type { GlobalOptions } from '../../cli/command-context.ts';
-
-export interface PromoteOptions extends GlobalOptions {
-  channel: Channel;
-  version?: string;
-  from?: string;
-  /** `--no-sign` sets false (issue 10: the rc channel signs unless told not to). */
-  sign?: boolean;
-  key?: string;
-}
+import { CHANNELS } from '../../channels/channel-of.ts';
+import type { PromoteOptions } from './run-promote.ts';
 
 export function promoteCommand(program: Command): void {
   program

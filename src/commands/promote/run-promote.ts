@@ -1,15 +1,25 @@
+import type { Channel } from '../../channels/channel-of.ts';
 import { orderedWrites, type PromotionPlan, short } from '../../channels/promotion-plan.ts';
-import { baseContext } from '../../cli/command-context.ts';
-import { printJson, printLine, warn } from '../../cli/output.ts';
 import { runPipeline } from '../../pipeline/runner.ts';
 import { type PromotionSigning, recordPath } from '../../record/release-record.ts';
 import { PromotionFailedError, referenceOf } from '../../registry/apply-promotion.ts';
 import { openConfiguredStore } from '../../registry/open-store.ts';
 import type { ImageStore } from '../../registry/store.ts';
 import { shortKeyId } from '../../signing/keys.ts';
-import type { PromoteOptions } from './promote-command.ts';
+import type { GlobalOptions } from '../command-context.ts';
+import { baseContext } from '../command-context.ts';
+import { printJson, printLine, warn } from '../output.ts';
 import type { PromoteContext } from './promote-context.ts';
 import { promotePipeline } from './promote-pipeline.ts';
+
+export interface PromoteOptions extends GlobalOptions {
+  channel: Channel;
+  version?: string;
+  from?: string;
+  /** `--no-sign` sets false (issue 10: the rc channel signs unless told not to). */
+  sign?: boolean;
+  key?: string;
+}
 
 export async function runPromote(options: PromoteOptions): Promise<void> {
   const base = await baseContext(options);

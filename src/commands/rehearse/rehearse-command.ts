@@ -1,10 +1,5 @@
 import { type Command, Option } from 'commander';
-import type { GlobalOptions } from '../../cli/command-context.ts';
-
-export interface RehearseOptions extends GlobalOptions {
-  keep?: boolean;
-  engine?: 'oci' | 'docker';
-}
+import type { RehearseOptions } from './run-rehearse.ts';
 
 export function rehearseCommand(program: Command): void {
   program

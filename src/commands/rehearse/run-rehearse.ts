@@ -1,13 +1,18 @@
 import { rm } from 'node:fs/promises';
-import { baseContext } from '../../cli/command-context.ts';
-import { printJson, printLine } from '../../cli/output.ts';
 import { isReleaseError } from '../../errors.ts';
 import { runPipeline } from '../../pipeline/runner.ts';
 import type { StepReport } from '../../pipeline/step.ts';
+import type { GlobalOptions } from '../command-context.ts';
+import { baseContext } from '../command-context.ts';
+import { printJson, printLine } from '../output.ts';
 import { rehearsalReport, renderRehearsal } from './rehearsal-report.ts';
-import type { RehearseOptions } from './rehearse-command.ts';
 import type { RehearseContext } from './rehearse-context.ts';
 import { rehearsePipeline } from './rehearse-pipeline.ts';
+
+export interface RehearseOptions extends GlobalOptions {
+  keep?: boolean;
+  engine?: 'oci' | 'docker';
+}
 
 /**
  * `release rehearse`: run the whole pipeline in a throw-away workspace, report every step with its

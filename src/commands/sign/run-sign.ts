@@ -1,14 +1,19 @@
-import { baseContext } from '../../cli/command-context.ts';
-import { printJson, printLine, warn } from '../../cli/output.ts';
 import { UsageError } from '../../errors.ts';
 import { runPipeline } from '../../pipeline/runner.ts';
 import { readReleaseRecord, recordPath } from '../../record/release-record.ts';
 import { openConfiguredStore } from '../../registry/open-store.ts';
 import { shortKeyId } from '../../signing/keys.ts';
 import { targetsFromRecord, targetsFromRef } from '../../signing/sign-targets.ts';
-import type { SignFlags } from './sign-command.ts';
+import type { GlobalOptions } from '../command-context.ts';
+import { baseContext } from '../command-context.ts';
+import { printJson, printLine, warn } from '../output.ts';
 import type { SignContext, SignResult } from './sign-context.ts';
 import { signPipeline } from './sign-pipeline.ts';
+
+export interface SignFlags extends GlobalOptions {
+  channel?: 'rc';
+  key?: string;
+}
 
 export async function runSign(ref: string | undefined, flags: SignFlags): Promise<void> {
   if (Boolean(ref) === Boolean(flags.channel)) {

@@ -1,10 +1,5 @@
 import { type Command, Option } from 'commander';
-import type { GlobalOptions } from '../../cli/command-context.ts';
-
-export interface SignFlags extends GlobalOptions {
-  channel?: 'rc';
-  key?: string;
-}
+import type { SignFlags } from './run-sign.ts';
 
 export function signCommand(program: Command): void {
   program

@@ -1,8 +1,8 @@
 import { relative } from 'node:path';
-import { baseContext, type GlobalOptions } from '../../cli/command-context.ts';
-import { printJson, printLine, warn } from '../../cli/output.ts';
 import { runPipeline } from '../../pipeline/runner.ts';
 import { stampFiles, stampOutputs, stampPaths } from '../../stamp/stamp-files.ts';
+import { baseContext, type GlobalOptions } from '../command-context.ts';
+import { printJson, printLine, warn } from '../output.ts';
 import type { StampContext } from './stamp-context.ts';
 import { stampPipeline } from './stamp-pipeline.ts';
 

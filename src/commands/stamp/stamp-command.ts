@@ -1,6 +1,6 @@
 import { type Command, Option } from 'commander';
 import { CHANNELS } from '../../channels/channel-of.ts';
-import type { GlobalOptions } from '../../cli/command-context.ts';
+import type { GlobalOptions } from '../command-context.ts';
 
 interface StampOptions extends GlobalOptions {
   channel?: 'dev' | 'rc' | 'release';

@@ -1,5 +1,3 @@
-import { baseContext } from '../../cli/command-context.ts';
-import { printJson, printLine } from '../../cli/output.ts';
 import { ExternalError, RuleError, UsageError } from '../../errors.ts';
 import { runPipeline } from '../../pipeline/runner.ts';
 import type { ImageStore } from '../../registry/store.ts';
@@ -9,9 +7,28 @@ import { renderFindings, renderReport, reportJson, table } from '../../verify/re
 import type { DeploymentReport } from '../../verify/types.ts';
 import type { VerifyOptions } from '../../verify/verify-deployment.ts';
 import { parseVersion } from '../../version/parse.ts';
-import type { VerifyFlags } from './verify-command.ts';
+import type { GlobalOptions } from '../command-context.ts';
+import { baseContext } from '../command-context.ts';
+import { printJson, printLine } from '../output.ts';
 import type { VerifyContext } from './verify-context.ts';
 import { verifyPipeline } from './verify-pipeline.ts';
+
+export interface VerifyFlags extends GlobalOptions {
+  url?: string;
+  webUrl?: string;
+  workerUrl?: string;
+  docker?: boolean;
+  dockerHost?: string;
+  expect?: string;
+  registry?: string | true;
+  /** Issue 10: an image whose digest is not validly signed by signing.publicKey is drift. */
+  requireSignature?: boolean;
+  all?: boolean;
+  cli?: boolean;
+  timeout: number;
+  targetTimeout: number;
+  concurrency: number;
+}
 
 export async function runVerify(flags: VerifyFlags): Promise<void> {
   const base = await baseContext(flags);

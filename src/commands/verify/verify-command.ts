@@ -1,22 +1,5 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import type { GlobalOptions } from '../../cli/command-context.ts';
-
-export interface VerifyFlags extends GlobalOptions {
-  url?: string;
-  webUrl?: string;
-  workerUrl?: string;
-  docker?: boolean;
-  dockerHost?: string;
-  expect?: string;
-  registry?: string | true;
-  /** Issue 10: an image whose digest is not validly signed by signing.publicKey is drift. */
-  requireSignature?: boolean;
-  all?: boolean;
-  cli?: boolean;
-  timeout: number;
-  targetTimeout: number;
-  concurrency: number;
-}
+import type { VerifyFlags } from './run-verify.ts';
 
 export function verifyCommand(program: Command): void {
   program

@@ -3,9 +3,7 @@ import type { ImageStore } from '../../registry/store.ts';
 import type { PublicSigningKey } from '../../signing/keys.ts';
 import type { CheckOutcome } from '../../verify/checks.ts';
 import type { ProbedDeployment, VerifyTarget } from '../../verify/probe-deployment.ts';
-import type { RegistryReading } from '../../verify/probes/registry.ts';
-import type { SignatureReading } from '../../verify/probes/signature.ts';
-import type { DeploymentReport } from '../../verify/types.ts';
+import type { DeploymentReport, RegistryReading, SignatureReading } from '../../verify/types.ts';
 import type { VerifyOptions } from '../../verify/verify-deployment.ts';
 
 export interface VerifyContext extends BaseContext {

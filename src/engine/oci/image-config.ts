@@ -1,4 +1,7 @@
 import { type Descriptor, MEDIA_TYPES } from '../../registry/store.ts';
+import type { ImageSpec } from '../engine.ts';
+
+export type { ImageSpec };
 
 /** The parts of an OCI image config we read and write (image-spec config.md). */
 export interface OciImageConfig {
@@ -19,22 +22,6 @@ export interface OciImageConfig {
   rootfs: { type: 'layers'; diff_ids: string[] };
   history?: { created?: string; created_by?: string; comment?: string; empty_layer?: boolean }[];
   [key: string]: unknown;
-}
-
-/** What a build puts on top of its base. */
-export interface ImageSpec {
-  /** Set over the base's environment (same name replaces). */
-  env: Record<string, string>;
-  entrypoint?: string[];
-  cmd?: string[];
-  workingDir?: string;
-  user?: string;
-  exposedPorts?: string[];
-  labels: Record<string, string>;
-  /** RFC 3339, from the commit time or SOURCE_DATE_EPOCH; never the clock. */
-  created: string;
-  /** The history line of the added layer (`created_by`). */
-  createdBy: string;
 }
 
 /**

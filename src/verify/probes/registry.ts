@@ -1,21 +1,7 @@
 import type { ImageStore } from '../../registry/store.ts';
 import { printable } from '../../shared/printable.ts';
 
-import type { ArtifactName, ProbeResult } from '../types.ts';
-
-/** One image: the digest its expected tag points to in the store, and what the engine runs. */
-export interface RegistryReading {
-  artifact: ArtifactName;
-  /** `service-worker:v1.4.0` in `store` */
-  repository: string;
-  tag: string;
-  store: string;
-  /** undefined when the tag is not in the store (and `error` is unset) or it could not be read. */
-  expected: string | undefined;
-  error?: string;
-  /** Each container or service of this image and the manifest digest it runs (when known). */
-  running: { source: string; digest: string | undefined }[];
-}
+import type { ArtifactName, ProbeResult, RegistryReading } from '../types.ts';
 
 /**
  * Ask the store what `repository:tag` points to, for one artifact whose running digests the

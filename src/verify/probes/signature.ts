@@ -2,27 +2,7 @@ import type { ImageStore } from '../../registry/store.ts';
 import { printable } from '../../shared/printable.ts';
 import type { PublicSigningKey } from '../../signing/keys.ts';
 
-import type { ArtifactName } from '../types.ts';
-
-/**
- * Whether one image digest carries a valid signature from the configured key (issue 10). `of`
- * says which digest was checked: the one a container runs, or (when no engine was read) the one
- * the deployment's tag names in the store.
- */
-export interface SignatureReading {
-  artifact: ArtifactName;
-  repository: string;
-  /** undefined when there was no digest to check (then `error` says why). */
-  digest: string | undefined;
-  /** `container 3f2a…` / `service …` for a running digest, `service-api:v1.4.0` for a tag's. */
-  of: string;
-  /** Whether `of` is a container or service the engine runs (else it is the tag). */
-  running: boolean;
-  status: 'valid' | 'missing' | 'invalid' | 'unchecked';
-  reason: string;
-  keyId: string;
-  error?: string;
-}
+import type { ArtifactName, SignatureReading } from '../types.ts';
 
 /** What to check: one repository and the digests found for it (running, else the tag's). */
 export interface SignatureSubject {

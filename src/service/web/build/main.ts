@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { printError, printLine } from '../../../cli/output.ts';
 import { UsageError } from '../../../errors.ts';
+import { outputFor } from '../../../shared/output.ts';
 import { buildWeb } from './build-web.ts';
 import { CLIENT_VERSION_VARIABLE, clientVersionOf } from './client-version.ts';
 
@@ -15,6 +15,8 @@ import { CLIENT_VERSION_VARIABLE, clientVersionOf } from './client-version.ts';
  * `release stamp && npm run build:web` needs no shell plumbing; otherwise `unknown`. The line
  * printed says which source won, so a stale stamp is visible.
  */
+const output = outputFor({ prefix: '', bug: 'this is a bug in service-release' });
+
 export async function main(argv: string[], env = process.env, cwd = process.cwd()): Promise<number> {
   try {
     const { values } = parseArgs({ args: argv, options: { 'out-dir': { type: 'string' } } });
@@ -22,18 +24,16 @@ export async function main(argv: string[], env = process.env, cwd = process.cwd(
     const { raw, source } = await versionInput(env, cwd);
     const version = clientVersionOf(raw);
     await buildWeb({ version, outDir });
-    printLine(`service-web build ${version} (source ${source}) -> ${outDir}`);
+    output.line(`service-web build ${version} (source ${source}) -> ${outDir}`);
     return 0;
   } catch (error) {
     if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) {
-      printError(
+      return output.error(
         new UsageError('USAGE', error.message, { hint: 'usage: build:web [--out-dir <dir>]' }),
         false,
       );
-      return 2;
     }
-    printError(error, false);
-    return (error as { exitCode?: number }).exitCode ?? 70;
+    return output.error(error, false);
   }
 }
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { channelOf } from '../channels/channel-of.ts';
-import { compareVersionStrings, sameTag } from './compare.ts';
-import { imageTagOf } from './image-tag.ts';
-import type { VersionKind } from './kinds.ts';
-import { satisfiesMinimum } from './minimum.ts';
-import { parseVersion } from './parse.ts';
+import { compareVersionStrings, sameTag } from '../version/compare.ts';
+import { imageTagOf } from '../version/image-tag.ts';
+import type { VersionKind } from '../version/kinds.ts';
+import { satisfiesMinimum } from '../version/minimum.ts';
+import { parseVersion } from '../version/parse.ts';
+import { channelOf } from './channel-of.ts';
 
 type Row = [raw: string, kind: VersionKind, dirty: boolean, channel: 'dev' | 'rc' | 'release', tag: string];
 

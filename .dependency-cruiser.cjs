@@ -1,0 +1,62 @@
+// The parts map, checked on every `npm run lint`. Each rule says which way imports may point and
+// why; a new import that breaks one fails lint (test/lint shows that it does).
+const TESTS = '\\.test\\.ts$';
+const CORE = '^src/(version|channels)/|^src/errors\\.ts$';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'core-is-pure',
+      comment:
+        'The version and channel core (what a version is, which tags a channel gets, the plan) is ' +
+        'pure: no Node IO module, no package, no toolkit module outside the core. Its rules are ' +
+        'property-tested without IO and shipped inside the service and the svc bundle.',
+      severity: 'error',
+      from: { path: CORE, pathNot: TESTS },
+      to: {
+        pathNot: [CORE],
+        dependencyTypesNot: ['type-only'],
+      },
+    },
+    {
+      name: 'shared-is-a-leaf',
+      comment:
+        'src/shared holds what both the shipped service and the toolkit need (sanitiser, atomic ' +
+        'writes, redaction, version resolution): it may use Node and the core, nothing else of ours.',
+      severity: 'error',
+      from: { path: '^src/shared/', pathNot: TESTS },
+      to: { path: '^src/', pathNot: [CORE, '^src/shared/'] },
+    },
+    {
+      name: 'service-ships-alone',
+      comment:
+        'src/service is what ships to users (API, worker, web client, svc): it imports only its own ' +
+        'folder, the version core and src/shared, so no toolkit machinery lands in their bundles.',
+      severity: 'error',
+      from: { path: '^src/service/', pathNot: TESTS },
+      to: { path: '^src/', pathNot: [CORE, '^src/shared/', '^src/service/'] },
+    },
+    {
+      name: 'no-folder-cycles',
+      comment: 'Folders form layers: no folder may (indirectly) import itself back.',
+      severity: 'error',
+      scope: 'folder',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'no-module-cycles',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'node', 'default'] },
+  },
+};

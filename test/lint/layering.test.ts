@@ -1,0 +1,82 @@
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const root = resolve(import.meta.dirname, '../..');
+const depcruise = join(root, 'node_modules/.bin/depcruise');
+
+/** A throwaway project with the repository's own dependency rules and the given source files. */
+function project(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'layering-'));
+  copyFileSync(join(root, '.dependency-cruiser.cjs'), join(dir, '.dependency-cruiser.cjs'));
+  copyFileSync(join(root, 'tsconfig.json'), join(dir, 'tsconfig.json'));
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  dirs.push(dir);
+  return dir;
+}
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+async function cruise(cwd: string): Promise<{ code: number; output: string }> {
+  try {
+    const { stdout } = await run(depcruise, ['src', '--config', '.dependency-cruiser.cjs'], { cwd });
+    return { code: 0, output: stdout };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, output: `${e.stdout}${e.stderr}` };
+  }
+}
+
+describe('the layering rules (npm run lint)', () => {
+  it('pass on this repository', async () => {
+    const { code, output } = await cruise(root);
+    expect(output).toContain('no dependency violations found');
+    expect(code).toBe(0);
+  });
+
+  it('fail when the version core imports an IO module or the toolkit', async () => {
+    const dir = project({
+      'src/version/parse.ts': "import { readFileSync } from 'node:fs';\nexport const x = readFileSync;\n",
+      'src/channels/plan.ts': "import { y } from '../registry/store.ts';\nexport const z = y;\n",
+      'src/registry/store.ts': 'export const y = 1;\n',
+    });
+    const { code, output } = await cruise(dir);
+    expect(code).not.toBe(0);
+    expect(output).toMatch(
+      /core-is-pure: src\/version\/parse\.ts → node:fs|core-is-pure: src\/version\/parse\.ts → fs/,
+    );
+    expect(output).toContain('core-is-pure: src/channels/plan.ts → src/registry/store.ts');
+  });
+
+  it('fail when what ships imports toolkit machinery', async () => {
+    const dir = project({
+      'src/service/api/main.ts': "import { run } from '../../commands/run.ts';\nexport const go = run;\n",
+      'src/commands/run.ts': 'export const run = 1;\n',
+    });
+    const { code, output } = await cruise(dir);
+    expect(code).not.toBe(0);
+    expect(output).toContain('service-ships-alone: src/service/api/main.ts → src/commands/run.ts');
+  });
+
+  it('fail on a cycle between folders, even when no module cycle exists', async () => {
+    const dir = project({
+      'src/a/one.ts': "import { two } from '../b/two.ts';\nexport const one = two;\n",
+      'src/b/two.ts': 'export const two = 2;\n',
+      'src/b/three.ts': "import { four } from '../a/four.ts';\nexport const three = four;\n",
+      'src/a/four.ts': 'export const four = 4;\n',
+    });
+    const { code, output } = await cruise(dir);
+    expect(code).not.toBe(0);
+    expect(output).toContain('no-folder-cycles');
+    expect(output).not.toContain('no-module-cycles');
+  });
+});
