@@ -4,7 +4,7 @@
 // Both servers run as their own processes; rounds alternate (bare, reference, bare, ...) so load
 // from the rest of this shared machine hits both alike; the median of the rounds is reported.
 // Load comes from wrk (C, one thread) when installed, else autocannon in its own process.
-// Targets (issue 3): ratio >= 0.9 and p99 <= 5 ms at 64 connections.
+// Targets: ratio >= 0.9 and p99 <= 5 ms at 64 connections.
 //
 // Env: BENCH_SECONDS per round (default 5), BENCH_ROUNDS (default 3), BENCH_CONNECTIONS (64),
 // BENCH_TOOL=wrk|autocannon, BENCH_PIN=1.

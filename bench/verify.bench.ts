@@ -11,7 +11,7 @@
 // Reported: wall time of the concurrent check (default concurrency 16, the CLI default; also 64),
 // against the same 200 checked one after another; the median of BENCH_ROUNDS rounds. Also the
 // whole `release verify --all --json` command as a subprocess (includes tsx start-up).
-// Target (issue 8): concurrent <= 2 s.
+// Target: concurrent <= 2 s.
 //
 // Loopback answers in microseconds, so there is no waiting for concurrency to overlap and the
 // figure is CPU-bound (client and 400 servers on this shared 2-core machine). A second fleet

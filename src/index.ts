@@ -1,6 +1,6 @@
 /**
- * The library surface of service-release. The reference artifacts' building blocks
- * (`createVersionHandler`, `checkCliCompatibility`) are exported here as their issues land.
+ * The library surface of service-release: the version core, the reference artifacts' building
+ * blocks (`createVersionHandler`, `checkCliCompatibility`), and the release and verify machinery.
  */
 
 export { type Channel, channelOf, channelRefusal, channelTags } from './channels/index.ts';

@@ -36,7 +36,7 @@ export async function copyImage(
       },
     );
   await copyTree(manifest.descriptor, manifest.bytes);
-  // An image's signatures travel with it (issue 10); within one repository they already apply.
+  // An image's signatures travel with it; within one repository they already apply.
   const referrers = await copyReferrers(from, fromRepository, manifest.descriptor.digest, to, toRepository);
   if (tag) await to.putManifest(toRepository, tag, manifest.bytes, manifest.descriptor.mediaType);
   return { descriptor: manifest.descriptor, blobs, referrers: referrers.length };

@@ -137,7 +137,7 @@ export class LayoutStore implements ImageStore {
     return true;
   }
 
-  /** A layout has no referrers API: its referrers are the `sha256-<hex>` tag's index (issue 10). */
+  /** A layout has no referrers API: its referrers are the `sha256-<hex>` tag's index. */
   referrers(repository: string, digest: string): Promise<Descriptor[]> {
     return fallbackReferrers(this, repository, digest);
   }

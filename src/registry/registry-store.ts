@@ -216,7 +216,7 @@ export class RegistryStore implements ImageStore {
   }
 
   /**
-   * OCI 1.1 referrers (issue 10): the registry's referrers API when it answers with an index;
+   * OCI 1.1 referrers: the registry's referrers API when it answers with an index;
    * otherwise (distribution 2.x answers 404) the `sha256-<hex>` tag schema.
    */
   async referrers(repository: string, digest: string): Promise<Descriptor[]> {

@@ -96,7 +96,7 @@ export interface RegistryReading {
 }
 
 /**
- * Whether one image digest carries a valid signature from the configured key (issue 10). `of`
+ * Whether one image digest carries a valid signature from the configured key. `of`
  * says which digest was checked: the one a container runs, or (when no engine was read) the one
  * the deployment's tag names in the store.
  */

@@ -43,7 +43,7 @@ describe('release promote (OCI layout)', { timeout: 120_000 }, () => {
     const built = await pushRelease(store, []);
     recordDigests(repo, built);
 
-    // --no-sign: signing is covered by test/signing; here only the tags (issue 10).
+    // --no-sign: signing is covered by test/signing; here only the tags.
     const result = await runRelease(['promote', '--channel', 'rc', '--no-sign', '--json'], { cwd: repo.dir });
     expect(result.code, result.stderr).toBe(0);
     const out = jsonOf<PromoteJson>(result);
@@ -70,7 +70,7 @@ describe('release promote (OCI layout)', { timeout: 120_000 }, () => {
     const { repo, store } = await project('v1.2.0');
     await pushRelease(store, ['v1.1.0', 'latest']);
     const rc = await pushRelease(store, ['v1.2.0-rc.3']);
-    await signRelease(repo.dir, store, rc, REPOS); // a release --from an rc needs its signatures (issue 10)
+    await signRelease(repo.dir, store, rc, REPOS); // a release --from an rc needs its signatures
 
     const args = ['promote', '--channel', 'release', '--from', 'v1.2.0-rc.3', '--version', 'v1.2.0'];
     const first = await runRelease(args, { cwd: repo.dir });

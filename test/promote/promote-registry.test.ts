@@ -69,7 +69,7 @@ describe('release promote (registry, basic auth)', { timeout: 120_000 }, () => {
     const { repo, env, store } = await project('v3.0.0');
     const old = await pushRelease(store, ['v2.9.0', 'latest']);
     const rc = await pushRelease(store, ['v3.0.0-rc.2']);
-    await signRelease(repo.dir, store, rc, REPOS); // a release --from an rc needs its signatures (issue 10)
+    await signRelease(repo.dir, store, rc, REPOS); // a release --from an rc needs its signatures
     proxy.failNth(undefined);
     const result = await runRelease(
       ['promote', '--channel', 'release', '--from', 'v3.0.0-rc.2', '--version', 'v3.0.0', '--json'],

@@ -16,7 +16,7 @@ export interface PromoteOptions extends GlobalOptions {
   channel: Channel;
   version?: string;
   from?: string;
-  /** `--no-sign` sets false (issue 10: the rc channel signs unless told not to). */
+  /** `--no-sign` sets false (the rc channel signs unless told not to). */
   sign?: boolean;
   key?: string;
 }
@@ -112,7 +112,7 @@ function printPlan(store: ImageStore, plan: PromotionPlan): void {
   for (const note of plan.notes) printLine(`  note: ${note}`);
 }
 
-/** One line on signatures (issue 10): signed or verified by which key, or promoted unsigned. */
+/** One line on signatures: signed or verified by which key, or promoted unsigned. */
 function signingLine(signing: PromotionSigning): string {
   const key = signing.keyId ? ` by key ${shortKeyId(signing.keyId)}` : '';
   const what = Object.keys(signing.artifacts ?? {}).join(', ');

@@ -21,7 +21,7 @@ export interface VerifyFlags extends GlobalOptions {
   dockerHost?: string;
   expect?: string;
   registry?: string | true;
-  /** Issue 10: an image whose digest is not validly signed by signing.publicKey is drift. */
+  /** An image whose digest is not validly signed by signing.publicKey is drift. */
   requireSignature?: boolean;
   all?: boolean;
   cli?: boolean;
@@ -98,7 +98,7 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
       },
     );
   }
-  // Signatures (issue 10) live in the store: --require-signature reads the config's registry.
+  // Signatures live in the store: --require-signature reads the config's registry.
   const registryFlag = flags.registry ?? (flags.requireSignature ? true : undefined);
   const store =
     registryFlag === undefined ? undefined : await openRegistry(registryFlag, base, flags.timeout);

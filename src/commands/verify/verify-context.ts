@@ -14,7 +14,7 @@ export interface VerifyContext extends BaseContext {
   store?: ImageStore;
   probed?: ProbedDeployment;
   registry?: RegistryReading[];
-  /** Signatures (issue 10): the configured public key, `--require-signature`, and the readings. */
+  /** Signatures: the configured public key, `--require-signature`, and the readings. */
   trustedKey?: PublicSigningKey;
   requireSignature?: boolean;
   signatures?: SignatureReading[];

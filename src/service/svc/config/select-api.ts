@@ -12,7 +12,7 @@ export interface SelectedApi {
 }
 
 /**
- * Which API to talk to: `--url` > `SERVICE_API_URL` > the config file (issue 4 section 2).
+ * Which API to talk to: `--url` > `SERVICE_API_URL` > the config file.
  * Undefined when none is set; `requireApi` turns that into an error naming all three.
  */
 export function selectApi(flag: string | undefined, env: Env, config: SvcConfig): SelectedApi | undefined {
