@@ -8,6 +8,20 @@
  */
 export const EXIT = { ok: 0, refused: 1, usage: 2, external: 3, internal: 70 } as const;
 
+/**
+ * The codes that code elsewhere acts on (a retry that gives up, a step that rephrases, a report
+ * that names an unexpected failure), as constants beside the classes that carry them: renaming one
+ * is then a compile error, not a comparison that silently stops matching. Other codes are for
+ * people and scripts reading `--json`, and stay written where they are thrown.
+ */
+export const CONFIG_INVALID = 'CONFIG_INVALID';
+/** An error that is not a ReleaseError: a bug. */
+export const INTERNAL = 'INTERNAL';
+/** The store cannot delete a tag, so an undo cannot remove one it created (ExternalError). */
+export const TAG_DELETE_UNSUPPORTED = 'TAG_DELETE_UNSUPPORTED';
+/** No signing key was given (UsageError). */
+export const SIGNING_KEY_MISSING = 'SIGNING_KEY_MISSING';
+
 export interface ErrorDetails {
   hint?: string;
   cause?: unknown;
@@ -53,7 +67,7 @@ export class ConfigError extends ReleaseError {
     readonly problems: string[] = [],
     details: ErrorDetails = {},
   ) {
-    super('CONFIG_INVALID', problems.length ? `${message}\n  ${problems.join('\n  ')}` : message, details);
+    super(CONFIG_INVALID, problems.length ? `${message}\n  ${problems.join('\n  ')}` : message, details);
   }
 }
 

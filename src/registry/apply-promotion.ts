@@ -7,7 +7,7 @@ import {
   type TagWrite,
   tagsToResolve,
 } from '../channels/promotion-plan.ts';
-import { ExternalError, isReleaseError, UsageError } from '../errors.ts';
+import { ExternalError, isReleaseError, TAG_DELETE_UNSUPPORTED, UsageError } from '../errors.ts';
 import { isDigest } from './digest.ts';
 import type { ImageStore, Manifest } from './store.ts';
 
@@ -176,7 +176,7 @@ async function retry(work: () => Promise<void>, attempts = 3): Promise<void> {
     try {
       return await work();
     } catch (error) {
-      if (i >= attempts || (isReleaseError(error) && error.code === 'TAG_DELETE_UNSUPPORTED')) throw error;
+      if (i >= attempts || (isReleaseError(error) && error.code === TAG_DELETE_UNSUPPORTED)) throw error;
       await new Promise((resolve) => setTimeout(resolve, 100 * i));
     }
   }

@@ -1,4 +1,4 @@
-import { ExternalError, UsageError } from '../errors.ts';
+import { ExternalError, TAG_DELETE_UNSUPPORTED, UsageError } from '../errors.ts';
 import { findCredentials } from './credentials.ts';
 import { isDigest, sha256Digest } from './digest.ts';
 import { fallbackReferrers } from './referrers.ts';
@@ -139,7 +139,7 @@ export class RegistryStore implements ImageStore {
     if (res.status === 404) return;
     if (res.status === 400 || res.status === 405) {
       throw new ExternalError(
-        'TAG_DELETE_UNSUPPORTED',
+        TAG_DELETE_UNSUPPORTED,
         `${this.name} cannot delete a single tag (${repository}:${tag})`,
         {
           hint: 'delete the tag with the registry’s own tools, or re-run the promotion to complete it',

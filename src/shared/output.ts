@@ -1,4 +1,4 @@
-import { isReleaseError } from '../errors.ts';
+import { INTERNAL, isReleaseError } from '../errors.ts';
 import { redact } from './redact.ts';
 
 /**
@@ -37,7 +37,7 @@ export function outputFor(program: { prefix: string; bug: string }): Output {
       const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
       if (asJson)
         json({
-          error: { code: 'INTERNAL', message: String((error as Error)?.message ?? error), exitCode: 70 },
+          error: { code: INTERNAL, message: String((error as Error)?.message ?? error), exitCode: 70 },
         });
       say('error', `internal error (${program.bug}): ${message}`);
       return 70;

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { ReleaseConfig } from '../config/schema.ts';
-import { UsageError } from '../errors.ts';
+import { SIGNING_KEY_MISSING, UsageError } from '../errors.ts';
 import { writeFilesAtomically } from '../shared/atomic-write.ts';
 import {
   generateSigningKeys,
@@ -119,7 +119,7 @@ async function locatePrivateKey(
     return { pem: await readKeyFile(path, 'signing.privateKey'), source: path };
   }
   throw new UsageError(
-    'SIGNING_KEY_MISSING',
+    SIGNING_KEY_MISSING,
     'no signing key: pass --key <file>, set RELEASE_SIGNING_KEY, or set signing.privateKey in the config',
     {
       hint: 'create one with `release keygen` (README "Signing release candidates")',

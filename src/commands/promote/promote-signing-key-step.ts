@@ -1,4 +1,4 @@
-import { isReleaseError, RuleError } from '../../errors.ts';
+import { isReleaseError, RuleError, SIGNING_KEY_MISSING } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { PRIVATE_KEY_ENV, readSigningKey } from '../../signing/key-files.ts';
 import { shortKeyId } from '../../signing/keys.ts';
@@ -20,7 +20,7 @@ export const promoteSigningKeyStep: Step<PromoteContext> = {
     try {
       ctx.signingKey = await readSigningKey({ ...ctx, keyPath: ctx.keyPath });
     } catch (error) {
-      if (isReleaseError(error) && error.code === 'SIGNING_KEY_MISSING') {
+      if (isReleaseError(error) && error.code === SIGNING_KEY_MISSING) {
         throw new RuleError(
           'RC_SIGNING_KEY_MISSING',
           'the rc channel signs what it promotes, and there is no signing key',

@@ -1,3 +1,4 @@
+import { INTERNAL } from '../../errors.ts';
 import type { StepReport } from '../../pipeline/step.ts';
 import type { RehearseContext } from './rehearse-context.ts';
 
@@ -30,7 +31,7 @@ export function rehearsalReport(
     ...(failure !== undefined
       ? {
           error: {
-            code: (failure as { code?: string }).code ?? 'INTERNAL',
+            code: (failure as { code?: string }).code ?? INTERNAL,
             message: failure instanceof Error ? failure.message : String(failure),
           },
         }
