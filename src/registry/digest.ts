@@ -1,11 +1,25 @@
 import { createHash } from 'node:crypto';
-import { ExternalError } from '../errors.ts';
+import { ExternalError, UsageError } from '../errors.ts';
 import { type Descriptor, MEDIA_TYPES } from './store.ts';
 
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
 
 export function sha256Digest(bytes: Uint8Array): string {
   return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+}
+
+/**
+ * The digest of manifest bytes about to be stored under `reference`. When the reference is itself
+ * a digest the bytes must hash to it: storing other bytes under a digest would make the store lie
+ * about content addressing, so it is refused before anything is written.
+ */
+export function manifestDigest(bytes: Uint8Array, reference: string): string {
+  const digest = sha256Digest(bytes);
+  if (isDigest(reference) && reference !== digest)
+    throw new UsageError('DIGEST_MISMATCH', `manifest bytes do not match ${reference}`, {
+      hint: 'store the exact bytes the digest was computed from',
+    });
+  return digest;
 }
 
 /** Whether a reference is a digest (`sha256:<64 hex>`) rather than a tag. */

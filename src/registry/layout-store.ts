@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { ExternalError, UsageError } from '../errors.ts';
 import { writeFileAtomically } from '../shared/atomic-write.ts';
 import { isValidImageTag } from '../version/image-tag.ts';
-import { declaredMediaType, isDigest, sha256Digest } from './digest.ts';
+import { declaredMediaType, isDigest, manifestDigest, sha256Digest } from './digest.ts';
 import { fallbackReferrers } from './referrers.ts';
 import { type Descriptor, type ImageStore, type Manifest, MEDIA_TYPES } from './store.ts';
 
@@ -60,11 +60,7 @@ export class LayoutStore implements ImageStore {
     mediaType: string,
   ): Promise<Descriptor> {
     const dir = this.dir(repository);
-    const digest = sha256Digest(bytes);
-    if (isDigest(reference) && reference !== digest)
-      throw new UsageError('DIGEST_MISMATCH', `manifest bytes do not match ${reference}`, {
-        hint: 'store the exact bytes the digest was computed from',
-      });
+    const digest = manifestDigest(bytes, reference);
     if (!isDigest(reference) && !isValidImageTag(reference))
       throw new UsageError('TAG_INVALID', `"${reference}" is not a valid image tag`, {
         hint: 'tags are 1-128 characters of [A-Za-z0-9_.-], not starting with "." or "-"',

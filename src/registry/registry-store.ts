@@ -1,6 +1,6 @@
-import { ExternalError, TAG_DELETE_UNSUPPORTED, UsageError } from '../errors.ts';
+import { ExternalError, TAG_DELETE_UNSUPPORTED } from '../errors.ts';
 import { findCredentials } from './credentials.ts';
-import { isDigest, sha256Digest } from './digest.ts';
+import { isDigest, manifestDigest, sha256Digest } from './digest.ts';
 import { fallbackReferrers } from './referrers.ts';
 import { RegistryAuth } from './registry-auth.ts';
 import { RegistryHttp } from './registry-http.ts';
@@ -96,11 +96,7 @@ export class RegistryStore implements ImageStore {
     bytes: Uint8Array,
     mediaType: string,
   ): Promise<Descriptor> {
-    const digest = sha256Digest(bytes);
-    if (isDigest(reference) && reference !== digest)
-      throw new UsageError('DIGEST_MISMATCH', `manifest bytes do not match ${reference}`, {
-        hint: 'push the exact bytes the digest was computed from',
-      });
+    const digest = manifestDigest(bytes, reference);
     const res = await this.http.send({
       method: 'PUT',
       url: this.manifestUrl(repository, reference),

@@ -24,6 +24,15 @@ export async function probeSignatures(
 ): Promise<SignatureReading[]> {
   const base = { artifact: subject.artifact, repository: subject.repository, keyId: trusted.keyId };
   const tagRef = `${subject.repository}:${subject.tag}`;
+  // No digest could be checked: the reading names the tag and says why.
+  const unchecked = (reason: string): SignatureReading => ({
+    ...base,
+    digest: undefined,
+    of: tagRef,
+    running: false,
+    status: 'unchecked',
+    reason,
+  });
   try {
     const { checkImageSignature } = await import('../../signing/image-signature.ts');
     let targets = subject.running
@@ -31,18 +40,7 @@ export async function probeSignatures(
       .map((r) => ({ of: r.source, digest: r.digest, running: true }));
     if (targets.length === 0) {
       const descriptor = await store.resolve(subject.repository, subject.tag);
-      if (!descriptor) {
-        return [
-          {
-            ...base,
-            digest: undefined,
-            of: tagRef,
-            running: false,
-            status: 'unchecked',
-            reason: `${tagRef} is not in ${store.name}`,
-          },
-        ];
-      }
+      if (!descriptor) return [unchecked(`${tagRef} is not in ${store.name}`)];
       targets = [{ of: tagRef, digest: descriptor.digest, running: false }];
     }
     return await Promise.all(
@@ -63,16 +61,6 @@ export async function probeSignatures(
     );
   } catch (error) {
     const message = printable((error as Error).message, { max: 300 });
-    return [
-      {
-        ...base,
-        digest: undefined,
-        of: tagRef,
-        running: false,
-        status: 'unchecked',
-        reason: message,
-        error: message,
-      },
-    ];
+    return [{ ...unchecked(message), error: message }];
   }
 }
