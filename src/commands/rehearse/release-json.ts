@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { RuleError } from '../../errors.ts';
 
-const RELEASE_BIN = fileURLToPath(new URL('../../bin/release.js', import.meta.url));
+const RELEASE_BIN = fileURLToPath(new URL('../../../bin/release.js', import.meta.url));
 
 export interface ReleaseRun<T> {
   exitCode: number;

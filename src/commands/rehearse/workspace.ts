@@ -6,7 +6,7 @@ import { execa } from 'execa';
 import { ExternalError } from '../../errors.ts';
 import { withoutGitEnv } from '../../shared/git-describe.ts';
 
-const TOOLKIT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const TOOLKIT_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** What of this repository the rehearsal repository is made from: the reference service itself. */
 const REFERENCE_PATHS = ['src/service', 'templates/docker'];
