@@ -3,15 +3,17 @@ import { writeKeyPair } from '../../signing/key-files.ts';
 import { PASSPHRASE_ENV, shortKeyId } from '../../signing/keys.ts';
 import type { GlobalOptions } from '../command-context.ts';
 import { printJson, printLine } from '../output.ts';
+import { currentIo } from '../../util/cli-io.ts';
 
 /**
  * `release keygen`: needs no config (it is what a project runs before it has a signing section),
  * only the passphrase in the environment.
  */
 export async function runKeygen(options: GlobalOptions & { out?: string }): Promise<void> {
-  const cwd = resolve(options.cwd ?? process.cwd());
+  const io = currentIo();
+  const cwd = resolve(io.cwd, options.cwd ?? '.');
   const outDir = resolve(cwd, options.out ?? '.');
-  const written = await writeKeyPair(outDir, process.env);
+  const written = await writeKeyPair(outDir, io.env);
   if (options.json) {
     printJson(written);
     return;
