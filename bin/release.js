@@ -9,10 +9,9 @@
 import { readFileSync, writeSync } from 'node:fs';
 
 const args = process.argv.slice(2);
-const end = args.indexOf('--');
-const flags = end === -1 ? args : args.slice(0, end);
 
-if (flags.includes('--version') || flags.includes('-V')) {
+// Only as the first argument: `release promote --version v1.2.0` names a version to promote.
+if (args[0] === '--version' || args[0] === '-V') {
   const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
   // Straight to file descriptor 1: process.stdout would first load Node's stream modules.
   writeSync(1, `release ${version}\n`);

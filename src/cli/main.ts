@@ -19,13 +19,18 @@ export function main(argv: string[], io: Partial<CliIo> = {}): Promise<number> {
 
 async function run(argv: string[]): Promise<number> {
   const { stdout, stderr } = currentIo();
+  // Only as the first argument: `release promote --version v1.2.0` names a version to promote.
+  if (argv[0] === '--version' || argv[0] === '-V') {
+    stdout.write(`release ${packageVersion()}\n`);
+    return EXIT.ok;
+  }
   const program = new Command('release')
     .description('release orchestration and version-consistency checks for API, worker, web and svc')
-    .version(`release ${packageVersion()}`, '-V, --version', "print the toolkit's own version")
     .option('--cwd <dir>', 'the project to work on (default: the working directory)')
     .option('--config <file>', 'configuration file (default: release.config.ts and friends in --cwd)')
     .option('--json', 'machine-readable output on stdout')
     .configureOutput({ writeOut: (text) => stdout.write(text), writeErr: (text) => stderr.write(text) })
+    .addHelpText('after', "\n  release --version (-V) prints the toolkit's own version.")
     .exitOverride()
     .showHelpAfterError();
   for (const define of commandDefinitions) define(program);
