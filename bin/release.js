@@ -16,9 +16,9 @@ if (args[0] === '--version' || args[0] === '-V') {
   // Straight to file descriptor 1: process.stdout would first load Node's stream modules.
   writeSync(1, `release ${version}\n`);
 } else {
-  const { main } = await import('../lib/cli/main.js').catch((error) => {
+  const { main } = await import('../lib/release/main.js').catch((error) => {
     // A checkout that has not been built yet: say how, rather than print a module stack.
-    if (error?.code === 'ERR_MODULE_NOT_FOUND' && String(error.message).includes('/lib/cli/main.js')) {
+    if (error?.code === 'ERR_MODULE_NOT_FOUND' && String(error.message).includes('/lib/release/main.js')) {
       process.stderr.write('release: lib/ is not built; run `npm run build` in the toolkit checkout\n');
       process.exit(70);
     }

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Compile the toolkit for the package: every module under src/ to lib/ as plain ESM JavaScript
-// (esbuild, one output file per source file, so lib/ mirrors src/ and every path computed from
-// import.meta.url keeps its meaning), then, unless --js-only, `.d.ts` files beside them (tsc).
+// (esbuild, one output file per source file, so lib/ mirrors src/: the library's subpaths and the
+// service bins), the `release` command as a split bundle in lib/release/, then, unless --js-only,
+// `.d.ts` files beside the modules (tsc). Files the toolkit reads at run time are found from
+// packageRoot() (src/util/package-root.ts), never from a module's own position.
 // The reference service's TypeScript sources stay in the package as they are: `release build`
 // bundles them for the images with esbuild at run time.
 //
@@ -52,6 +54,28 @@ await build({
   format: 'esm',
   target: 'node20.19',
   logLevel: 'warning',
+});
+
+// The `release` command once more, as a bundle with code splitting: Node then reads a handful of
+// files at start-up rather than hundreds (zod alone is 95 modules), and each command's code,
+// imported on demand, is a chunk of its own. Dependencies that are large, native or only some
+// commands need stay imports (they load from node_modules when a command asks for them).
+await build({
+  entryPoints: { main: join(SRC, 'cli/main.ts') },
+  outdir: join(LIB, 'release'),
+  chunkNames: 'chunk-[hash]',
+  bundle: true,
+  splitting: true,
+  external: ['esbuild', 'vite', 'dockerode', '@sigstore/*', 'typescript'],
+  platform: 'node',
+  format: 'esm',
+  target: 'node20.19',
+  legalComments: 'none',
+  logLevel: 'warning',
+  // Bundled CommonJS dependencies call require(); an ES module has none without this.
+  banner: {
+    js: "import { createRequire as __srCreateRequire } from 'node:module';\nconst require = __srCreateRequire(import.meta.url);",
+  },
 });
 
 if (!jsOnly) {
