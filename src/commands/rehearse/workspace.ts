@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { ExternalError } from '../../errors.ts';
-import { packageRoot } from '../../util/package-root.ts';
 import { withoutGitEnv } from '../../shared/git-describe.ts';
+import { packageRoot } from '../../util/package-root.ts';
 
 const TOOLKIT_ROOT = packageRoot();
 
