@@ -88,7 +88,7 @@ describe('the installed package', () => {
       'lib/index.d.ts',
       'lib/exports/version-handler.js',
       'lib/exports/version-handler.d.ts',
-      'lib/version/index.d.ts',
+      'lib/exports/version.d.ts',
       'src/service/web/index.html',
       'templates/docker/api.Dockerfile',
     ])
