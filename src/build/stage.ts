@@ -4,7 +4,7 @@ import type { ImageArtifact } from '../config/schema.ts';
 import type { StagedArtifact } from '../engine/engine.ts';
 import type { LayerEntry } from '../engine/oci/layer.ts';
 import { buildWeb } from '../service/web/build/build-web.ts';
-import { packageRoot } from '../util/package-root.ts';
+import { packageRoot } from '../shared/package-root.ts';
 import { bundleArtifact } from './bundle.ts';
 import { APP_DIR } from './image-specs.ts';
 

@@ -1,8 +1,8 @@
 import { Command, CommanderError } from 'commander';
 import { printError } from '../commands/output.ts';
 import { EXIT, isReleaseError } from '../errors.ts';
+import { packageVersion } from '../shared/package-root.ts';
 import { type CliIo, currentIo, withIo } from '../util/cli-io.ts';
-import { packageVersion } from '../util/package-root.ts';
 import { commandDefinitions } from './commands.ts';
 
 /**

@@ -19,7 +19,10 @@ export interface Output {
 }
 
 /** Where a program's output goes; asked on every write, so one process may serve several runs. */
-export type OutputStreams = () => { stdout: { write(text: string): unknown }; stderr: { write(text: string): unknown } };
+export type OutputStreams = () => {
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+};
 
 export function outputFor(program: { prefix: string; bug: string; streams?: OutputStreams }): Output {
   const streams: OutputStreams = program.streams ?? (() => process);

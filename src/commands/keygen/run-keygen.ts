@@ -1,9 +1,9 @@
 import { relative, resolve } from 'node:path';
 import { writeKeyPair } from '../../signing/key-files.ts';
 import { PASSPHRASE_ENV, shortKeyId } from '../../signing/keys.ts';
+import { currentIo } from '../../util/cli-io.ts';
 import type { GlobalOptions } from '../command-context.ts';
 import { printJson, printLine } from '../output.ts';
-import { currentIo } from '../../util/cli-io.ts';
 
 /**
  * `release keygen`: needs no config (it is what a project runs before it has a signing section),

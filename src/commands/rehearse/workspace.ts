@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { ExternalError } from '../../errors.ts';
 import { withoutGitEnv } from '../../shared/git-describe.ts';
-import { packageRoot } from '../../util/package-root.ts';
+import { packageRoot } from '../../shared/package-root.ts';
 
 const TOOLKIT_ROOT = packageRoot();
 
