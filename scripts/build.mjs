@@ -10,15 +10,19 @@
 //   node scripts/build.mjs            clean lib/, write JavaScript and declarations (prepack)
 //   node scripts/build.mjs --js-only  write the JavaScript only (tests, `npm run release`)
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SRC = join(ROOT, 'src');
-const LIB = join(ROOT, 'lib');
 const jsOnly = process.argv.includes('--js-only');
+// The JavaScript-only build overwrites lib/ in place. The full build (prepack, so also the
+// package test, while other tests run the bins) writes a fresh tree beside it and swaps it in,
+// so lib/ never disappears under a running test and keeps no file of a deleted source.
+const FINAL = join(ROOT, 'lib');
+const LIB = jsOnly ? FINAL : join(ROOT, `.lib-build-${process.pid}`);
 
 /** Every TypeScript module that runs in Node: no tests, and not the browser app Vite builds. */
 function sources(dir) {
@@ -81,19 +85,26 @@ await build({
 if (!jsOnly) {
   const tsc = spawnSync(
     process.execPath,
-    [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+    [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', LIB],
     {
       cwd: ROOT,
       stdio: 'inherit',
     },
   );
-  if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+  if (tsc.status !== 0) {
+    rmSync(LIB, { recursive: true, force: true });
+    process.exit(tsc.status ?? 1);
+  }
   // tsc keeps `./x.ts` in declarations; a consumer's TypeScript must find `./x.d.ts` instead.
   for (const file of declarations(LIB)) {
     const text = readFileSync(file, 'utf8');
     const fixed = text.replace(/((?:from|import)\s*\(?\s*)(['"])(\.{1,2}\/[^'"]*?)\.ts\2/g, '$1$2$3.js$2');
     if (fixed !== text) writeFileSync(file, fixed);
   }
+  const old = `${FINAL}-old-${process.pid}`;
+  if (existsSync(FINAL)) renameSync(FINAL, old);
+  renameSync(LIB, FINAL);
+  rmSync(old, { recursive: true, force: true });
 }
 
 function declarations(dir) {
