@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // Compiles lib/ once, for the tests that run the bins as subprocesses.
+    globalSetup: ['test/helpers/global-setup.ts'],
     // Suites start real registries, engines and browsers: generous per-test budget, and at most
     // two files at once on this two-core machine so timing-sensitive suites are not starved.
     testTimeout: 60_000,

@@ -1,7 +1,4 @@
 #!/usr/bin/env node
-// The web client's static server from a checkout, through tsx. The web image runs the esbuild
-// bundle of the same entry instead, which needs no loader.
-import { register } from 'tsx/esm/api';
-
-register();
-await import('../src/service/web/server/main.ts');
+// The web client's static server from the compiled toolkit (lib/). The web image runs the esbuild
+// bundle of the same entry instead.
+await import('../lib/service/web/server/main.js');

@@ -1,8 +1,9 @@
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { InternalError } from '../errors.ts';
+import { packageRoot } from '../shared/package-root.ts';
 
 /** The toolkit's own root: bundles are made from its sources, whatever project --cwd names. */
-const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const PACKAGE_ROOT = packageRoot();
 
 const ENTRIES = {
   api: { file: 'src/service/api/main.ts' },
@@ -23,7 +24,7 @@ const ENTRIES = {
 export async function bundleArtifact(artifact: keyof typeof ENTRIES, outFile: string): Promise<void> {
   const { build } = await import('esbuild');
   const entry: { file: string; contents?: string } = ENTRIES[artifact];
-  const absolute = fileURLToPath(new URL(entry.file, new URL('../../', import.meta.url)));
+  const absolute = join(PACKAGE_ROOT, entry.file);
   try {
     await build({
       ...(entry.contents

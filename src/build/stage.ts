@@ -1,10 +1,10 @@
 import { copyFile, mkdir, readdir, rm } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { ImageArtifact } from '../config/schema.ts';
 import type { StagedArtifact } from '../engine/engine.ts';
 import type { LayerEntry } from '../engine/oci/layer.ts';
 import { buildWeb } from '../service/web/build/build-web.ts';
+import { packageRoot } from '../shared/package-root.ts';
 import { bundleArtifact } from './bundle.ts';
 import { APP_DIR } from './image-specs.ts';
 
@@ -12,7 +12,7 @@ export type { StagedArtifact };
 
 /** templates/docker/<artifact>.Dockerfile of the toolkit. */
 export function dockerfileOf(artifact: ImageArtifact): string {
-  return fileURLToPath(new URL(`../../templates/docker/${artifact}.Dockerfile`, import.meta.url));
+  return join(packageRoot(), `templates/docker/${artifact}.Dockerfile`);
 }
 
 /**

@@ -1,18 +1,36 @@
 import { Command, CommanderError } from 'commander';
 import { printError } from '../commands/output.ts';
 import { EXIT, isReleaseError } from '../errors.ts';
+import { packageVersion } from '../shared/package-root.ts';
+import { type CliIo, currentIo, withIo } from '../util/cli-io.ts';
 import { commandDefinitions } from './commands.ts';
 
 /**
  * The `release` entry point. Returns the exit code instead of exiting so tests and embedders can
  * call it; only bin/release.js sets process.exitCode. This is the one place errors become codes.
+ *
+ * `io` replaces what the run would otherwise take from the process (working directory,
+ * environment, stdout, stderr): tests run commands in process with a temp directory and collect
+ * the output, several at once if they like, without touching the process's own state.
  */
-export async function main(argv: string[]): Promise<number> {
+export function main(argv: string[], io: Partial<CliIo> = {}): Promise<number> {
+  return withIo(io, () => run(argv));
+}
+
+async function run(argv: string[]): Promise<number> {
+  const { stdout, stderr } = currentIo();
+  // Only as the first argument: `release promote --version v1.2.0` names a version to promote.
+  if (argv[0] === '--version' || argv[0] === '-V') {
+    stdout.write(`release ${packageVersion()}\n`);
+    return EXIT.ok;
+  }
   const program = new Command('release')
     .description('release orchestration and version-consistency checks for API, worker, web and svc')
-    .option('--cwd <dir>', 'the project to work on', process.cwd())
+    .option('--cwd <dir>', 'the project to work on (default: the working directory)')
     .option('--config <file>', 'configuration file (default: release.config.ts and friends in --cwd)')
     .option('--json', 'machine-readable output on stdout')
+    .configureOutput({ writeOut: (text) => stdout.write(text), writeErr: (text) => stderr.write(text) })
+    .addHelpText('after', "\n  release --version (-V) prints the toolkit's own version.")
     .exitOverride()
     .showHelpAfterError();
   for (const define of commandDefinitions) define(program);

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { loadConfig } from '../config/load.ts';
 import type { BaseContext } from '../pipeline/context.ts';
+import { currentIo } from '../util/cli-io.ts';
 
 /** Options every command accepts. */
 export interface GlobalOptions {
@@ -12,13 +13,14 @@ export interface GlobalOptions {
 
 /** Build the shared part of a command's context: cwd, loaded config, environment, flags. */
 export async function baseContext(options: GlobalOptions): Promise<BaseContext> {
-  const cwd = resolve(options.cwd ?? process.cwd());
+  const io = currentIo();
+  const cwd = resolve(io.cwd, options.cwd ?? '.');
   const loaded = await loadConfig({ cwd, ...(options.config ? { configPath: options.config } : {}) });
   return {
     cwd,
     config: loaded.config,
     configDir: loaded.dir,
-    env: { ...process.env },
+    env: { ...io.env },
     dryRun: Boolean(options.dryRun),
     json: Boolean(options.json),
     warnings: [],

@@ -1,7 +1,11 @@
 import { outputFor } from '../shared/output.ts';
+import { currentIo } from '../util/cli-io.ts';
 
-/** Everything the `release` command line prints goes through here (redacted in one place). */
-const output = outputFor({ prefix: '', bug: 'this is a bug in service-release' });
+/**
+ * Everything the `release` command line prints goes through here (redacted in one place), to the
+ * current run's stdout and stderr: the process's own, or those `main(argv, io)` was given.
+ */
+const output = outputFor({ prefix: '', bug: 'this is a bug in service-release', streams: currentIo });
 
 export const printJson = output.json;
 export const printLine = output.line;

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { cosmiconfig } from 'cosmiconfig';
 import { ConfigError } from '../errors.ts';
+import { importConfigModule, importTypeScriptConfig } from './import-config.ts';
 import type { ReleaseConfig } from './schema.ts';
 import { validateConfig } from './validate.ts';
 
@@ -31,8 +31,9 @@ export async function loadConfig(options: { cwd: string; configPath?: string }):
   const explorer = cosmiconfig('release', {
     searchPlaces: SEARCH_PLACES,
     searchStrategy: 'none',
-    // The toolkit already runs under tsx, so a TypeScript config is just a module import.
-    loaders: { '.ts': importDefault, '.mjs': importDefault, '.js': importDefault },
+    // Our own loaders: cosmiconfig's TypeScript loader would pull in the TypeScript compiler, and
+    // only a `.ts` config pays for esbuild (import-config.ts says why it is compiled, not imported).
+    loaders: { '.ts': importTypeScriptConfig, '.mjs': importConfigModule, '.js': importConfigModule },
   });
   let found: { config: unknown; filepath: string; isEmpty?: boolean } | null;
   try {
@@ -58,9 +59,4 @@ export async function loadConfig(options: { cwd: string; configPath?: string }):
     filepath: found.filepath,
     dir: dirname(found.filepath),
   };
-}
-
-async function importDefault(filepath: string): Promise<unknown> {
-  const mod = (await import(`${pathToFileURL(filepath).href}?t=${Date.now()}`)) as { default?: unknown };
-  return mod.default ?? mod;
 }

@@ -1,4 +1,5 @@
 import { Listr, ListrLogger, ListrLogLevels, ProcessOutput } from 'listr2';
+import { currentIo } from '../util/cli-io.ts';
 import type { Step, StepReport } from './step.ts';
 
 export interface RunOptions {
@@ -29,7 +30,8 @@ export async function runPipeline<C>(
   options: RunOptions,
 ): Promise<StepReport[]> {
   const reports: StepReport[] = options.reports ?? [];
-  const interactive = Boolean(process.stderr.isTTY) && !options.env['CI'] && !options.json;
+  const { stderr } = currentIo();
+  const interactive = Boolean(stderr.isTTY) && !options.env['CI'] && !options.json;
   const list = new Listr(
     steps.map((step) => ({
       title: step.title,
@@ -65,7 +67,7 @@ export async function runPipeline<C>(
       fallbackRenderer: 'simple',
       // Every renderer writes to stderr: stdout is the command's result (a table, a JSON document).
       rendererOptions: interactive
-        ? { processOutput: new ProcessOutput(process.stderr, process.stderr) }
+        ? { processOutput: new ProcessOutput(stderr as NodeJS.WriteStream, stderr as NodeJS.WriteStream) }
         : { logger: stderrLogger() },
       fallbackRendererOptions: { logger: stderrLogger() },
     } as never,
@@ -76,5 +78,10 @@ export async function runPipeline<C>(
 
 /** listr2's line logger (the simple renderer), with every level sent to stderr. */
 function stderrLogger(): ListrLogger<ListrLogLevels> {
-  return new ListrLogger({ useIcons: true, toStderr: Object.values(ListrLogLevels) });
+  const stderr = currentIo().stderr as NodeJS.WriteStream;
+  return new ListrLogger({
+    useIcons: true,
+    toStderr: Object.values(ListrLogLevels),
+    processOutput: new ProcessOutput(stderr, stderr),
+  });
 }

@@ -18,11 +18,18 @@ export interface Output {
   error(error: unknown, json: boolean): number;
 }
 
-export function outputFor(program: { prefix: string; bug: string }): Output {
-  const line = (text = '') => void process.stdout.write(`${redact(text)}\n`);
+/** Where a program's output goes; asked on every write, so one process may serve several runs. */
+export type OutputStreams = () => {
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+};
+
+export function outputFor(program: { prefix: string; bug: string; streams?: OutputStreams }): Output {
+  const streams: OutputStreams = program.streams ?? (() => process);
+  const line = (text = '') => void streams().stdout.write(`${redact(text)}\n`);
   const json = (value: unknown) => line(JSON.stringify(value, null, 2));
   const say = (level: string, text: string) =>
-    void process.stderr.write(`${program.prefix}${level}: ${redact(text)}\n`);
+    void streams().stderr.write(`${program.prefix}${level}: ${redact(text)}\n`);
   return {
     line,
     json,
@@ -31,7 +38,7 @@ export function outputFor(program: { prefix: string; bug: string }): Output {
       if (isReleaseError(error)) {
         if (asJson) json({ error: error.toJSON() });
         say('error', error.message);
-        if (error.hint) process.stderr.write(`hint: ${redact(error.hint)}\n`);
+        if (error.hint) streams().stderr.write(`hint: ${redact(error.hint)}\n`);
         return error.exitCode;
       }
       const message = error instanceof Error ? (error.stack ?? error.message) : String(error);

@@ -81,7 +81,12 @@ describe('release rehearse (embedded default: no Docker, no registry)', () => {
 
   it('stops at a missing tool, exits 3, reports the failed step and removes its workspace', async () => {
     // No git on PATH: the first step cannot make its repository.
-    const result = await runRelease(['rehearse', '--json'], { cwd: tmpdir(), env: { PATH: '/nonexistent' } });
+    // A real process: git is started with the process's own PATH.
+    const result = await runRelease(['rehearse', '--json'], {
+      cwd: tmpdir(),
+      env: { PATH: '/nonexistent' },
+      subprocess: true,
+    });
     expect(result.code).toBe(3);
     const report = jsonOf<Report>(result);
     expect(report.ok).toBe(false);
@@ -93,7 +98,11 @@ describe('release rehearse (embedded default: no Docker, no registry)', () => {
   });
 
   it('prints a readable report on a terminal-less run without --json', async () => {
-    const result = await runRelease(['rehearse'], { cwd: tmpdir(), env: { PATH: '/nonexistent' } });
+    const result = await runRelease(['rehearse'], {
+      cwd: tmpdir(),
+      env: { PATH: '/nonexistent' },
+      subprocess: true,
+    });
     expect(result.code).toBe(3);
     expect(result.stdout).toMatch(/Rehearsal report/);
     expect(result.stdout).toMatch(/FAIL .*Make a git repository from the reference service/);

@@ -116,9 +116,11 @@ describe('release stamp', () => {
     // (Node 20 would load a file named by `--env-file` into the environment if it saw the flag).
     mkdirSync(join(r.dir, 'build'));
     writeFileSync(join(r.dir, 'build/service.env'), 'SERVICE_VERSION=v9.9.9\n');
+    // A real process: Node's own reading of `--env-file`, and what reaches stdout vs stderr.
     const result = await runRelease(['stamp', '--env-file', 'build/service.env'], {
       cwd: r.dir,
       env: { GITHUB_OUTPUT: outputs },
+      subprocess: true,
     });
     expect(result.code).toBe(0);
     expect(read(r, 'gh-output.txt')).toBe(
@@ -138,6 +140,8 @@ describe('release stamp', () => {
       await runRelease(['stamp', '--json'], {
         cwd: r.dir,
         env: { EDITOR: 'vim', PAGER: 'less', GIT_ASKPASS: '/bin/true' },
+        // git is started with the process's own environment, so the variables must be the process's.
+        subprocess: true,
       }),
     );
     expect(out['commit']).toBe(r.head());
@@ -342,6 +346,7 @@ describe('release stamp refusals', () => {
     const result = await runRelease(['stamp'], {
       cwd: r.dir,
       env: { SERVICE_VERSION: 'v1\u001b]0;owned\u0007' },
+      subprocess: true,
     });
     expect(result.code).toBe(2);
     // Our own colour codes (listr2 colours CI logs) are fine; nothing else may reach the terminal.

@@ -1,6 +1,7 @@
 import { relative, resolve } from 'node:path';
 import { writeKeyPair } from '../../signing/key-files.ts';
 import { PASSPHRASE_ENV, shortKeyId } from '../../signing/keys.ts';
+import { currentIo } from '../../util/cli-io.ts';
 import type { GlobalOptions } from '../command-context.ts';
 import { printJson, printLine } from '../output.ts';
 
@@ -9,9 +10,10 @@ import { printJson, printLine } from '../output.ts';
  * only the passphrase in the environment.
  */
 export async function runKeygen(options: GlobalOptions & { out?: string }): Promise<void> {
-  const cwd = resolve(options.cwd ?? process.cwd());
+  const io = currentIo();
+  const cwd = resolve(io.cwd, options.cwd ?? '.');
   const outDir = resolve(cwd, options.out ?? '.');
-  const written = await writeKeyPair(outDir, process.env);
+  const written = await writeKeyPair(outDir, io.env);
   if (options.json) {
     printJson(written);
     return;

@@ -1,8 +1,9 @@
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { execa } from 'execa';
 import { RuleError } from '../../errors.ts';
+import { packageRoot } from '../../shared/package-root.ts';
 
-const RELEASE_BIN = fileURLToPath(new URL('../../../bin/release.js', import.meta.url));
+const RELEASE_BIN = join(packageRoot(), 'bin/release.js');
 
 export interface ReleaseRun<T> {
   exitCode: number;

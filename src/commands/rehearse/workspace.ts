@@ -1,12 +1,12 @@
 import { cp, mkdir, mkdtemp, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { ExternalError } from '../../errors.ts';
 import { withoutGitEnv } from '../../shared/git-describe.ts';
+import { packageRoot } from '../../shared/package-root.ts';
 
-const TOOLKIT_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const TOOLKIT_ROOT = packageRoot();
 
 /** What of this repository the rehearsal repository is made from: the reference service itself. */
 const REFERENCE_PATHS = ['src/service', 'templates/docker'];

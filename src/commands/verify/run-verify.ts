@@ -1,6 +1,7 @@
 import { ExternalError, RuleError, UsageError } from '../../errors.ts';
 import { runPipeline } from '../../pipeline/runner.ts';
 import type { ImageStore } from '../../registry/store.ts';
+import { currentIo } from '../../util/cli-io.ts';
 import { type FleetReport, verifyFleet } from '../../verify/fleet.ts';
 import type { VerifyTarget } from '../../verify/probe-deployment.ts';
 import { renderFindings, renderReport, reportJson, table } from '../../verify/report.ts';
@@ -126,7 +127,7 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
   // Progress only where someone watches it: in CI and pipes the table says everything, and the
   // plain renderer's lines would land on stdout ahead of it.
   await runPipeline(verifyPipeline, ctx, {
-    json: ctx.json || !process.stderr.isTTY,
+    json: ctx.json || !currentIo().stderr.isTTY,
     env: ctx.env,
     dryRun: ctx.dryRun,
   });

@@ -30,9 +30,13 @@ export function sourceDirOf(moduleUrl: string): string {
   return dirname(fileURLToPath(moduleUrl));
 }
 
-/** Whether the module runs from TypeScript sources (a checkout via tsx) rather than a bundle. */
+/**
+ * Whether the module runs from the toolkit's own tree (its TypeScript sources under src/, or
+ * their compiled copy under lib/, which mirrors src/) rather than a bundle in an image. Paths
+ * such as `dist/web` are then found relative to the package root.
+ */
 export function runsFromSource(moduleUrl: string): boolean {
-  return moduleUrl.endsWith('.ts');
+  return moduleUrl.endsWith('.ts') || /\/lib\/service\/[^?#]*\.js$/.test(moduleUrl);
 }
 
 /** Print a start-up failure for an operator (message and hint, no stack unless it is a bug). */

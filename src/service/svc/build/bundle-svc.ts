@@ -1,8 +1,10 @@
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { packageRoot } from '../../../shared/package-root.ts';
 
-const ENTRY = fileURLToPath(new URL('../main.ts', import.meta.url));
 /** The toolkit's root, so esbuild's output never depends on where the build was started. */
-const PACKAGE_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+const PACKAGE_ROOT = packageRoot();
+/** Always the TypeScript source, also when this module runs compiled from lib/. */
+const ENTRY = join(PACKAGE_ROOT, 'src/service/svc/main.ts');
 
 export interface BundleOptions {
   /** The version `svc --version` prints, baked in as a constant. */

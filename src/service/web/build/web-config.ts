@@ -1,9 +1,10 @@
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { InlineConfig } from 'vite';
+import { packageRoot } from '../../../shared/package-root.ts';
 import { serviceVersionPlugin } from './version-plugin.ts';
 
-/** The web client's sources: index.html and app/ live here. */
-export const WEB_SOURCE_DIR = fileURLToPath(new URL('..', import.meta.url));
+/** The web client's sources: index.html and app/ live here (always the TypeScript sources). */
+export const WEB_SOURCE_DIR = join(packageRoot(), 'src/service/web');
 
 /**
  * The one Vite configuration of the web client, shared by `vite.config.ts` (vite dev/build) and

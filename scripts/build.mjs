@@ -1,0 +1,116 @@
+#!/usr/bin/env node
+// Compile the toolkit for the package: every module under src/ to lib/ as plain ESM JavaScript
+// (esbuild, one output file per source file, so lib/ mirrors src/: the library's subpaths and the
+// service bins), the `release` command as a split bundle in lib/release/, then, unless --js-only,
+// `.d.ts` files beside the modules (tsc). Files the toolkit reads at run time are found from
+// packageRoot() (src/util/package-root.ts), never from a module's own position.
+// The reference service's TypeScript sources stay in the package as they are: `release build`
+// bundles them for the images with esbuild at run time.
+//
+//   node scripts/build.mjs            clean lib/, write JavaScript and declarations (prepack)
+//   node scripts/build.mjs --js-only  write the JavaScript only (tests, `npm run release`)
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SRC = join(ROOT, 'src');
+const jsOnly = process.argv.includes('--js-only');
+// The JavaScript-only build overwrites lib/ in place. The full build (prepack, so also the
+// package test, while other tests run the bins) writes a fresh tree beside it and swaps it in,
+// so lib/ never disappears under a running test and keeps no file of a deleted source.
+const FINAL = join(ROOT, 'lib');
+const LIB = jsOnly ? FINAL : join(ROOT, `.lib-build-${process.pid}`);
+
+/** Every TypeScript module that runs in Node: no tests, and not the browser app Vite builds. */
+function sources(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return relative(SRC, path) === 'service/web/app' ? [] : sources(path);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') && !entry.name.endsWith('.d.ts')
+      ? [path]
+      : [];
+  });
+}
+
+// Each file stays a module of its own: imports are left to Node, with `./x.ts` written `./x.js`.
+const keepImports = {
+  name: 'keep-imports',
+  setup(b) {
+    b.onResolve({ filter: /.*/ }, (args) => {
+      if (args.kind === 'entry-point') return undefined;
+      const relativeImport = args.path.startsWith('./') || args.path.startsWith('../');
+      return { path: relativeImport ? args.path.replace(/\.ts$/, '.js') : args.path, external: true };
+    });
+  },
+};
+
+if (!jsOnly) rmSync(LIB, { recursive: true, force: true });
+await build({
+  entryPoints: sources(SRC),
+  outdir: LIB,
+  outbase: SRC,
+  bundle: true,
+  plugins: [keepImports],
+  platform: 'node',
+  format: 'esm',
+  target: 'node20.19',
+  logLevel: 'warning',
+});
+
+// The `release` command once more, as a bundle with code splitting: Node then reads a handful of
+// files at start-up rather than hundreds (zod alone is 95 modules), and each command's code,
+// imported on demand, is a chunk of its own. Dependencies that are large, native or only some
+// commands need stay imports (they load from node_modules when a command asks for them).
+await build({
+  entryPoints: { main: join(SRC, 'cli/main.ts') },
+  outdir: join(LIB, 'release'),
+  chunkNames: 'chunk-[hash]',
+  bundle: true,
+  splitting: true,
+  external: ['esbuild', 'vite', 'dockerode', '@sigstore/*', 'typescript'],
+  platform: 'node',
+  format: 'esm',
+  target: 'node20.19',
+  legalComments: 'none',
+  logLevel: 'warning',
+  // Bundled CommonJS dependencies call require(); an ES module has none without this.
+  banner: {
+    js: "import { createRequire as __srCreateRequire } from 'node:module';\nconst require = __srCreateRequire(import.meta.url);",
+  },
+});
+
+if (!jsOnly) {
+  const tsc = spawnSync(
+    process.execPath,
+    [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', LIB],
+    {
+      cwd: ROOT,
+      stdio: 'inherit',
+    },
+  );
+  if (tsc.status !== 0) {
+    rmSync(LIB, { recursive: true, force: true });
+    process.exit(tsc.status ?? 1);
+  }
+  // tsc keeps `./x.ts` in declarations; a consumer's TypeScript must find `./x.d.ts` instead.
+  for (const file of declarations(LIB)) {
+    const text = readFileSync(file, 'utf8');
+    const fixed = text.replace(/((?:from|import)\s*\(?\s*)(['"])(\.{1,2}\/[^'"]*?)\.ts\2/g, '$1$2$3.js$2');
+    if (fixed !== text) writeFileSync(file, fixed);
+  }
+  const old = `${FINAL}-old-${process.pid}`;
+  if (existsSync(FINAL)) renameSync(FINAL, old);
+  renameSync(LIB, FINAL);
+  rmSync(old, { recursive: true, force: true });
+}
+
+function declarations(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return declarations(path);
+    return entry.name.endsWith('.d.ts') ? [path] : [];
+  });
+}

@@ -1,0 +1,13 @@
+/**
+ * `service-release/version`: reading and comparing versions (parse, compare, `satisfiesMinimum`)
+ * and resolving a service's own (`SERVICE_VERSION`, else `git describe`), without the release
+ * tooling behind the package root.
+ */
+
+export {
+  type ResolvedVersion,
+  type ResolveOptions,
+  resolveVersion,
+  type VersionSource,
+} from '../shared/resolve-version.ts';
+export * from '../version/index.ts';
