@@ -5,13 +5,13 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { extract } from 'tar-stream';
-import type { ImageArtifact } from '../../config/schema.ts';
+import type { ImageRole } from '../../config/artifacts-schema.ts';
 import { ExternalError } from '../../errors.ts';
 import type { ImageStore } from '../../registry/store.ts';
 import { type StartedProcess, startProcess } from '../../util/start-process.ts';
 
 export interface StartedService {
-  artifact: ImageArtifact;
+  artifact: ImageRole;
   url: string;
   process: StartedProcess;
 }
@@ -21,7 +21,7 @@ interface ImageConfig {
 }
 
 /** What a service prints once it is up; the URL is what the rest of the rehearsal talks to. */
-const READY: Record<ImageArtifact, RegExp> = {
+const READY: Record<ImageRole, RegExp> = {
   api: /listening on (?<url>http:\/\/\S+)/,
   worker: /health on (?<url>http:\/\/\S+)/,
   web: /serving .* on (?<url>http:\/\/\S+)/,
@@ -35,7 +35,7 @@ const READY: Record<ImageArtifact, RegExp> = {
  */
 export async function startReleasedImage(options: {
   store: ImageStore;
-  artifact: ImageArtifact;
+  artifact: ImageRole;
   repository: string;
   tag: string;
   dir: string;

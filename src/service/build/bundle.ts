@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
-import { InternalError } from '../errors.ts';
+import { InternalError } from '../../errors.ts';
 
 /** The toolkit's own root: bundles are made from its sources, whatever project --cwd names. */
-const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const PACKAGE_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 const ENTRIES = {
   api: { file: 'src/service/api/main.ts' },
@@ -23,7 +23,7 @@ const ENTRIES = {
 export async function bundleArtifact(artifact: keyof typeof ENTRIES, outFile: string): Promise<void> {
   const { build } = await import('esbuild');
   const entry: { file: string; contents?: string } = ENTRIES[artifact];
-  const absolute = fileURLToPath(new URL(entry.file, new URL('../../', import.meta.url)));
+  const absolute = fileURLToPath(new URL(entry.file, new URL('../../../', import.meta.url)));
   try {
     await build({
       ...(entry.contents
