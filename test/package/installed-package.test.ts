@@ -65,9 +65,11 @@ describe('the installed package', () => {
   });
 
   it('builds the reference artifacts from the installed package (daemonless)', () => {
+    // The reference service, declared as any project declares its artifacts.
     writeFileSync(
-      join(repo.dir, 'release.config.json'),
-      JSON.stringify({ registry: 'oci-layout:.release/oci' }),
+      join(repo.dir, 'release.config.mjs'),
+      "import { referenceArtifacts } from 'service-release/reference';\n" +
+        "export default { registry: 'oci-layout:.release/oci', artifacts: referenceArtifacts() };\n",
     );
     const out = JSON.parse(npx(['build', '--engine', 'oci', '--only', 'api,web', '--json'])) as {
       images: Record<string, { digest: string }>;
