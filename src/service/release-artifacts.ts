@@ -1,5 +1,4 @@
 import { fileURLToPath } from 'node:url';
-import type { ReleaseConfigInput } from '../config/schema.ts';
 
 /** The reference service's build command (run with this node, without a shell). */
 const BUILD_SCRIPT = fileURLToPath(new URL('./build/reference-build.js', import.meta.url));
@@ -15,9 +14,10 @@ const USER = '65534:65534';
  * files under `dist/images/<name>/` (the bundle as `app/main.mjs`, the web client in `app/web/`,
  * the Dockerfile beside them); the daemonless recipe copies `app/` to `/app`, the docker engine
  * builds that folder with its Dockerfile. `release build` adds the CLI archive to the API image.
- * Listening on 0.0.0.0 inside a container is what makes a published port reachable.
+ * Listening on 0.0.0.0 inside a container is what makes a published port reachable. (A plain
+ * object, typed by `defineConfig` where it is used: what ships imports nothing of the toolkit.)
  */
-export function referenceArtifacts(): NonNullable<ReleaseConfigInput['artifacts']> {
+export function referenceArtifacts() {
   const image = (name: 'api' | 'worker' | 'web', env: Record<string, string>, port: string) => ({
     image: `service-${name}`,
     build: { command: [process.execPath, BUILD_SCRIPT, 'image', name, `dist/images/${name}`] },
