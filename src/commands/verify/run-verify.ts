@@ -1,4 +1,4 @@
-import { imageOfRole } from '../../config/artifacts.ts';
+import { imageArtifacts, imageOfRole } from '../../config/artifacts.ts';
 import { ExternalError, RuleError, UsageError } from '../../errors.ts';
 import { runPipeline } from '../../pipeline/runner.ts';
 import type { ImageStore } from '../../registry/store.ts';
@@ -124,6 +124,11 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
     options,
     ...(store ? { store } : {}),
     ...(trustedKey ? { trustedKey, requireSignature: Boolean(flags.requireSignature) } : {}),
+    extraImages: Object.fromEntries(
+      imageArtifacts(base.config)
+        .filter((artifact) => !artifact.role)
+        .map((artifact) => [artifact.name, artifact.image]),
+    ),
     startedAt: performance.now(),
   };
   // Progress only where someone watches it: in CI and pipes the table says everything, and the
