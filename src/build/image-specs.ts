@@ -1,12 +1,5 @@
-import type { ImageArtifact } from '../config/schema.ts';
+import type { ImageArtifactConfig } from '../config/artifacts-schema.ts';
 import { type ImageSpec, rfc3339 } from '../engine/oci/image-config.ts';
-
-/** Where the artifact's files go in its image; the staged `app/` directory is copied here. */
-export const APP_DIR = '/app';
-/** node in the base image (the minimal base and the official node images agree on it). */
-export const NODE_BIN = '/usr/local/bin/node';
-/** nobody: the services need no privileges and write nothing. */
-export const IMAGE_USER = '65534:65534';
 
 export interface LabelInput {
   /** The image tag (`v1.2.3`, a describe string...). */
@@ -31,50 +24,30 @@ export function imageLabels(input: LabelInput): Record<string, string> {
 }
 
 /**
- * What each image sets on top of its base. The Dockerfiles in `templates/docker/` say the same for
- * the docker engine (a docker-engine test compares the two). Listening on 0.0.0.0 inside a
- * container is what makes a published port reachable; tests override HOST and the ports.
+ * The variable that carries the version into an artifact: the web client reads
+ * `SERVICE_CLIENT_VERSION` (spec section 2); the API, the worker and any extra image read
+ * `SERVICE_VERSION`. It is a build argument (docker) and an environment variable (oci).
  */
-export function imageSpec(artifact: ImageArtifact, labels: LabelInput): ImageSpec {
-  const common = {
-    entrypoint: [NODE_BIN],
-    cmd: [`${APP_DIR}/main.mjs`],
-    workingDir: APP_DIR,
-    user: IMAGE_USER,
+export function versionVariable(artifact: Pick<ImageArtifactConfig, 'role'>): string {
+  return artifact.role === 'web' ? 'SERVICE_CLIENT_VERSION' : 'SERVICE_VERSION';
+}
+
+/**
+ * What a daemonless recipe sets on top of its base: its entrypoint, command, folder, user and
+ * ports, its environment with the version variable set to the tag, and the five labels.
+ */
+export function recipeSpec(artifact: ImageArtifactConfig, labels: LabelInput): ImageSpec {
+  return {
+    env: { ...(artifact.env ?? {}), [versionVariable(artifact)]: labels.tag },
+    ...(artifact.entrypoint ? { entrypoint: artifact.entrypoint } : {}),
+    ...(artifact.cmd ? { cmd: artifact.cmd } : {}),
+    ...(artifact.workdir ? { workingDir: artifact.workdir } : {}),
+    ...(artifact.user ? { user: artifact.user } : {}),
+    ...(artifact.exposedPorts ? { exposedPorts: artifact.exposedPorts } : {}),
     labels: imageLabels(labels),
     created: rfc3339(labels.epoch),
-    createdBy: `release build: COPY app/ ${APP_DIR}/ (${artifact})`,
+    createdBy: `release build: ${(artifact.files ?? []).map((f) => `COPY ${f.from} ${f.to}`).join(', ')} (${artifact.name})`,
   };
-  switch (artifact) {
-    case 'api':
-      return {
-        ...common,
-        env: {
-          SERVICE_VERSION: labels.tag,
-          SERVICE_CLI_ARCHIVE: `${APP_DIR}/service-cli.tar.gz`,
-          HOST: '0.0.0.0',
-          PORT: '8080',
-        },
-        exposedPorts: ['8080/tcp'],
-      };
-    case 'worker':
-      return {
-        ...common,
-        env: { SERVICE_VERSION: labels.tag, WORKER_HEALTH_HOST: '0.0.0.0', WORKER_HEALTH_PORT: '8081' },
-        exposedPorts: ['8081/tcp'],
-      };
-    case 'web':
-      return {
-        ...common,
-        env: {
-          SERVICE_CLIENT_VERSION: labels.tag,
-          WEB_ROOT: `${APP_DIR}/web`,
-          HOST: '0.0.0.0',
-          PORT: '8080',
-        },
-        exposedPorts: ['8080/tcp'],
-      };
-  }
 }
 
 /**

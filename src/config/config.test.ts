@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../errors.ts';
+import { imageOfRole } from './artifacts.ts';
 import { loadConfig } from './load.ts';
 import { validateConfig } from './validate.ts';
 
@@ -26,10 +27,16 @@ describe('validateConfig', () => {
       record: 'dist/release.json',
       deployments: [],
       artifacts: {
-        api: { image: 'service-api', base },
-        worker: { image: 'service-worker', base },
-        web: { image: 'service-web', base },
-        cli: { package: 'service-cli' },
+        api: { kind: 'image', name: 'api', role: 'api', image: 'service-api', base },
+        worker: { kind: 'image', name: 'worker', role: 'worker', image: 'service-worker', base },
+        web: { kind: 'image', name: 'web', role: 'web', image: 'service-web', base },
+        cli: {
+          kind: 'cli',
+          name: 'cli',
+          role: 'cli',
+          package: 'service-cli',
+          installCommand: 'npm install -g {url}',
+        },
       },
     });
   });
@@ -40,8 +47,8 @@ describe('validateConfig', () => {
       'x',
     );
     expect(config.registry).toBe('127.0.0.1:5000/acme');
-    expect(config.artifacts.api.image).toBe('acme-api');
-    expect(config.artifacts.worker.image).toBe('service-worker');
+    expect(imageOfRole(config, 'api')).toBe('acme-api');
+    expect(imageOfRole(config, 'worker')).toBe('service-worker');
   });
 
   it.each(['localhost:5000', 'registry.example.com/team/sub', 'oci-layout:/abs/dir', '[::1]:5000/x'])(

@@ -1,8 +1,21 @@
+export {
+  artifactWithRole,
+  cliArtifact,
+  imageArtifact,
+  imageArtifactNames,
+  imageArtifacts,
+  imageOfRole,
+} from './artifacts.ts';
+export type {
+  ArtifactConfig,
+  CliArtifactConfig,
+  ImageArtifactConfig,
+  ImageRole,
+} from './artifacts-schema.ts';
 export { defineConfig } from './define-config.ts';
 export { type LoadedConfig, loadConfig } from './load.ts';
 export {
   configSchema,
-  IMAGE_ARTIFACTS,
   type ImageArtifact,
   isRegistryReference,
   OCI_LAYOUT_PREFIX,

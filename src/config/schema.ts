@@ -1,38 +1,21 @@
 import { z } from 'zod';
 
-// Image repository names per the distribution spec: lowercase path components.
-const REPOSITORY = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$/;
+import {
+  artifactsSchema,
+  type CliArtifactInput,
+  type ImageArtifactInput,
+  OCI_LAYOUT_PREFIX,
+} from './artifacts-schema.ts';
+
 // A registry host (with a dot, a port, or `localhost`, as docker requires) and an optional namespace.
 const REGISTRY =
   /^(?:localhost|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*:\d{1,5}|\[[0-9a-fA-F:]+\](?::\d{1,5})?)(?::\d{1,5})?(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$/;
-const NPM_NAME = /^(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
 
-export const OCI_LAYOUT_PREFIX = 'oci-layout:';
-/** The minimal node base `release base-image` makes on this machine (nothing is pulled). */
-export const DEFAULT_BASE_IMAGE = `${OCI_LAYOUT_PREFIX}.release/base/node:20`;
-// An image reference: a layout path or a registry host, a repository, then a tag or a digest.
-const BASE_IMAGE =
-  /^(?:oci-layout:[^\s:@]*[a-z0-9]|[A-Za-z0-9.[\]:-]+\/[a-z0-9][a-z0-9._/-]*)(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}|@sha256:[0-9a-f]{64})?$/;
+export { DEFAULT_BASE_IMAGE, OCI_LAYOUT_PREFIX } from './artifacts-schema.ts';
 
 const registryRef = z.string().refine((value) => isRegistryReference(value), {
   message: 'expected a registry like "127.0.0.1:5000/acme" or "oci-layout:<dir>"',
 });
-
-const imageArtifact = (image: string) =>
-  z.strictObject({
-    image: z
-      .string()
-      .regex(REPOSITORY, 'expected a lowercase repository name like "service-api"')
-      .default(image),
-    /** The image `release build` builds on (node at /usr/local/bin/node); `release base-image` makes the default. */
-    base: z
-      .string()
-      .regex(
-        BASE_IMAGE,
-        'expected "oci-layout:<dir>/<repository>[:tag]" or "<host[:port]>/<repository>[:tag]"',
-      )
-      .default(DEFAULT_BASE_IMAGE),
-  });
 
 export const configSchema = z.strictObject({
   /** Where images live: a registry reference, or `oci-layout:<dir>` for the embedded default. */
@@ -55,18 +38,8 @@ export const configSchema = z.strictObject({
       message: 'deployment names must be unique',
     })
     .default([]),
-  artifacts: z
-    .strictObject({
-      api: imageArtifact('service-api').prefault({}),
-      worker: imageArtifact('service-worker').prefault({}),
-      web: imageArtifact('service-web').prefault({}),
-      cli: z
-        .strictObject({
-          package: z.string().regex(NPM_NAME, 'expected an npm package name').default('service-cli'),
-        })
-        .prefault({}),
-    })
-    .prefault({}),
+  /** What is released and how each artifact is built (README "Release your own service"). */
+  artifacts: artifactsSchema,
   /**
    * Signed release candidates (README "Signing release candidates"): `publicKey` is the SPKI PEM
    * every signature is checked against; `privateKey` the encrypted PKCS#8 PEM `release sign` uses
@@ -81,12 +54,15 @@ export const configSchema = z.strictObject({
 });
 
 /** What a config file may contain (every key optional). */
-export type ReleaseConfigInput = z.input<typeof configSchema>;
+export type ReleaseConfigInput = Omit<z.input<typeof configSchema>, 'artifacts'> & {
+  /** Each artifact by name; `false` drops a role's default (a service without a worker). */
+  artifacts?: Record<string, ImageArtifactInput | CliArtifactInput | false>;
+};
 /** The validated configuration with defaults filled in. */
 export type ReleaseConfig = z.output<typeof configSchema>;
 
-export const IMAGE_ARTIFACTS = ['api', 'worker', 'web'] as const;
-export type ImageArtifact = (typeof IMAGE_ARTIFACTS)[number];
+/** An image artifact's name (its key under `artifacts`): api, worker, web, or an extra one. */
+export type ImageArtifact = string;
 
 export function isRegistryReference(value: string): boolean {
   if (value.startsWith(OCI_LAYOUT_PREFIX)) return value.length > OCI_LAYOUT_PREFIX.length;

@@ -1,15 +1,18 @@
 import type { z } from 'zod';
 import { ConfigError } from '../errors.ts';
+import { artifactRuleProblems } from './artifact-rules.ts';
 import { configSchema, type ReleaseConfig } from './schema.ts';
 
 /**
  * Validate a raw config object. Every problem is reported at once as `path: message`, unknown
- * keys included, so a user fixes the file in one pass.
+ * keys included, so a user fixes the file in one pass; then the rules across fields (a role used
+ * twice, one image for two artifacts).
  */
 export function validateConfig(raw: unknown, where: string): ReleaseConfig {
   const result = configSchema.safeParse(raw ?? {});
-  if (result.success) return result.data;
-  throw new ConfigError(`invalid configuration in ${where}:`, formatIssues(result.error), {
+  const problems = result.success ? artifactRuleProblems(result.data.artifacts) : formatIssues(result.error);
+  if (result.success && problems.length === 0) return result.data;
+  throw new ConfigError(`invalid configuration in ${where}:`, problems, {
     hint: 'fix the keys listed above; see README "Configuration" for the schema',
   });
 }

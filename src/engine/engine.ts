@@ -1,4 +1,3 @@
-import type { ImageArtifact } from '../config/schema.ts';
 import type { StoreImageRef } from '../registry/image-ref.ts';
 
 /** One thing to put in a layer. Paths are absolute in the image (`/app/api/main.mjs`). */
@@ -20,30 +19,39 @@ export interface ImageSpec {
   labels: Record<string, string>;
   /** RFC 3339, from the commit time or SOURCE_DATE_EPOCH; never the clock. */
   created: string;
-  /** The history line of the added layer (`created_by`). */
-  createdBy: string;
-}
-
-/** What the build staged for one image: the engines build or pack it. */
-export interface StagedArtifact {
-  artifact: ImageArtifact;
-  /** The directory: `Dockerfile` and `app/` (the docker build context). */
-  dir: string;
-  /** The files of `app/` as layer entries under APP_DIR (what the oci engine packs). */
-  entries: LayerEntry[];
+  /** The history line of the added layer (`created_by`), or one per added layer. */
+  createdBy: string | readonly string[];
 }
 
 export type EngineName = 'docker' | 'oci';
 export const ENGINES: readonly EngineName[] = ['docker', 'oci'];
 
+/** What the daemonless engine writes on the base: its layers in order, and the config. */
+export interface OciRecipe {
+  /** One layer per list (the recipe's files, then the CLI archive for the api). */
+  layers: readonly (readonly LayerEntry[])[];
+  spec: ImageSpec;
+}
+
+/** What the docker engine builds: a context we made, and how to build it. */
+export interface DockerRecipe {
+  /** The build context as an uncompressed tar. */
+  context: Buffer;
+  /** The Dockerfile's path inside the context. */
+  dockerfile: string;
+  target?: string;
+  /** The version variable and the artifact's own `buildArgs` (BASE_IMAGE is added by the engine). */
+  buildArgs: Record<string, string>;
+  labels: Record<string, string>;
+}
+
 /** One image to build: what goes in, on what base, and where it goes. */
 export interface ImageBuildRequest {
-  artifact: ImageArtifact;
-  staged: StagedArtifact;
-  /** The config the image gets (oci engine; the Dockerfile says the same to docker). */
-  spec: ImageSpec;
-  /** Docker build args (docker engine): versions, base image, label values. */
-  buildArgs: Record<string, string>;
+  /** The artifact's name (`api`, `scheduler`). */
+  artifact: string;
+  /** The engine's recipe; the build step makes the one the chosen engine needs. */
+  oci?: OciRecipe;
+  docker?: DockerRecipe;
   base: StoreImageRef;
   /** The configured registry (`host[:port][/ns]` or `oci-layout:<dir>`). */
   registry: string;
@@ -54,7 +62,7 @@ export interface ImageBuildRequest {
 }
 
 export interface BuiltImage {
-  artifact: ImageArtifact;
+  artifact: string;
   engine: EngineName;
   /** Where the image is: `<registry>/<repository>:<tag>`, or the local docker name when not pushed. */
   reference: string;

@@ -1,13 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Channel } from '../channels/channel-of.ts';
-import type { ImageArtifact } from '../config/schema.ts';
 import { ConfigError, UsageError } from '../errors.ts';
 import { writeFileAtomically } from '../shared/atomic-write.ts';
 import type { VersionSource } from '../shared/resolve-version.ts';
 
 /** One image artifact in the record. Later steps add what they learn (digest after build...). */
 export interface ImageRecord {
+  /** api, worker or web; absent for an extra image. */
+  role?: 'api' | 'worker' | 'web';
   /** Repository reference: `<registry>/<image>` (`oci-layout:<dir>/<image>` for the layout store). */
   repository: string;
   /** Full references this build will get in its channel. */
@@ -37,6 +38,8 @@ export interface CliRecord {
   /** Path of the built archive and its SHA-256, once built. */
   archive?: string;
   sha256?: string;
+  /** The archive's size in bytes. */
+  size?: number;
 }
 
 /** One `release promote` run, as the record keeps it. */
@@ -81,11 +84,23 @@ export interface ReleaseRecord {
   dirty: boolean;
   /** Committer time of HEAD in seconds (SOURCE_DATE_EPOCH for reproducible builds), when known. */
   commitTime: number | null;
-  artifacts: Record<ImageArtifact, ImageRecord> & { cli: CliRecord };
+  /** By artifact name: every image artifact (api, worker, web and extra ones) and the CLI. */
+  artifacts: Record<string, ImageRecord | CliRecord>;
   /** Appended by `release promote`, one entry per promotion that wrote or confirmed tags. */
   promotions?: PromotionEntry[];
   /** Anything later steps append (promotions, signatures). */
   [extension: string]: unknown;
+}
+
+/** The image artifact `name` in the record (undefined for the CLI or a name not stamped). */
+export function imageRecord(record: ReleaseRecord, name: string): ImageRecord | undefined {
+  const entry = record.artifacts[name];
+  return entry && 'references' in entry ? entry : undefined;
+}
+
+/** The CLI in the record, whatever its artifact is called. */
+export function cliRecord(record: ReleaseRecord): CliRecord | undefined {
+  return Object.values(record.artifacts).find((entry): entry is CliRecord => 'package' in entry);
 }
 
 export function recordPath(cwd: string, recordSetting: string): string {

@@ -1,6 +1,7 @@
-import { IMAGE_ARTIFACTS, type ImageArtifact, type ReleaseConfig } from '../config/schema.ts';
+import { imageArtifact, imageArtifacts } from '../config/artifacts.ts';
+import type { ImageArtifact, ReleaseConfig } from '../config/schema.ts';
 import { RuleError, UsageError } from '../errors.ts';
-import type { ReleaseRecord } from '../record/release-record.ts';
+import { imageRecord, type ReleaseRecord } from '../record/release-record.ts';
 import { isDigest } from '../registry/digest.ts';
 import { isImageOf, splitImageRef } from '../registry/image-ref.ts';
 import { isValidImageTag } from '../version/image-tag.ts';
@@ -32,11 +33,13 @@ export function targetsFromRef(ref: string, config: Images): SignTarget[] {
   const parsed = splitImageRef(ref);
   if (parsed.tag === undefined && parsed.digest === undefined) {
     if (!isValidImageTag(ref)) throw badRef(ref);
-    return IMAGE_ARTIFACTS.map((artifact) => target(artifact, config, ref));
+    return imageArtifacts(config).map((artifact) => target(artifact.name, config, ref));
   }
-  const artifact = IMAGE_ARTIFACTS.find((a) => isImageOf(parsed.repository, config.artifacts[a].image));
+  const artifact = imageArtifacts(config).find((a) => isImageOf(parsed.repository, a.image))?.name;
   if (!artifact) {
-    const known = IMAGE_ARTIFACTS.map((a) => config.artifacts[a].image).join(', ');
+    const known = imageArtifacts(config)
+      .map((a) => a.image)
+      .join(', ');
     throw new UsageError(
       'SIGN_UNKNOWN_IMAGE',
       `${parsed.repository} is not one of the configured images (${known})`,
@@ -64,14 +67,14 @@ export function targetsFromRecord(record: ReleaseRecord, config: Images): SignTa
       },
     );
   }
-  return IMAGE_ARTIFACTS.map((artifact) => {
-    const built = record.artifacts[artifact]?.digest;
-    return { ...target(artifact, config, record.tag), ...(built ? { expected: built } : {}) };
+  return imageArtifacts(config).map(({ name }) => {
+    const built = imageRecord(record, name)?.digest;
+    return { ...target(name, config, record.tag), ...(built ? { expected: built } : {}) };
   });
 }
 
 function target(artifact: ImageArtifact, config: Images, reference: string): SignTarget {
-  return { artifact, repository: config.artifacts[artifact].image, reference };
+  return { artifact, repository: imageArtifact(config, artifact)!.image, reference };
 }
 
 function badRef(ref: string): UsageError {

@@ -1,5 +1,5 @@
 import { dirname, join, resolve } from 'node:path';
-import type { ReleaseRecord } from '../record/release-record.ts';
+import { cliRecord, type ReleaseRecord } from '../record/release-record.ts';
 import type { FileToWrite } from '../shared/atomic-write.ts';
 
 export interface StampPaths {
@@ -36,6 +36,7 @@ export function stampPaths(options: {
 export function stampFiles(record: ReleaseRecord, paths: StampPaths): FileToWrite[] {
   const serviceVersion = { SERVICE_VERSION: record.tag };
   const clientVersion = { SERVICE_CLIENT_VERSION: record.tag };
+  const cli = cliRecord(record);
   return [
     {
       path: paths.envFile,
@@ -44,9 +45,18 @@ export function stampFiles(record: ReleaseRecord, paths: StampPaths): FileToWrit
     },
     {
       path: paths.buildArgs,
-      content: json({ api: serviceVersion, worker: serviceVersion, web: clientVersion }),
+      content: json(
+        Object.fromEntries(
+          Object.entries(record.artifacts)
+            .filter(([, entry]) => 'references' in entry)
+            .map(([name, entry]) => [
+              name,
+              'role' in entry && entry.role === 'web' ? clientVersion : serviceVersion,
+            ]),
+        ),
+      ),
     },
-    { path: paths.cliVersion, content: json({ name: record.artifacts.cli.package, version: record.tag }) },
+    ...(cli ? [{ path: paths.cliVersion, content: json({ name: cli.package, version: record.tag }) }] : []),
     { path: paths.record, content: json(record) },
   ];
 }

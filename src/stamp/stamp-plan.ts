@@ -1,6 +1,7 @@
 import { type Channel, channelOf, channelRefusal } from '../channels/channel-of.ts';
 import { channelTags } from '../channels/tags.ts';
-import { IMAGE_ARTIFACTS, type ImageArtifact, type ReleaseConfig } from '../config/schema.ts';
+import { cliArtifact, imageArtifacts } from '../config/artifacts.ts';
+import type { ReleaseConfig } from '../config/schema.ts';
 import { RuleError, UsageError } from '../errors.ts';
 import type { RepoInfo } from '../git/repo-info.ts';
 import type { ImageRecord, ReleaseRecord } from '../record/release-record.ts';
@@ -82,12 +83,17 @@ export function planStamp(input: StampInput): StampDecision {
 
   const repository = (image: string) => `${config.registry}/${image}`;
   const tags = channelTags(channel, tag, repo.commit ?? undefined);
-  const images = Object.fromEntries(
-    IMAGE_ARTIFACTS.map((name) => {
-      const repo = repository(config.artifacts[name].image);
-      return [name, { repository: repo, references: tags.map((t) => `${repo}:${t}`) }];
+  const images: Record<string, ImageRecord> = Object.fromEntries(
+    imageArtifacts(config).map((artifact) => {
+      const repo = repository(artifact.image);
+      const references = tags.map((t) => `${repo}:${t}`);
+      return [
+        artifact.name,
+        { ...(artifact.role ? { role: artifact.role } : {}), repository: repo, references },
+      ];
     }),
-  ) as Record<ImageArtifact, ImageRecord>;
+  );
+  const cli = cliArtifact(config);
 
   const record: ReleaseRecord = {
     schemaVersion: 1,
@@ -98,7 +104,7 @@ export function planStamp(input: StampInput): StampDecision {
     commit: repo.commit,
     dirty,
     commitTime: repo.commitTime,
-    artifacts: { ...images, cli: { package: config.artifacts.cli.package, version: tag } },
+    artifacts: { ...images, ...(cli ? { [cli.name]: { package: cli.package, version: tag } } : {}) },
   };
   return { record, warnings };
 }

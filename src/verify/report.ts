@@ -77,7 +77,9 @@ export function buildReport(
     });
   }
   const order = ['api', 'worker', 'web', 'cli'];
-  rows.sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
+  // The four in their order, then any extra image a finding named.
+  const rank = (name: string) => (order.includes(name) ? order.indexOf(name) : order.length);
+  rows.sort((a, b) => rank(a.name) - rank(b.name));
   const exitCode = exitCodeOf(outcome.findings);
   return {
     ...(target.name ? { name: target.name } : {}),

@@ -38,7 +38,8 @@ export interface Finding {
   message: string;
   fix: string;
   severity: Severity;
-  artifact?: ArtifactName;
+  /** The artifact it is about: one of the four, or an extra image artifact (registry findings). */
+  artifact?: string;
   /** The reading it is about, when an artifact was read in more than one place. */
   source?: string;
 }
@@ -48,7 +49,8 @@ export type ArtifactStatus = 'ok' | 'drift' | 'unreachable' | 'notice' | 'skippe
 
 /** One row of the report. */
 export interface ArtifactRow {
-  name: ArtifactName;
+  /** One of the four, or an extra image a registry finding is about. */
+  name: string;
   source: string;
   version: string | undefined;
   status: ArtifactStatus;
@@ -83,7 +85,8 @@ export interface DeploymentReport {
 
 /** One image: the digest its expected tag points to in the store, and what the engine runs. */
 export interface RegistryReading {
-  artifact: ArtifactName;
+  /** api, worker, web, or an extra image artifact of the config (a `scheduler`). */
+  artifact: string;
   /** `service-worker:v1.4.0` in `store` */
   repository: string;
   tag: string;

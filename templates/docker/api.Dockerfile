@@ -1,25 +1,18 @@
 # The reference API: the bundle (app/main.mjs) and the CLI archive it serves (app/service-cli.tar.gz).
-# Built by `release build --engine docker` from a context it stages itself (this file and app/).
-# The oci engine writes the same config without Docker (src/build/image-specs.ts): keep them alike.
+# Built by `release build --engine docker` from the context the reference build stages (this file and
+# app/, in dist/images/<name>/); `release build` sets the five OCI labels itself.
+# The daemonless recipe in src/service/release-artifacts.ts says the same: keep them alike.
 # BASE_IMAGE: node at /usr/local/bin/node (`release base-image` makes one from this machine).
 ARG BASE_IMAGE
 FROM ${BASE_IMAGE}
 ARG SERVICE_VERSION=unknown
-ARG IMAGE_CREATED
-ARG IMAGE_REVISION
-ARG IMAGE_SOURCE
-ARG IMAGE_TITLE=service-api
-ARG IMAGE_VERSION
-LABEL org.opencontainers.image.created=${IMAGE_CREATED} \
-      org.opencontainers.image.revision=${IMAGE_REVISION} \
-      org.opencontainers.image.source=${IMAGE_SOURCE} \
-      org.opencontainers.image.title=${IMAGE_TITLE} \
-      org.opencontainers.image.version=${IMAGE_VERSION}
 ENV SERVICE_VERSION=${SERVICE_VERSION} \
     SERVICE_CLI_ARCHIVE=/app/service-cli.tar.gz \
     HOST=0.0.0.0 \
     PORT=8080
 COPY app/ /app/
+# Added to the context by `release build` (the api artifact's cliArchive, default service-cli.tar.gz).
+COPY service-cli.tar.gz /app/service-cli.tar.gz
 WORKDIR /app
 USER 65534:65534
 EXPOSE 8080/tcp

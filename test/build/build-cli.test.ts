@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GitRepo } from '../helpers/git-repo.ts';
+import { writeReferenceConfig } from '../helpers/reference-config.ts';
 import { jsonOf, runRelease } from '../helpers/run-release.ts';
 
 // `release build` refusals and the cheap paths: no image engine is involved in any of these.
@@ -13,10 +14,10 @@ interface ErrorJson {
 
 describe('release build: input and refusals', () => {
   const repos: GitRepo[] = [];
-  const stamped = async (config?: unknown) => {
+  const stamped = async (config?: Record<string, unknown>) => {
     const repo = GitRepo.create('build-cli-');
     repos.push(repo);
-    if (config) repo.write('release.config.json', JSON.stringify(config));
+    writeReferenceConfig(repo.dir, config);
     repo.commit('one');
     repo.tag('v3.1.0');
     const stamp = await runRelease(['stamp'], { cwd: repo.dir });
@@ -61,7 +62,7 @@ describe('release build: input and refusals', () => {
     expect(epoch.code).toBe(2);
     expect(jsonOf<ErrorJson>(epoch).error.code).toBe('SOURCE_DATE_EPOCH_INVALID');
 
-    repo.write('release.config.json', JSON.stringify({ artifacts: { api: { base: 'node:20' } } }));
+    writeReferenceConfig(repo.dir, { artifacts: { api: { base: 'node:20' } } });
     const config = await runRelease(['build', '--engine', 'oci'], { cwd: repo.dir });
     expect(config.code).toBe(2);
     expect(config.stderr).toMatch(/artifacts\.api\.base: expected "oci-layout:<dir>\/<repository>\[:tag\]"/);

@@ -3,9 +3,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { imageSpec } from '../../src/build/image-specs.ts';
+import { recipeSpec } from '../../src/build/image-specs.ts';
+import { imageArtifact } from '../../src/config/artifacts.ts';
+import { validateConfig } from '../../src/config/validate.ts';
+import { referenceArtifacts } from '../../src/service/release-artifacts.ts';
 import { type Dockerd, startDockerd } from '../helpers/dockerd.ts';
 import { GitRepo } from '../helpers/git-repo.ts';
+import { writeReferenceConfig } from '../helpers/reference-config.ts';
 import { type RunningRegistry, startRegistry } from '../helpers/registry.ts';
 import { jsonOf, type RunResult, runRelease } from '../helpers/run-release.ts';
 import { ARTIFACT_RUN, runContainer } from './containers.ts';
@@ -65,7 +69,7 @@ describe('release build --engine docker --push', () => {
       }),
     );
     repo = GitRepo.create('build-docker-');
-    repo.write('release.config.json', JSON.stringify({ registry: `${registry.host}/acme` }));
+    writeReferenceConfig(repo.dir, { registry: `${registry.host}/acme` });
     commit = repo.commit('first');
     repo.tag(TAG);
     const stamp = await runRelease(['stamp', '--json'], { cwd: repo.dir });
@@ -117,10 +121,11 @@ describe('release build --engine docker --push', () => {
     );
   });
 
-  it('gives the images the same config the oci engine writes (the Dockerfiles and image-specs agree)', async () => {
+  it('gives the images the same config the oci engine writes (the Dockerfiles and the recipes agree)', async () => {
+    const reference = validateConfig({ artifacts: referenceArtifacts() }, 'reference');
     for (const name of ARTIFACTS) {
       const info = await dockerd.docker.getImage(out.images[name].reference).inspect();
-      const spec = imageSpec(name, {
+      const spec = recipeSpec(imageArtifact(reference, name)!, {
         tag: TAG,
         commit,
         epoch: 1_700_000_060,
@@ -158,6 +163,7 @@ describe('release build --engine docker --push', () => {
 
   it('with the default OCI layout registry: keeps the image in the engine without --push, copies it into the layout with it', async () => {
     const local = GitRepo.create('build-docker-layout-');
+    writeReferenceConfig(local.dir);
     try {
       const head = local.commit('layout');
       expect((await runRelease(['stamp'], { cwd: local.dir })).code).toBe(0);
@@ -236,6 +242,7 @@ describe('release build --engine docker --push', () => {
 describe('release build --engine docker without an engine', () => {
   it('exits 3 with DOCKER_UNREACHABLE and says what to do', async () => {
     const repo = GitRepo.create('build-nodocker-');
+    writeReferenceConfig(repo.dir);
     try {
       repo.commit('one');
       await runRelease(['stamp'], { cwd: repo.dir });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Dockerd, startDockerd } from '../helpers/dockerd.ts';
 import { GitRepo } from '../helpers/git-repo.ts';
+import { writeReferenceConfig } from '../helpers/reference-config.ts';
 import { type RunningRegistry, startRegistry } from '../helpers/registry.ts';
 import { jsonOf, type RunResult, runRelease } from '../helpers/run-release.ts';
 import { ARTIFACT_RUN, runContainer } from './containers.ts';
@@ -39,6 +40,7 @@ describe('release build --engine oci', () => {
 
   beforeAll(async () => {
     repo = GitRepo.create('build-oci-');
+    writeReferenceConfig(repo.dir);
     repo.commit('first');
     commit = repo.commit('second');
     repo.tag(TAG);
@@ -183,13 +185,10 @@ describe('release build --engine oci with a registry', () => {
     registry = await startRegistry();
     repo = GitRepo.create('build-oci-registry-');
     const base = `${registry.host}/base/node:20`;
-    repo.write(
-      'release.config.json',
-      JSON.stringify({
-        registry: `${registry.host}/acme`,
-        artifacts: { worker: { base }, api: { base }, web: { base } },
-      }),
-    );
+    writeReferenceConfig(repo.dir, {
+      registry: `${registry.host}/acme`,
+      artifacts: { worker: { base }, api: { base }, web: { base } },
+    });
     repo.commit('one');
     repo.tag('v5.0.0');
     expect((await runRelease(['stamp'], { cwd: repo.dir })).code).toBe(0);

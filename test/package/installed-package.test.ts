@@ -218,9 +218,12 @@ createVersionHandler('v1.0.0');
     repo.write(
       'release.config.ts',
       `import { defineConfig } from 'service-release';
+import { referenceArtifacts } from 'service-release/reference';
 const registry: string = 'oci-layout:.release/oci';
 export default defineConfig({
   registry,
+  // The reference service, declared as any project declares its artifacts.
+  artifacts: referenceArtifacts(),
   signing: { publicKey: 'keys/${pub}', privateKey: 'keys/${key}' },
 });
 `,

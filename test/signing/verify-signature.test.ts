@@ -2,7 +2,6 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleArtifact } from '../../src/build/bundle.ts';
 import { makeBaseImage } from '../../src/engine/base-image.ts';
 import { followProgress, progressError } from '../../src/engine/docker/connect.ts';
 import { loadBaseIntoDocker } from '../../src/engine/docker/load-base.ts';
@@ -10,6 +9,7 @@ import { pushImage as pushFromDocker } from '../../src/engine/docker/push-image.
 import { readBaseImage } from '../../src/engine/oci/base-image-reader.ts';
 import { packTar } from '../../src/engine/oci/layer.ts';
 import { openStore } from '../../src/registry/open-store.ts';
+import { bundleArtifact } from '../../src/service/build/bundle.ts';
 import { signImage } from '../../src/signing/image-signature.ts';
 import { generateSigningKeys, parsePrivateKey } from '../../src/signing/keys.ts';
 import { startDockerd } from '../helpers/dockerd.ts';

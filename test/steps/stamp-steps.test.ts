@@ -7,6 +7,7 @@ import { stampPipeline } from '../../src/commands/stamp/stamp-pipeline.ts';
 import { writeStampFilesStep } from '../../src/commands/stamp/write-stamp-files-step.ts';
 import { isReleaseError } from '../../src/errors.ts';
 import { DRY_RUN, runPipeline } from '../../src/pipeline/runner.ts';
+import { imageRecord } from '../../src/record/release-record.ts';
 import { GitRepo } from '../helpers/git-repo.ts';
 import {
   dryRun,
@@ -35,7 +36,9 @@ describe('decideStampStep', () => {
     const io = stepIO();
     decideStampStep.run(ctx, io);
     expect(ctx.decision!.record).toMatchObject({ tag: 'v1.4.0', channel: 'release', source: 'git' });
-    expect(ctx.decision!.record.artifacts.api.references).toContain('registry.example.test/acme/api:v1.4.0');
+    expect(imageRecord(ctx.decision!.record, 'api')?.references).toContain(
+      'registry.example.test/acme/api:v1.4.0',
+    );
     expect(io.lines).toEqual(['v1.4.0 -> release']);
   });
 

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleArtifact } from '../../src/build/bundle.ts';
+import { bundleArtifact } from '../../src/service/build/bundle.ts';
 import type { StartedProcess } from '../helpers/start-process.ts';
 import {
   archiveOf,

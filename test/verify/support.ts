@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleArtifact } from '../../src/build/bundle.ts';
+import { bundleArtifact } from '../../src/service/build/bundle.ts';
 import { buildWeb } from '../../src/service/web/build/build-web.ts';
 import { type StartedProcess, startProcess } from '../helpers/start-process.ts';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bundleArtifact } from '../../src/build/bundle.ts';
+import { bundleArtifact } from '../../src/service/build/bundle.ts';
 import { jsonBody, request, WORKER_BIN } from '../api/support.ts';
 import { type StartedProcess, startProcess } from '../helpers/start-process.ts';
 

@@ -13,13 +13,10 @@ import { type BuildContext, imagesToBuild } from './build-context.ts';
  */
 export const buildBaseImagesStep: Step<BuildContext> = {
   title: 'Check the base images',
-  skip: (ctx) => (imagesToBuild(ctx).length === 0 ? 'no image to build (--only cli)' : false),
+  skip: (ctx) => (imagesToBuild(ctx).length === 0 ? 'no image to build (--only)' : false),
   async run(ctx, io) {
     const refs = new Map(
-      imagesToBuild(ctx).map((name) => [
-        ctx.config.artifacts[name].base,
-        parseStoreImageRef(ctx.config.artifacts[name].base),
-      ]),
+      imagesToBuild(ctx).map((artifact) => [artifact.base, parseStoreImageRef(artifact.base)]),
     );
     for (const [text, ref] of refs) {
       const store = ctx.open(ref.store);

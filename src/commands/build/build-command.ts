@@ -10,7 +10,9 @@ interface BuildOptions extends GlobalOptions {
 export function buildCommand(program: Command): void {
   program
     .command('build')
-    .description('build the CLI archive and the api, worker and web images with the stamped version baked in')
+    .description(
+      'build the CLI archive and the images the config declares, with the stamped version baked in',
+    )
     .addOption(
       new Option(
         '--engine <engine>',
@@ -18,7 +20,10 @@ export function buildCommand(program: Command): void {
       ).choices(['docker', 'oci']),
     )
     .option('--push', 'push the images to the configured registry (the oci engine writes there directly)')
-    .option('--only <artifacts>', 'build only these, comma-separated: api,worker,web,cli')
+    .option(
+      '--only <artifacts>',
+      'build only these artifacts (names under artifacts in the config), comma-separated',
+    )
     .action(async (options: BuildOptions, command: Command) => {
       const { runBuild } = await import('./run-build.ts');
       await runBuild({ ...command.optsWithGlobals(), ...options });

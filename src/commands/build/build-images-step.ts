@@ -1,6 +1,12 @@
-import { imageLabels, imageSpec } from '../../build/image-specs.ts';
+import { resolve } from 'node:path';
+import { dockerfileOf } from '../../build/check-artifacts.ts';
+import { dockerContext } from '../../build/docker-context.ts';
+import { imageLabels, type LabelInput, recipeSpec, versionVariable } from '../../build/image-specs.ts';
+import { recipeEntries } from '../../build/recipe-entries.ts';
+import { DEFAULT_CLI_ARCHIVE, type ImageArtifactConfig } from '../../config/artifacts-schema.ts';
 import { createDockerEngine } from '../../engine/docker/docker-engine.ts';
-import type { Engine } from '../../engine/engine.ts';
+import type { DockerRecipe, Engine, OciRecipe } from '../../engine/engine.ts';
+import type { LayerEntry } from '../../engine/oci/layer.ts';
 import { createOciEngine } from '../../engine/oci/oci-engine.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { parseStoreImageRef } from '../../registry/image-ref.ts';
@@ -9,43 +15,81 @@ import { type BuildContext, imagesToBuild } from './build-context.ts';
 /** Build (and with --push, publish) each selected image with the chosen engine. */
 export const buildImagesStep: Step<BuildContext> = {
   title: 'Build the images',
-  skip: (ctx) => (imagesToBuild(ctx).length === 0 ? 'no image to build (--only cli)' : false),
+  skip: (ctx) => (imagesToBuild(ctx).length === 0 ? 'no image to build (--only)' : false),
   async run(ctx, io) {
     const engine = engineOf(ctx);
     for (const artifact of imagesToBuild(ctx)) {
-      const image = ctx.config.artifacts[artifact].image;
-      const labels = {
+      const labels: LabelInput = {
         tag: ctx.tag!,
         commit: ctx.record!.commit,
         epoch: ctx.epoch!,
         source: ctx.source!,
-        title: image,
+        title: artifact.image,
       };
-      const label = imageLabels(labels);
-      ctx.built[artifact] = await engine.build(
+      const cli = artifact.role === 'api' ? ctx.cli : undefined;
+      ctx.built[artifact.name] = await engine.build(
         {
-          artifact,
-          staged: ctx.staged[artifact]!,
-          spec: imageSpec(artifact, labels),
-          buildArgs: {
-            [artifact === 'web' ? 'SERVICE_CLIENT_VERSION' : 'SERVICE_VERSION']: ctx.tag!,
-            IMAGE_CREATED: label['org.opencontainers.image.created']!,
-            IMAGE_REVISION: label['org.opencontainers.image.revision']!,
-            IMAGE_SOURCE: label['org.opencontainers.image.source']!,
-            IMAGE_TITLE: label['org.opencontainers.image.title']!,
-            IMAGE_VERSION: label['org.opencontainers.image.version']!,
-          },
-          base: parseStoreImageRef(ctx.config.artifacts[artifact].base),
+          artifact: artifact.name,
+          ...(engine.name === 'oci'
+            ? { oci: await ociRecipe(ctx, artifact, labels, cli?.path) }
+            : { docker: await dockerRecipe(ctx, artifact, labels, cli?.path) }),
+          base: parseStoreImageRef(artifact.base),
           registry: ctx.config.registry,
-          repository: image,
+          repository: artifact.image,
           tag: ctx.tag!,
           push: ctx.push,
         },
-        (line) => io.progress(`${artifact}: ${line}`),
+        (line) => io.progress(`${artifact.name}: ${line}`),
       );
     }
   },
 };
+
+/**
+ * The daemonless recipe: the artifact's files as one layer and, for the api, the CLI archive as
+ * a layer of its own on top (so a release can swap that small layer without touching the code).
+ */
+async function ociRecipe(
+  ctx: BuildContext,
+  artifact: ImageArtifactConfig,
+  labels: LabelInput,
+  cliArchive: string | undefined,
+): Promise<OciRecipe> {
+  const files = (artifact.files ?? []).map((f) => ({ source: resolve(ctx.configDir, f.from), to: f.to }));
+  const layers: LayerEntry[][] = [await recipeEntries(files)];
+  const spec = recipeSpec(artifact, labels);
+  if (cliArchive) {
+    const to = artifact.cliArchive ?? DEFAULT_CLI_ARCHIVE.oci;
+    layers.push([{ type: 'file', path: to, source: cliArchive, mode: 0o644 }]);
+    spec.createdBy = [spec.createdBy as string, `release build: CLI archive ${to} (${artifact.name})`];
+  }
+  return { layers, spec };
+}
+
+/** The docker recipe: the context with its .dockerignore, the CLI archive added for the api. */
+async function dockerRecipe(
+  ctx: BuildContext,
+  artifact: ImageArtifactConfig,
+  labels: LabelInput,
+  cliArchive: string | undefined,
+): Promise<DockerRecipe> {
+  const contextDir = resolve(ctx.configDir, artifact.context!);
+  const context = await dockerContext({
+    contextDir,
+    dockerfile: resolve(ctx.configDir, dockerfileOf(artifact)!),
+    extra: cliArchive
+      ? [{ path: artifact.cliArchive ?? DEFAULT_CLI_ARCHIVE.docker, source: cliArchive }]
+      : [],
+    epoch: ctx.epoch!,
+  });
+  return {
+    context: context.tar,
+    dockerfile: context.dockerfile,
+    ...(artifact.target ? { target: artifact.target } : {}),
+    buildArgs: { ...(artifact.buildArgs ?? {}), [versionVariable(artifact)]: ctx.tag! },
+    labels: imageLabels(labels),
+  };
+}
 
 function engineOf(ctx: BuildContext): Engine {
   const choice = ctx.engine!;

@@ -1,7 +1,13 @@
 import { relative } from 'node:path';
 import { rfc3339 } from '../../engine/oci/image-config.ts';
 import type { Step } from '../../pipeline/step.ts';
-import { readReleaseRecord, writeReleaseRecord } from '../../record/release-record.ts';
+import {
+  cliRecord,
+  type ImageRecord,
+  imageRecord,
+  readReleaseRecord,
+  writeReleaseRecord,
+} from '../../record/release-record.ts';
 import { type BuildContext, imagesToBuild } from './build-context.ts';
 
 /**
@@ -14,8 +20,13 @@ export const buildWriteRecordStep: Step<BuildContext> = {
   async run(ctx, io) {
     const record = await readReleaseRecord(ctx.recordPath);
     for (const artifact of imagesToBuild(ctx)) {
-      const built = ctx.built[artifact]!;
-      const entry = record.artifacts[artifact];
+      const built = ctx.built[artifact.name]!;
+      const entry: ImageRecord = imageRecord(record, artifact.name) ?? {
+        ...(artifact.role ? { role: artifact.role } : {}),
+        repository: `${ctx.config.registry}/${artifact.image}`,
+        references: [],
+      };
+      record.artifacts[artifact.name] = entry;
       if (built.digest) entry.digest = built.digest;
       else delete entry.digest;
       entry.build = {
@@ -27,9 +38,11 @@ export const buildWriteRecordStep: Step<BuildContext> = {
         created: rfc3339(ctx.epoch!),
       };
     }
-    if (ctx.cli) {
-      record.artifacts.cli.archive = relative(ctx.cwd, ctx.cli.path) || ctx.cli.path;
-      record.artifacts.cli.sha256 = ctx.cli.sha256;
+    const cli = cliRecord(record);
+    if (ctx.cli && cli) {
+      cli.archive = relative(ctx.cwd, ctx.cli.path) || ctx.cli.path;
+      cli.sha256 = ctx.cli.sha256;
+      cli.size = ctx.cli.size;
     }
     await writeReleaseRecord(ctx.recordPath, record);
     io.progress(relative(ctx.cwd, ctx.recordPath));

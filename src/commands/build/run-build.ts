@@ -1,4 +1,4 @@
-import { join, relative } from 'node:path';
+import { relative } from 'node:path';
 import type { EngineName } from '../../engine/engine.ts';
 import { rfc3339 } from '../../engine/oci/image-config.ts';
 import { storeOpener } from '../../engine/store-cache.ts';
@@ -7,28 +7,26 @@ import { runPipeline } from '../../pipeline/runner.ts';
 import { recordPath } from '../../record/release-record.ts';
 import { baseContext, type GlobalOptions } from '../command-context.ts';
 import { printJson, printLine, warn } from '../output.ts';
-import { BUILD_ARTIFACTS, type BuildArtifact, type BuildContext, imagesToBuild } from './build-context.ts';
+import { type BuildContext, imagesToBuild } from './build-context.ts';
 import { buildPipeline } from './build-pipeline.ts';
 
 export async function runBuild(
   options: GlobalOptions & { engine?: EngineName; push?: boolean; only?: string },
 ) {
-  const only = parseOnly(options.only);
   const base = await baseContext(options);
+  const only = parseOnly(options.only, Object.keys(base.config.artifacts));
   const ctx: BuildContext = {
     ...base,
     ...(options.engine ? { requestedEngine: options.engine } : {}),
     push: Boolean(options.push),
     only,
     recordPath: recordPath(base.configDir, base.config.record),
-    distDir: join(base.cwd, 'dist'),
     open: storeOpener({ cwd: base.configDir, env: base.env, insecure: base.config.insecureRegistries }),
-    staged: {},
     built: {},
   };
   await runPipeline(buildPipeline, ctx, ctx);
   const images = Object.fromEntries(
-    imagesToBuild(ctx).map((name) => {
+    imagesToBuild(ctx).map(({ name }) => {
       const built = ctx.built[name]!;
       return [
         name,
@@ -76,21 +74,21 @@ export async function runBuild(
 }
 
 /** `--only api,web` -> the set; every artifact when absent. Unknown names are a usage error. */
-export function parseOnly(value: string | undefined): ReadonlySet<BuildArtifact> {
-  if (value === undefined) return new Set(BUILD_ARTIFACTS);
+export function parseOnly(value: string | undefined, artifacts: readonly string[]): ReadonlySet<string> {
+  if (value === undefined) return new Set(artifacts);
   const names = value
     .split(',')
     .map((name) => name.trim())
     .filter(Boolean);
-  const unknown = names.filter((name) => !BUILD_ARTIFACTS.includes(name as BuildArtifact));
+  const unknown = names.filter((name) => !artifacts.includes(name));
   if (names.length === 0 || unknown.length > 0) {
     throw new UsageError(
       'ONLY_INVALID',
       `--only ${JSON.stringify(value)}: ${unknown.length ? `unknown artifact ${unknown.join(', ')}` : 'nothing named'}`,
       {
-        hint: `name one or more of ${BUILD_ARTIFACTS.join(', ')}, comma-separated (--only api,web)`,
+        hint: `name one or more of ${artifacts.join(', ')}, comma-separated (--only api,web)`,
       },
     );
   }
-  return new Set(names as BuildArtifact[]);
+  return new Set(names);
 }

@@ -1,8 +1,8 @@
 import { planPromotion } from '../../channels/promotion-plan.ts';
-import { IMAGE_ARTIFACTS } from '../../config/schema.ts';
+import { imageArtifacts } from '../../config/artifacts.ts';
 import { UsageError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
-import { readReleaseRecord } from '../../record/release-record.ts';
+import { imageRecord, readReleaseRecord } from '../../record/release-record.ts';
 import { sameTag } from '../../version/compare.ts';
 import type { PromoteContext } from './promote-context.ts';
 
@@ -33,13 +33,15 @@ export const promoteSourcesStep: Step<PromoteContext> = {
     });
 
     if (ctx.from) {
-      ctx.sources = IMAGE_ARTIFACTS.map((artifact) => ({
-        artifact,
-        repository: ctx.config.artifacts[artifact].image,
+      ctx.sources = imageArtifacts(ctx.config).map((artifact) => ({
+        artifact: artifact.name,
+        repository: artifact.image,
         reference: ctx.from!,
       }));
     } else {
-      const missing = IMAGE_ARTIFACTS.filter((a) => !record!.artifacts[a]?.digest);
+      const missing = imageArtifacts(ctx.config)
+        .map((a) => a.name)
+        .filter((name) => !imageRecord(record!, name)?.digest);
       if (missing.length) {
         throw new UsageError(
           'RECORD_NO_DIGESTS',
@@ -49,10 +51,10 @@ export const promoteSourcesStep: Step<PromoteContext> = {
           },
         );
       }
-      ctx.sources = IMAGE_ARTIFACTS.map((artifact) => ({
-        artifact,
-        repository: ctx.config.artifacts[artifact].image,
-        reference: record!.artifacts[artifact].digest!,
+      ctx.sources = imageArtifacts(ctx.config).map((artifact) => ({
+        artifact: artifact.name,
+        repository: artifact.image,
+        reference: imageRecord(record!, artifact.name)!.digest!,
       }));
     }
     io.progress(`${ctx.version} -> ${ctx.channel}${ctx.from ? ` from ${ctx.from}` : ''}`);

@@ -1,7 +1,10 @@
+import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
+import { buildCommandEnv, runBuildCommand } from '../../build/run-build-command.ts';
+import { cliArtifact } from '../../config/artifacts.ts';
+import { loadConfig } from '../../config/load.ts';
 import { RuleError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
-import { buildCliArchive } from '../../service/svc/build/build-cli-archive.ts';
 import { REHEARSAL, type RehearseContext } from './rehearse-context.ts';
 import { npmInstallCli, runSvc, svcBin } from './svc-install.ts';
 import { isolatedPath } from './workspace.ts';
@@ -26,7 +29,7 @@ export const rehearseGateBlocksStep: Step<RehearseContext> = {
   async run(ctx) {
     const prefix = join(ctx.workspace!, 'cli-old');
     const archive = join(ctx.workspace!, `service-cli-${REHEARSAL.oldCliVersion}.tar.gz`);
-    await buildCliArchive({ version: REHEARSAL.oldCliVersion, outFile: archive });
+    await buildOldCli(ctx, archive);
     const env = await svcEnv(ctx, prefix);
     await npmInstallCli(prefix, archive, env);
     const run = await runSvc(['status', '--url', ctx.urls!.api], env);
@@ -62,6 +65,24 @@ export const rehearseSvcUpdateStep: Step<RehearseContext> = {
     ctx.notes[this.title] = `now ${version}; svc status runs (exit 0)`;
   },
 };
+
+/**
+ * The project's CLI at an older version: its own build command (as `release build` runs it) with
+ * SERVICE_VERSION set to that version; the archive is moved out of the project to `archive`.
+ */
+async function buildOldCli(ctx: RehearseContext, archive: string): Promise<void> {
+  const { config, dir } = await loadConfig({ cwd: ctx.repo! });
+  const cli = cliArtifact(config);
+  if (!cli?.build) throw new RuleError('REHEARSAL_NO_CLI', 'the rehearsal project declares no CLI build');
+  await runBuildCommand({
+    at: `artifacts.${cli.name}.build.command`,
+    command: cli.build.command,
+    cwd: dir,
+    env: buildCommandEnv({ ...ctx.releaseEnv }, REHEARSAL.oldCliVersion),
+    progress: () => undefined,
+  });
+  await rename(join(dir, cli.build.archive), archive);
+}
 
 /** PATH with this prefix's bin first, and nothing else that could hold an `svc`. */
 export async function svcEnv(

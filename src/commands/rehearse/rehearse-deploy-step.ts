@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { imageOfRole } from '../../config/artifacts.ts';
 import { connectDocker } from '../../engine/docker/connect.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { openConfiguredStore } from '../../registry/open-store.ts';
@@ -19,7 +20,7 @@ export const rehearseDeployStep: Step<RehearseContext> = {
       startReleasedImage({
         store,
         artifact,
-        repository: ctx.config.artifacts[artifact].image,
+        repository: imageOfRole(ctx.config, artifact),
         tag: REHEARSAL.releaseTag,
         dir: join(ctx.workspace!, 'deploy', artifact),
         ...(env ? { env } : {}),
@@ -37,7 +38,7 @@ export const rehearseDeployStep: Step<RehearseContext> = {
 async function deployContainers(ctx: RehearseContext, title: string): Promise<void> {
   const docker = connectDocker(ctx.env);
   const image = (artifact: 'api' | 'worker' | 'web') =>
-    `${ctx.config.registry}/${ctx.config.artifacts[artifact].image}:${REHEARSAL.releaseTag}`;
+    `${ctx.config.registry}/${imageOfRole(ctx.config, artifact)}:${REHEARSAL.releaseTag}`;
   const start = async (artifact: 'api' | 'worker' | 'web', env?: Record<string, string>) => {
     const started = await startReleasedContainer({
       docker,

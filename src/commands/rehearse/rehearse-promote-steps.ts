@@ -1,4 +1,5 @@
-import { IMAGE_ARTIFACTS } from '../../config/schema.ts';
+import { imageOfRole } from '../../config/artifacts.ts';
+import { IMAGE_ROLES } from '../../config/artifacts-schema.ts';
 import { RuleError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { openConfiguredStore } from '../../registry/open-store.ts';
@@ -41,7 +42,7 @@ export const rehearsePromoteRcStep: Step<RehearseContext> = {
       );
     }
     ctx.notes[this.title] =
-      `${REHEARSAL.rcTag} tagged and signed for ${IMAGE_ARTIFACTS.join(', ')}; latest: absent, untouched`;
+      `${REHEARSAL.rcTag} tagged and signed for ${IMAGE_ROLES.join(', ')}; latest: absent, untouched`;
   },
 };
 
@@ -58,7 +59,7 @@ export const rehearsePromoteReleaseStep: Step<RehearseContext> = {
       },
     );
     const latest = await latestDigests(ctx);
-    for (const artifact of IMAGE_ARTIFACTS) {
+    for (const artifact of IMAGE_ROLES) {
       if (latest[artifact] !== ctx.rcDigests![artifact]) {
         throw new RuleError(
           'REHEARSAL_RELEASE_DIGEST',
@@ -74,8 +75,8 @@ export const rehearsePromoteReleaseStep: Step<RehearseContext> = {
 async function latestDigests(ctx: RehearseContext): Promise<Record<string, string | undefined>> {
   const store = openConfiguredStore({ config: ctx.config, configDir: ctx.repo!, env: ctx.releaseEnv! });
   const entries = await Promise.all(
-    IMAGE_ARTIFACTS.map(async (artifact) => {
-      const descriptor = await store.resolve(ctx.config.artifacts[artifact].image, 'latest');
+    IMAGE_ROLES.map(async (artifact) => {
+      const descriptor = await store.resolve(imageOfRole(ctx.config, artifact), 'latest');
       return [artifact, descriptor?.digest] as const;
     }),
   );

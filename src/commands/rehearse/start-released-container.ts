@@ -1,17 +1,17 @@
 import type Docker from 'dockerode';
-import type { ImageArtifact } from '../../config/schema.ts';
+import type { ImageRole } from '../../config/artifacts-schema.ts';
 import { ExternalError } from '../../errors.ts';
 import { freePort } from '../../util/free-port.ts';
 
 export interface StartedContainer {
-  artifact: ImageArtifact;
+  artifact: ImageRole;
   url: string;
   stop(): Promise<void>;
 }
 
 /** Per artifact: the variable that sets its port and the path that answers once it is up. */
 const SHAPE: Record<
-  ImageArtifact,
+  ImageRole,
   { portEnv: string; hostEnv: string; ready: string; url: (base: string) => string }
 > = {
   api: { portEnv: 'PORT', hostEnv: 'HOST', ready: '/api/version', url: (b) => b },
@@ -30,7 +30,7 @@ const SHAPE: Record<
  */
 export async function startReleasedContainer(options: {
   docker: Docker;
-  artifact: ImageArtifact;
+  artifact: ImageRole;
   image: string;
   env?: Record<string, string>;
   timeoutMs?: number;

@@ -5,13 +5,13 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { extract } from 'tar-stream';
-import type { ImageArtifact } from '../../config/schema.ts';
+import type { ImageRole } from '../../config/artifacts-schema.ts';
 import { ExternalError } from '../../errors.ts';
 import type { ImageStore } from '../../registry/store.ts';
 import { type StartedProcess, startProcess } from '../../util/start-process.ts';
 
 export interface StartedService {
-  artifact: ImageArtifact;
+  artifact: ImageRole;
   url: string;
   process: StartedProcess;
 }
@@ -21,21 +21,21 @@ interface ImageConfig {
 }
 
 /** What a service prints once it is up; the URL is what the rest of the rehearsal talks to. */
-const READY: Record<ImageArtifact, RegExp> = {
+const READY: Record<ImageRole, RegExp> = {
   api: /listening on (?<url>http:\/\/\S+)/,
   worker: /health on (?<url>http:\/\/\S+)/,
   web: /serving .* on (?<url>http:\/\/\S+)/,
 };
 
 /**
- * Run one released image as a local process: its `/app` layer (the last one, on top of the node
- * base) is unpacked from the store, and `node /app/main.mjs` runs with the image's own
+ * Run one released image as a local process: its `/app` files (in the layers on top of the node
+ * base) are unpacked from the store, and `node /app/main.mjs` runs with the image's own
  * environment, paths under `/app` mapped to the unpacked copy and the listeners moved to
  * loopback ephemeral ports. What runs is exactly what the tag points to, not a fresh build.
  */
 export async function startReleasedImage(options: {
   store: ImageStore;
-  artifact: ImageArtifact;
+  artifact: ImageRole;
   repository: string;
   tag: string;
   dir: string;
@@ -51,9 +51,10 @@ export async function startReleasedImage(options: {
   const image = JSON.parse(
     Buffer.from(await store.getBlob(repository, config.digest)).toString('utf8'),
   ) as ImageConfig;
-  const appLayer = layers.at(-1);
-  if (!appLayer) throw new ExternalError('IMAGE_EMPTY', `${repository}:${tag} has no layers`);
-  await unpackApp(await store.getBlob(repository, appLayer.digest), dir);
+  if (layers.length === 0) throw new ExternalError('IMAGE_EMPTY', `${repository}:${tag} has no layers`);
+  // The `/app` files may span layers (the api's CLI archive is a layer of its own): unpack the
+  // `app/` entries of every layer, bottom up, as the image's filesystem would stack them.
+  for (const layer of layers) await unpackApp(await store.getBlob(repository, layer.digest), dir);
 
   const env = Object.fromEntries(
     (image.config?.Env ?? []).map((line) => {

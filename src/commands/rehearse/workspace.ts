@@ -29,14 +29,20 @@ export async function makeWorkspace(): Promise<string> {
 /**
  * A fresh git repository holding the reference service, committed once with a fixed identity and
  * date (never the user's git config), so `git describe` in it is exactly what the rehearsal tags.
+ * Its `release.config.mjs` declares the artifacts as any project would, from the toolkit's
+ * `service-release/reference` export (linked in as `node_modules/service-release`), with `config`.
  */
-export async function makeRehearsalRepo(workspace: string, config: unknown): Promise<string> {
+export async function makeRehearsalRepo(workspace: string, config: object): Promise<string> {
   const repo = join(workspace, 'service');
-  await mkdir(repo, { recursive: true });
+  await mkdir(join(repo, 'node_modules'), { recursive: true });
   for (const path of REFERENCE_PATHS)
     await cp(join(TOOLKIT_ROOT, path), join(repo, path), { recursive: true });
-  await writeFile(join(repo, 'release.config.json'), `${JSON.stringify(config, null, 2)}\n`);
-  await writeFile(join(repo, '.gitignore'), 'dist/\n.release/\n');
+  await symlink(TOOLKIT_ROOT, join(repo, 'node_modules', 'service-release'), 'dir');
+  await writeFile(
+    join(repo, 'release.config.mjs'),
+    `import { referenceArtifacts } from 'service-release/reference';\n\nexport default { ...${JSON.stringify(config)}, artifacts: referenceArtifacts() };\n`,
+  );
+  await writeFile(join(repo, '.gitignore'), 'dist/\n.release/\nnode_modules/\n');
   await git(repo, 'init', '-q', '-b', 'main');
   await git(repo, 'add', '-A');
   await git(repo, 'commit', '-q', '-m', 'The reference service');

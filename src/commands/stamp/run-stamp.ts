@@ -1,5 +1,6 @@
 import { relative } from 'node:path';
 import { runPipeline } from '../../pipeline/runner.ts';
+import type { ImageRecord, ReleaseRecord } from '../../record/release-record.ts';
 import { stampFiles, stampOutputs, stampPaths } from '../../stamp/stamp-files.ts';
 import { baseContext, type GlobalOptions } from '../command-context.ts';
 import { printJson, printLine, warn } from '../output.ts';
@@ -28,9 +29,7 @@ export async function runStamp(
       ...stampOutputs(record),
       dryRun: ctx.dryRun,
       files: ctx.dryRun ? [] : files,
-      references: Object.fromEntries(
-        (['api', 'worker', 'web'] as const).map((name) => [name, record.artifacts[name].references]),
-      ),
+      references: Object.fromEntries(imageEntries(record).map(([name, entry]) => [name, entry.references])),
       warnings: ctx.warnings,
     });
   } else {
@@ -38,8 +37,13 @@ export async function runStamp(
       `${record.tag}  channel ${record.channel}  from ${record.source}${record.commit ? `  commit ${record.commit.slice(0, 12)}` : ''}${record.dirty ? '  (dirty)' : ''}`,
     );
     printLine(`${ctx.dryRun ? 'would write' : 'wrote'}: ${files.join(', ')}`);
-    for (const name of ['api', 'worker', 'web'] as const)
-      printLine(`  ${name}: ${record.artifacts[name].references.join(' ')}`);
+    for (const [name, entry] of imageEntries(record)) printLine(`  ${name}: ${entry.references.join(' ')}`);
   }
   for (const text of ctx.warnings) warn(text);
+}
+
+function imageEntries(record: ReleaseRecord): [string, ImageRecord][] {
+  return Object.entries(record.artifacts).flatMap(([name, entry]) =>
+    'references' in entry ? [[name, entry] as [string, ImageRecord]] : [],
+  );
 }

@@ -1,3 +1,4 @@
+import { imageArtifacts, imageOfRole } from '../../config/artifacts.ts';
 import { ExternalError, RuleError, UsageError } from '../../errors.ts';
 import { runPipeline } from '../../pipeline/runner.ts';
 import type { ImageStore } from '../../registry/store.ts';
@@ -34,7 +35,9 @@ export interface VerifyFlags extends GlobalOptions {
 export async function runVerify(flags: VerifyFlags): Promise<void> {
   const base = await baseContext(flags);
   const expect = flags.expect === undefined ? undefined : checkedExpect(flags.expect);
-  const { api, worker, web } = base.config.artifacts;
+  const [api, worker, web] = (['api', 'worker', 'web'] as const).map((role) => ({
+    image: imageOfRole(base.config, role),
+  })) as [{ image: string }, { image: string }, { image: string }];
   const options: VerifyOptions = {
     env: base.env,
     cwd: base.cwd,
@@ -122,6 +125,11 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
     options,
     ...(store ? { store } : {}),
     ...(trustedKey ? { trustedKey, requireSignature: Boolean(flags.requireSignature) } : {}),
+    extraImages: Object.fromEntries(
+      imageArtifacts(base.config)
+        .filter((artifact) => !artifact.role)
+        .map((artifact) => [artifact.name, artifact.image]),
+    ),
     startedAt: performance.now(),
   };
   // Progress only where someone watches it: in CI and pipes the table says everything, and the

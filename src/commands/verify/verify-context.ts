@@ -12,6 +12,8 @@ export interface VerifyContext extends BaseContext {
   startedAt: number;
   /** `--registry`: the store the release tags live in. */
   store?: ImageStore;
+  /** The config's image artifacts without a role (a `scheduler`): name -> repository. */
+  extraImages?: Record<string, string>;
   probed?: ProbedDeployment;
   registry?: RegistryReading[];
   /** Signatures: the configured public key, `--require-signature`, and the readings. */

@@ -1,6 +1,7 @@
 import type { Step } from '../../pipeline/step.ts';
 import { referenceOf } from '../../verify/checks.ts';
 import { probeRegistry } from '../../verify/probes/registry.ts';
+import { probeWorkerDocker } from '../../verify/probes/worker-docker.ts';
 import { imageTagOf } from '../../version/image-tag.ts';
 import { parseVersion } from '../../version/parse.ts';
 import type { VerifyContext } from './verify-context.ts';
@@ -23,8 +24,8 @@ export const verifyRegistryStep: Step<VerifyContext> = {
     const artifacts = (['api', 'worker', 'web'] as const).filter((name) =>
       running.some((r) => r.name === name),
     );
-    ctx.registry = await Promise.all(
-      artifacts.map((name) =>
+    ctx.registry = await Promise.all([
+      ...artifacts.map((name) =>
         probeRegistry({
           store: ctx.store!,
           artifact: name,
@@ -33,7 +34,21 @@ export const verifyRegistryStep: Step<VerifyContext> = {
           running: running.filter((r) => r.name === name && r.running !== false),
         }),
       ),
-    );
+      // Extra images are released in step with the rest: the same tag must exist, and whatever
+      // runs of them on the engine must be the digest it names.
+      ...Object.entries(ctx.extraImages ?? {}).map(async ([name, repository]) => {
+        const found = ctx.target.docker
+          ? await probeWorkerDocker({
+              ...(ctx.target.docker.host ? { host: ctx.target.docker.host } : {}),
+              image: repository,
+              env: ctx.env,
+              timeoutMs: ctx.options.timeoutMs,
+            })
+          : [];
+        const live = found.filter((r) => r.image !== undefined && !r.error && r.running !== false);
+        return probeRegistry({ store: ctx.store!, artifact: name, repository, tag, running: live });
+      }),
+    ]);
     io.progress(`${ctx.registry.length} image(s) looked up at ${tag}`);
   },
 };

@@ -1,12 +1,10 @@
-import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { OCI_LAYOUT_PREFIX } from '../../config/schema.ts';
-import { ExternalError } from '../../errors.ts';
+import { ExternalError, InternalError } from '../../errors.ts';
 import { formatImageRef } from '../../registry/image-ref.ts';
 import type { ImageStore } from '../../registry/store.ts';
 import type { BuiltImage, Engine, ImageBuildRequest } from '../engine.ts';
 import { readBaseImage } from '../oci/base-image-reader.ts';
-import { packTar } from '../oci/layer.ts';
 import { followProgress, type ProgressLine, progressError } from './connect.ts';
 import { exportToStore } from './export-to-store.ts';
 import { loadBaseIntoDocker } from './load-base.ts';
@@ -14,8 +12,7 @@ import { pushImage } from './push-image.ts';
 
 /**
  * The Docker engine: the base is loaded into the engine from its store, the image is built from
- * `templates/docker/<artifact>.Dockerfile` with build args on a context we tar ourselves (the
- * staged directory), and `--push` pushes it with the docker config's credentials (or, for an
+ * artifact's Dockerfile with build args and the five labels, on a context we tar ourselves, and `--push` pushes it with the docker config's credentials (or, for an
  * OCI layout registry, copies it out of the engine into the layout).
  */
 export function createDockerEngine(options: {
@@ -37,20 +34,17 @@ export function createDockerEngine(options: {
       const name = layout
         ? `${request.repository}:${request.tag}`
         : formatImageRef(request.registry, request.repository, request.tag);
-      const context = await packTar(
-        [
-          ...request.staged.entries,
-          { type: 'file', path: '/Dockerfile', source: join(request.staged.dir, 'Dockerfile') },
-        ],
-        options.epoch,
-      );
+      const recipe = request.docker;
+      if (!recipe) throw new InternalError('NO_DOCKER_RECIPE', `no Dockerfile for ${request.artifact}`);
       const lines = await buildWithDocker(
         docker,
-        context,
+        recipe.context,
         {
           t: name,
-          dockerfile: 'Dockerfile',
-          buildargs: { ...request.buildArgs, BASE_IMAGE: baseName },
+          dockerfile: recipe.dockerfile,
+          ...(recipe.target ? { target: recipe.target } : {}),
+          labels: recipe.labels,
+          buildargs: { BASE_IMAGE: baseName, ...recipe.buildArgs },
           rm: true,
           forcerm: true,
           pull: false,

@@ -50,7 +50,13 @@ export function composeConfig(base: OciImageConfig, spec: ImageSpec, diffIds: st
     ...(base.variant ? { variant: base.variant } : {}),
     config,
     rootfs: { type: 'layers', diff_ids: [...base.rootfs.diff_ids, ...diffIds] },
-    history: [...(base.history ?? []), { created: spec.created, created_by: spec.createdBy }],
+    history: [
+      ...(base.history ?? []),
+      ...(typeof spec.createdBy === 'string' ? [spec.createdBy] : spec.createdBy).map((line) => ({
+        created: spec.created,
+        created_by: line,
+      })),
+    ],
   };
 }
 

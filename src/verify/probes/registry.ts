@@ -1,7 +1,7 @@
 import type { ImageStore } from '../../registry/store.ts';
 import { printable } from '../../shared/printable.ts';
 
-import type { ArtifactName, ProbeResult, RegistryReading } from '../types.ts';
+import type { ProbeResult, RegistryReading } from '../types.ts';
 
 /**
  * Ask the store what `repository:tag` points to, for one artifact whose running digests the
@@ -9,7 +9,7 @@ import type { ArtifactName, ProbeResult, RegistryReading } from '../types.ts';
  */
 export async function probeRegistry(options: {
   store: ImageStore;
-  artifact: ArtifactName;
+  artifact: string;
   repository: string;
   tag: string;
   running: ProbeResult[];

@@ -19,7 +19,11 @@ export interface CliArchive {
  * package.json, packed by `npm pack` (the format `npm install -g <file-or-url>` reads; npm fixes
  * every entry's time, so equal inputs give equal bytes). `outFile` is replaced atomically.
  */
-export async function buildCliArchive(options: { version: string; outFile: string }): Promise<CliArchive> {
+export async function buildCliArchive(options: {
+  version: string;
+  outFile: string;
+  installCommand?: string;
+}): Promise<CliArchive> {
   const version = options.version.trim();
   if (!version || version.length > 128 || /[\s\u0000-\u001f\u007f-\u009f]/.test(version)) {
     throw new UsageError('CLI_VERSION_INVALID', `"${options.version}" cannot be baked into svc`, {
@@ -29,7 +33,11 @@ export async function buildCliArchive(options: { version: string; outFile: strin
   const stage = await mkdtemp(join(tmpdir(), 'svc-archive-'));
   try {
     const pkg = join(stage, 'package');
-    await bundleSvc({ version, outFile: join(pkg, 'svc.js') });
+    await bundleSvc({
+      version,
+      outFile: join(pkg, 'svc.js'),
+      ...(options.installCommand ? { installCommand: options.installCommand } : {}),
+    });
     await writeFile(join(pkg, 'package.json'), `${JSON.stringify(cliPackageJson(version), null, 2)}\n`);
     const packed = await npmPack(pkg, stage);
     const bytes = await readFile(join(stage, packed));

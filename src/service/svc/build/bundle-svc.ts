@@ -10,6 +10,8 @@ export interface BundleOptions {
   /** The version `svc --version` prints, baked in as a constant. */
   version: string;
   outFile: string;
+  /** The upgrade command the gate prints (`{url}` for the archive URL); default the npm form. */
+  installCommand?: string;
 }
 
 /**
@@ -36,6 +38,9 @@ export async function bundleSvc(options: BundleOptions): Promise<void> {
     legalComments: 'none',
     logLevel: 'silent',
     banner: { js: '#!/usr/bin/env node' },
-    define: { __SVC_VERSION__: JSON.stringify(options.version) },
+    define: {
+      __SVC_VERSION__: JSON.stringify(options.version),
+      ...(options.installCommand ? { __SVC_INSTALL_COMMAND__: JSON.stringify(options.installCommand) } : {}),
+    },
   });
 }

@@ -3,6 +3,7 @@ import { isOrdered } from '../../../version/kinds.ts';
 import { satisfiesMinimum } from '../../../version/minimum.ts';
 import { parseVersion } from '../../../version/parse.ts';
 import { sanitize } from '../sanitize.ts';
+import { SVC_INSTALL_COMMAND } from '../version.ts';
 import type { VersionProbe } from './version-document.ts';
 
 /** `hard` blocks a CLI below the minimum (the default); `warn` is the legacy line of spec rule 7.5. */
@@ -44,9 +45,12 @@ export interface DecideInput {
   mode: GateMode;
 }
 
-/** The command that installs the server's CLI archive. */
-export function upgradeCommand(baseUrl: string): string {
-  return `npm install -g ${baseUrl}/api/cli/download/service-cli.tar.gz`;
+/**
+ * The command that installs the server's CLI archive: the project's `cli.installCommand`
+ * (baked in at build time), else the npm form DESIGN.md settles; `{url}` is the archive's URL.
+ */
+export function upgradeCommand(baseUrl: string, template = SVC_INSTALL_COMMAND): string {
+  return template.split('{url}').join(`${baseUrl}/api/cli/download/service-cli.tar.gz`);
 }
 
 /**

@@ -1,0 +1,37 @@
+import { checkArtifacts } from '../../build/check-artifacts.ts';
+import { buildCommandEnv, runBuildCommand } from '../../build/run-build-command.ts';
+import type { Step } from '../../pipeline/step.ts';
+import { invalid } from './build-check-artifacts-step.ts';
+import { type BuildContext, imagesToBuild } from './build-context.ts';
+
+/**
+ * Each image's build command (a bundler, a client build), in order, in the project's folder
+ * with the version in its environment; then everything the recipes name must exist.
+ */
+export const buildRunCommandsStep: Step<BuildContext> = {
+  title: 'Run the build commands',
+  skip: (ctx) => (imagesToBuild(ctx).length === 0 ? 'no image to build (--only)' : false),
+  async run(ctx, io) {
+    const images = imagesToBuild(ctx);
+    for (const artifact of images) {
+      if (!artifact.build) continue;
+      io.progress(`${artifact.name}: ${artifact.build.command.join(' ')}`);
+      await runBuildCommand({
+        at: `artifacts.${artifact.name}.build.command`,
+        command: artifact.build.command,
+        cwd: ctx.configDir,
+        env: buildCommandEnv(ctx.env, ctx.tag!),
+        progress: (line) => io.progress(`${artifact.name}: ${line}`),
+      });
+    }
+    const problems = checkArtifacts({
+      projectDir: ctx.configDir,
+      engine: ctx.engine!.name,
+      images,
+      cli: undefined,
+      cliRequested: false,
+      stage: 'after',
+    });
+    if (problems.length) throw invalid(problems);
+  },
+};

@@ -1,0 +1,156 @@
+import { z } from 'zod';
+
+// Image repository names per the distribution spec: lowercase path components.
+export const REPOSITORY =
+  /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$/;
+const NPM_NAME = /^(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
+/** An artifact's name: the key under `artifacts` (also its key in the release record). */
+export const ARTIFACT_NAME = /^[a-z][a-z0-9-]{0,62}$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export const OCI_LAYOUT_PREFIX = 'oci-layout:';
+/** The minimal node base `release base-image` makes on this machine (nothing is pulled). */
+export const DEFAULT_BASE_IMAGE = `${OCI_LAYOUT_PREFIX}.release/base/node:20`;
+// An image reference: a layout path or a registry host, a repository, then a tag or a digest.
+const BASE_IMAGE =
+  /^(?:oci-layout:[^\s:@]*[a-z0-9]|[A-Za-z0-9.[\]:-]+\/[a-z0-9][a-z0-9._/-]*)(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}|@sha256:[0-9a-f]{64})?$/;
+
+/** The roles the spec knows; an image artifact without one is an extra image (a `scheduler`). */
+export const IMAGE_ROLES = ['api', 'worker', 'web'] as const;
+export type ImageRole = (typeof IMAGE_ROLES)[number];
+export type Role = ImageRole | 'cli';
+export const ROLES: readonly Role[] = [...IMAGE_ROLES, 'cli'];
+
+/** Where the CLI archive goes in the API image: docker, in the context; oci, in the image. */
+export const DEFAULT_CLI_ARCHIVE = { docker: 'service-cli.tar.gz', oci: '/app/service-cli.tar.gz' } as const;
+/** What the svc gate prints (DESIGN.md); `{url}` is the archive's download URL. */
+export const DEFAULT_INSTALL_COMMAND = 'npm install -g {url}';
+
+const relativePath = z
+  .string()
+  .min(1)
+  .refine((p) => !p.startsWith('/'), 'expected a path relative to the config file');
+const absolutePath = z.string().regex(/^\/[^\0]*$/, 'expected an absolute path in the image');
+const argv = z
+  .array(z.string().min(1), 'expected an argv array such as ["sh", "scripts/build.sh"]')
+  .min(1, 'expected at least the program to run');
+const envMap = z.record(z.string().regex(ENV_NAME, 'expected an environment variable name'), z.string());
+
+/** An image artifact: how it is built for each engine (either or both), and where it goes. */
+export const imageArtifactSchema = z.strictObject({
+  role: z.enum(IMAGE_ROLES, 'expected "api", "worker" or "web" (or no role for an extra image)').optional(),
+  image: z.string().regex(REPOSITORY, 'expected a lowercase repository name like "service-api"').optional(),
+  /** The image the build starts from; `release base-image` makes the default. */
+  base: z
+    .string()
+    .regex(BASE_IMAGE, 'expected "oci-layout:<dir>/<repository>[:tag]" or "<host[:port]>/<repository>[:tag]"')
+    .default(DEFAULT_BASE_IMAGE),
+  /** Run before the image is assembled (a bundler, a client build), in the config's folder. */
+  build: z.strictObject({ command: argv }).optional(),
+  // docker engine
+  context: relativePath.optional(),
+  dockerfile: relativePath.optional(),
+  target: z.string().min(1).optional(),
+  buildArgs: envMap.optional(),
+  // oci engine: a jib/ko-style recipe
+  files: z
+    .array(z.strictObject({ from: relativePath, to: absolutePath }))
+    .min(1)
+    .optional(),
+  workdir: absolutePath.optional(),
+  entrypoint: argv.optional(),
+  cmd: z.array(z.string()).optional(),
+  env: envMap.optional(),
+  user: z.string().min(1).optional(),
+  exposedPorts: z
+    .array(z.string().regex(/^\d{1,5}(?:\/(?:tcp|udp|sctp))?$/, 'expected "8080" or "8080/tcp"'))
+    .optional(),
+  /** api only: where the CLI archive goes (docker: in the context; oci: in the image). */
+  cliArchive: z.string().min(1).optional(),
+});
+
+/** The CLI: any language, built by a command that writes one archive. */
+export const cliArtifactSchema = z.strictObject({
+  role: z.literal('cli').optional(),
+  package: z.string().regex(NPM_NAME, 'expected an npm package name').default('service-cli'),
+  build: z.strictObject({ command: argv, archive: relativePath }).optional(),
+  /** The upgrade command the gate prints; `{url}` is the archive URL on the API. */
+  installCommand: z
+    .string()
+    .refine((text) => text.includes('{url}'), 'expected a command containing {url}')
+    .default(DEFAULT_INSTALL_COMMAND),
+});
+
+export type ImageArtifactConfig = z.output<typeof imageArtifactSchema> & {
+  kind: 'image';
+  /** The key under `artifacts`. */
+  name: string;
+  image: string;
+};
+export type CliArtifactConfig = z.output<typeof cliArtifactSchema> & {
+  kind: 'cli';
+  name: string;
+  role: 'cli';
+};
+export type ArtifactConfig = ImageArtifactConfig | CliArtifactConfig;
+export type ImageArtifactInput = z.input<typeof imageArtifactSchema>;
+export type CliArtifactInput = z.input<typeof cliArtifactSchema>;
+
+/**
+ * `artifacts`: a map from artifact name to how it is built. The keys `api`, `worker`, `web` and
+ * `cli` take that role unless they say otherwise; any other key is an extra image (or says its
+ * role). A role nobody declares gets its default (an image named `service-<role>`, no build), so
+ * stamp, promote and verify keep working for a config that only names images; `false` drops it.
+ */
+export const artifactsSchema = z
+  .record(z.string(), z.unknown())
+  .default({})
+  .transform((raw, ctx) => {
+    const out: Record<string, ArtifactConfig> = {};
+    const dropped = new Set<string>();
+    for (const [name, value] of Object.entries(raw)) {
+      if (!ARTIFACT_NAME.test(name)) {
+        ctx.issues.push({
+          code: 'custom',
+          message: 'expected an artifact name: a lowercase letter, then lowercase letters, digits and -',
+          path: [name],
+          input: name,
+        });
+        continue;
+      }
+      if (value === false) {
+        dropped.add(name);
+        continue;
+      }
+      const isCli = name === 'cli' || (isObject(value) && value['role'] === 'cli');
+      const parsed = (isCli ? cliArtifactSchema : imageArtifactSchema).safeParse(value ?? {});
+      if (!parsed.success) {
+        for (const issue of parsed.error.issues)
+          ctx.issues.push({ ...issue, path: [name, ...issue.path] } as never);
+        continue;
+      }
+      out[name] = isCli
+        ? { ...(parsed.data as z.output<typeof cliArtifactSchema>), kind: 'cli', name, role: 'cli' }
+        : imageArtifact(name, parsed.data as z.output<typeof imageArtifactSchema>);
+    }
+    for (const role of ROLES) {
+      if (dropped.has(role) || Object.values(out).some((a) => a.role === role)) continue;
+      if (raw[role] !== undefined) continue; // declared but invalid: already reported
+      out[role] =
+        role === 'cli'
+          ? { ...cliArtifactSchema.parse({}), kind: 'cli', name: role, role }
+          : imageArtifact(role, { ...imageArtifactSchema.parse({}), role });
+    }
+    return out;
+  });
+
+function imageArtifact(name: string, data: z.output<typeof imageArtifactSchema>): ImageArtifactConfig {
+  const role =
+    data.role ?? ((IMAGE_ROLES as readonly string[]).includes(name) ? (name as ImageRole) : undefined);
+  const image = data.image ?? ((ROLES as readonly string[]).includes(name) ? `service-${name}` : name);
+  return { ...data, ...(role ? { role } : {}), kind: 'image', name, image };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
