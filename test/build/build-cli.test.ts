@@ -63,7 +63,9 @@ describe('release build: input and refusals', () => {
     expect(jsonOf<ErrorJson>(epoch).error.code).toBe('SOURCE_DATE_EPOCH_INVALID');
 
     writeReferenceConfig(repo.dir, { artifacts: { api: { base: 'node:20' } } });
-    const config = await runRelease(['build', '--engine', 'oci'], { cwd: repo.dir });
+    // A fresh process: vitest's module runner keeps the config module of the first run, query or
+    // not, so the rewritten file would not be read in process (plain Node reads it afresh).
+    const config = await runRelease(['build', '--engine', 'oci'], { cwd: repo.dir, subprocess: true });
     expect(config.code).toBe(2);
     expect(config.stderr).toMatch(/artifacts\.api\.base: expected "oci-layout:<dir>\/<repository>\[:tag\]"/);
   });

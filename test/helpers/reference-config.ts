@@ -2,7 +2,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const REFERENCE = fileURLToPath(new URL('../../src/service/release-artifacts.ts', import.meta.url));
+// The compiled module (the suite's global setup builds lib/), so the config loads the same in a
+// test's process and in a `release` subprocess, where Node cannot import TypeScript.
+const REFERENCE = fileURLToPath(new URL('../../lib/service/release-artifacts.js', import.meta.url));
 
 /**
  * Write `release.config.mjs` into a test project that releases the reference service, as this
