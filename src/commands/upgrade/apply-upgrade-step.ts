@@ -1,0 +1,108 @@
+import { listTasks, updateService } from '../../engine/docker/swarm.ts';
+import type { Step, StepIO } from '../../pipeline/step.ts';
+import type { PlannedService } from '../../upgrade/upgrade-plan.ts';
+import { nextSpec } from '../../upgrade/upgrade-plan.ts';
+import { sameTag } from '../../version/compare.ts';
+import { failureOf, POLL_MS, UpgradeStop, waitConverged } from './converge.ts';
+import { readApiVersion, readTaskVersions } from './service-readings.ts';
+import { record, type UpgradeContext } from './upgrade-context.ts';
+
+/**
+ * Carry the plan out, phase by phase: API and worker together (both specs change at once, then
+ * both must converge and report the tag), then web. The first thing that goes wrong stops it and
+ * is kept as the failure; the rollback step puts back every service touched so far.
+ */
+export const applyUpgradeStep: Step<UpgradeContext> = {
+  title: 'Upgrade the services',
+  skip: (ctx) =>
+    ctx.dryRun
+      ? 'dry run: nothing changed'
+      : ctx.plan!.upToDate
+        ? `every service already runs ${ctx.tag}`
+        : false,
+  async run(ctx, io) {
+    const deadline = Date.now() + ctx.timeoutMs;
+    try {
+      for (const phase of ctx.plan!.phases) await runPhase(ctx, phase, deadline, io);
+      io.progress(`every service runs ${ctx.tag}`);
+    } catch (error) {
+      ctx.failure = failureOf(error);
+      record(ctx, `failed: ${ctx.failure.reason}`);
+      io.progress(`failed: ${ctx.failure.reason}`);
+    }
+  },
+};
+
+async function runPhase(ctx: UpgradeContext, phase: PlannedService[], deadline: number, io: StepIO) {
+  const changing = phase.filter((s) => s.changes);
+  const updated = await Promise.all(
+    changing.map(async (planned) => {
+      const service = ctx.running!.find((s) => s.role === planned.role)!;
+      const before = new Set((await listTasks(ctx.docker, service.id)).map((t) => t.id));
+      const spec = nextSpec(service.spec, planned);
+      ctx.touched.add(planned.role);
+      await updateService(ctx.docker, service.id, service.versionIndex, spec);
+      record(ctx, `${planned.name}: updated to ${planned.to.image} (${planned.order})`);
+      return { planned, service, spec, before };
+    }),
+  );
+  let failed = false;
+  await Promise.all(
+    updated.map(({ planned, service, spec, before }) =>
+      waitConverged({
+        docker: ctx.docker,
+        serviceId: service.id,
+        name: planned.name,
+        role: planned.role,
+        spec,
+        before,
+        stableMs: ctx.monitorMs,
+        deadline,
+        cancelled: () => failed,
+        progress: io.progress,
+      }).then(
+        () => record(ctx, `${planned.name}: converged on ${planned.to.digest.slice(0, 19)}`),
+        (error: unknown) => {
+          failed = true;
+          throw error;
+        },
+      ),
+    ),
+  );
+  await waitVersions(ctx, phase, deadline, io);
+}
+
+/** Every service of the phase reports the tag: API over HTTP, worker and web from the engine. */
+async function waitVersions(ctx: UpgradeContext, phase: PlannedService[], deadline: number, io: StepIO) {
+  for (const planned of phase) {
+    const service = ctx.running!.find((s) => s.role === planned.role)!;
+    let last = '';
+    for (;;) {
+      let seen: string[];
+      if (planned.role === 'api') {
+        const api = await readApiVersion(
+          ctx.apiUrl,
+          Math.min(ctx.probeTimeoutMs, Math.max(1, deadline - Date.now())),
+        );
+        seen = api.version === undefined ? [] : [api.version];
+        last = api.version ?? api.error ?? 'no version';
+      } else {
+        const read = await readTaskVersions(ctx.docker, service.id, planned.role, planned.to.image);
+        seen = read.versions;
+        last = seen.join(', ') || 'no running task';
+      }
+      if (seen.length > 0 && seen.every((v) => sameTag(v, ctx.tag))) break;
+      if (Date.now() >= deadline) {
+        throw new UpgradeStop({
+          role: planned.role,
+          service: planned.name,
+          kind: seen.length > 0 ? 'version' : 'deadline',
+          reason: `${planned.name} does not report ${ctx.tag} before the deadline (it reports ${last})`,
+        });
+      }
+      io.progress(`${planned.name}: waiting for ${ctx.tag} (${last})`);
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+    record(ctx, `${planned.name}: reports ${ctx.tag}`);
+  }
+}

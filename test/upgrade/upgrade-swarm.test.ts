@@ -1,0 +1,202 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jsonOf, type RunResult, runRelease } from '../helpers/run-release.ts';
+import {
+  API_SERVICE,
+  createServices,
+  deriveImage,
+  pinned,
+  type SwarmRig,
+  serviceSpec,
+  startSwarmRig,
+  WORKER_SERVICE,
+} from './swarm.ts';
+
+// `release upgrade` on a real single-node swarm (a private dockerd), with images that
+// `release build` pushed to a real docker-registry. Every failing upgrade must end with API and
+// worker back on v1's exact specs and `release verify` in step on v1.
+
+interface UpgradeJson {
+  status: string;
+  exitCode: number;
+  verdict: string;
+  plan: {
+    phases: { role: string; service: string; changes: boolean; order: string; to: { image: string } }[][];
+  };
+  failure: { kind: string; reason: string; role?: string } | null;
+  rolledBack: { role: string; status: string }[];
+  proof: { inStep: boolean; tag: string } | null;
+  events: { ms: number; text: string }[];
+}
+
+let rig: SwarmRig;
+let v1Specs: Record<string, Record<string, unknown>>;
+
+beforeAll(async () => {
+  rig = await startSwarmRig();
+  // Bad releases, each made from v2: a worker whose entry point is missing (crashes on start), an
+  // API whose health check probes a path it does not serve. Their partners are healthy.
+  await deriveImage(rig, 'api', 'v2.0.0', 'v2.0.1', ['ENV SERVICE_VERSION=v2.0.1']);
+  await deriveImage(rig, 'worker', 'v2.0.0', 'v2.0.1', [
+    'ENV SERVICE_VERSION=v2.0.1',
+    'CMD ["/app/missing.mjs"]',
+  ]);
+  await deriveImage(rig, 'api', 'v2.0.0', 'v2.0.2', [
+    'ENV SERVICE_VERSION=v2.0.2',
+    `HEALTHCHECK --interval=1s --timeout=2s --retries=2 CMD ["/usr/local/bin/node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]`,
+  ]);
+  await deriveImage(rig, 'worker', 'v2.0.0', 'v2.0.2', ['ENV SERVICE_VERSION=v2.0.2']);
+  await createServices(rig);
+  v1Specs = {
+    [API_SERVICE]: await serviceSpec(rig, API_SERVICE),
+    [WORKER_SERVICE]: await serviceSpec(rig, WORKER_SERVICE),
+  };
+}, 240_000);
+
+afterAll(() => rig?.stop(), 60_000);
+
+function upgrade(args: string[], timeoutMs = 120_000): Promise<RunResult> {
+  return runRelease(
+    [
+      'upgrade',
+      '--url',
+      rig.apiUrl,
+      '--docker-host',
+      rig.engine.host,
+      '--service',
+      `api=${API_SERVICE}`,
+      '--service',
+      `worker=${WORKER_SERVICE}`,
+      '--monitor',
+      '2000',
+      // A rollback that hangs must show up as exit 3 with each service's state, not a test timeout.
+      '--rollback-timeout',
+      '60000',
+      '--json',
+      ...args,
+    ],
+    { cwd: rig.repo.dir, timeoutMs },
+  );
+}
+
+async function verify(expectTag: string): Promise<RunResult> {
+  return runRelease(
+    ['verify', '--url', rig.apiUrl, '--docker-host', rig.engine.host, '--no-cli', '--expect', expectTag],
+    { cwd: rig.repo.dir },
+  );
+}
+
+/** Both services exactly as before the upgrade (the whole spec, not only the image), and in step on v1. */
+async function expectBackOnV1(): Promise<void> {
+  expect(await serviceSpec(rig, API_SERVICE)).toEqual(v1Specs[API_SERVICE]);
+  expect(await serviceSpec(rig, WORKER_SERVICE)).toEqual(v1Specs[WORKER_SERVICE]);
+  const tasks = await rig.docker.listTasks({ filters: { 'desired-state': ['running'] } });
+  const images = tasks.map(
+    (t) => (t as { Spec: { ContainerSpec: { Image: string } } }).Spec.ContainerSpec.Image,
+  );
+  const v1 = rig.digests['v1.0.0']!;
+  expect(images.sort()).toEqual(
+    [pinned(rig, 'api', 'v1.0.0', v1.api), pinned(rig, 'worker', 'v1.0.0', v1.worker)].sort(),
+  );
+  const check = await verify('v1.0.0');
+  expect(check.code, check.stdout + check.stderr).toBe(0);
+}
+
+function expectRolledBack(result: RunResult, kind: string): UpgradeJson {
+  expect(result.code, result.stdout + result.stderr).toBe(1);
+  const out = jsonOf<UpgradeJson>(result);
+  expect(out.status).toBe('rolled-back');
+  expect(out.failure?.kind).toBe(kind);
+  expect(out.rolledBack.map((r) => `${r.role}:${r.status}`).sort()).toEqual([
+    'api:restored',
+    'worker:restored',
+  ]);
+  expect(out.proof).toMatchObject({ inStep: true, tag: 'v1.0.0' });
+  expect(out.verdict).toContain('in step on v1.0.0');
+  return out;
+}
+
+describe('release upgrade on Docker Swarm', () => {
+  it('--dry-run prints the plan and changes nothing', async () => {
+    const before = await rig.docker.getService(API_SERVICE).inspect();
+    const result = await upgrade(['--to', 'v2.0.0', '--dry-run']);
+    expect(result.code, result.stderr).toBe(0);
+    const out = jsonOf<UpgradeJson & { dryRun: boolean }>(result);
+    expect(out.dryRun).toBe(true);
+    const [phase] = out.plan.phases;
+    expect(phase!.map((s) => [s.role, s.service, s.changes, s.order])).toEqual([
+      ['api', API_SERVICE, true, 'stop-first'],
+      ['worker', WORKER_SERVICE, true, 'start-first'],
+    ]);
+    expect(phase![0]!.to.image).toBe(pinned(rig, 'api', 'v2.0.0', rig.digests['v2.0.0']!.api));
+    const after = await rig.docker.getService(API_SERVICE).inspect();
+    expect(after.Version?.Index).toBe(before.Version?.Index);
+    expect((await rig.docker.getService(WORKER_SERVICE).inspect()).Spec).toEqual(v1Specs[WORKER_SERVICE]);
+  });
+
+  it('refuses to upgrade the API without its worker (exit 2), before touching anything', async () => {
+    const result = await runRelease(
+      [
+        'upgrade',
+        '--to',
+        'v2.0.0',
+        '--url',
+        rig.apiUrl,
+        '--docker-host',
+        rig.engine.host,
+        '--service',
+        `api=${API_SERVICE}`,
+      ],
+      { cwd: rig.repo.dir },
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('API and worker are upgraded together');
+  });
+
+  it('rolls API and worker back when the v2 worker crashes on start', async () => {
+    const out = expectRolledBack(await upgrade(['--to', 'v2.0.1']), 'task');
+    expect(out.failure?.role).toBe('worker');
+    expect(out.failure?.reason).toMatch(/failed/);
+    await expectBackOnV1();
+  }, 120_000);
+
+  it('rolls API and worker back when the v2 API fails its health check', async () => {
+    const out = expectRolledBack(await upgrade(['--to', 'v2.0.2']), 'task');
+    expect(out.failure?.role).toBe('api');
+    expect(out.failure?.reason).toContain('health check unhealthy');
+    await expectBackOnV1();
+  }, 120_000);
+
+  it('rolls API and worker back when the deadline is too short', async () => {
+    expectRolledBack(await upgrade(['--to', 'v2.0.0', '--timeout', '1000']), 'deadline');
+    await expectBackOnV1();
+  }, 120_000);
+
+  it('upgrades v1 -> v2: both services pinned to the v2 digests, verify in step', async () => {
+    const result = await upgrade(['--to', 'v2.0.0']);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const out = jsonOf<UpgradeJson>(result);
+    expect(out.status).toBe('upgraded');
+    expect(out.proof).toMatchObject({ inStep: true, tag: 'v2.0.0' });
+    const v2 = rig.digests['v2.0.0']!;
+    const api = await serviceSpec(rig, API_SERVICE);
+    const worker = await serviceSpec(rig, WORKER_SERVICE);
+    expect(api).toMatchObject({
+      TaskTemplate: { ContainerSpec: { Image: pinned(rig, 'api', 'v2.0.0', v2.api) } },
+    });
+    expect(worker).toMatchObject({
+      TaskTemplate: { ContainerSpec: { Image: pinned(rig, 'worker', 'v2.0.0', v2.worker) } },
+    });
+    // Everything else in the spec is kept: the API's port, its network, its labels.
+    expect((api['TaskTemplate'] as { ContainerSpec: { Env: string[] } }).ContainerSpec.Env).toEqual([
+      `PORT=${rig.apiPort}`,
+      'HOST=127.0.0.1',
+    ]);
+    expect(api['Labels']).toEqual({ 'com.example.owner': 'upgrade-test' });
+    const check = await verify('v2.0.0');
+    expect(check.code, check.stdout + check.stderr).toBe(0);
+
+    const again = await upgrade(['--to', 'v2.0.0']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(jsonOf<UpgradeJson>(again).status).toBe('up-to-date');
+  }, 120_000);
+});
