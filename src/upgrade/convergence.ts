@@ -46,7 +46,9 @@ export function judgeConvergence(input: ConvergenceInput): Convergence {
       reason: `Swarm ${input.updateState.replace('_', ' ')} the update${input.updateMessage ? `: ${input.updateMessage}` : ''}`,
     };
   }
-  const wanted = mine.filter((t) => t.desired === 'running');
+  // Tasks of the image that were already running count too: a rollback to a spec whose tasks
+  // never stopped (start-first, an update that had not started) has converged without new ones.
+  const wanted = input.tasks.filter((t) => t.image === input.image && t.desired === 'running');
   const running = wanted.filter((t) => t.state === 'running');
   const expected =
     input.replicas ??
