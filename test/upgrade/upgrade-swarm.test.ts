@@ -1,4 +1,7 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateSigningKeys } from '../../src/signing/keys.ts';
 import { jsonOf, type RunResult, runRelease } from '../helpers/run-release.ts';
 import {
   API_SERVICE,
@@ -45,6 +48,12 @@ beforeAll(async () => {
     `HEALTHCHECK --interval=1s --timeout=2s --retries=2 CMD ["/usr/local/bin/node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]`,
   ]);
   await deriveImage(rig, 'worker', 'v2.0.0', 'v2.0.2', ['ENV SERVICE_VERSION=v2.0.2']);
+  // A release whose API says (by label) that it raises min_cli_version.
+  await deriveImage(rig, 'api', 'v2.0.0', 'v2.0.3', [
+    'ENV SERVICE_VERSION=v2.0.3',
+    'LABEL io.service-release.min-cli-version=9.0.0',
+  ]);
+  await deriveImage(rig, 'worker', 'v2.0.0', 'v2.0.3', ['ENV SERVICE_VERSION=v2.0.3']);
   await createServices(rig);
   v1Specs = {
     [API_SERVICE]: await serviceSpec(rig, API_SERVICE),
@@ -66,8 +75,9 @@ function upgrade(args: string[], timeoutMs = 120_000): Promise<RunResult> {
       `api=${API_SERVICE}`,
       '--service',
       `worker=${WORKER_SERVICE}`,
+      // The crashing worker exits within a fraction of a second of starting: 1 s of watch is plenty.
       '--monitor',
-      '2000',
+      '1000',
       // A rollback that hangs must show up as exit 3 with each service's state, not a test timeout.
       '--rollback-timeout',
       '60000',
@@ -150,6 +160,67 @@ describe('release upgrade on Docker Swarm', () => {
     );
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('API and worker are upgraded together');
+  });
+
+  it('warns when the target raises min_cli_version; refuses with --require-cli-compatible', async () => {
+    const dry = await upgrade(['--to', 'v2.0.3', '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stderr).toContain(
+      'v2.0.3 raises min_cli_version from 1.0.0 to 9.0.0: every svc below 9.0.0 will be blocked',
+    );
+    expect(dry.stderr).toContain('npm install -g service-cli@2.0.3');
+    expect(jsonOf<{ cliMinimum: { target: string } }>(dry).cliMinimum.target).toBe('9.0.0');
+
+    const refused = await upgrade(['--to', 'v2.0.3', '--require-cli-compatible']);
+    expect(refused.code).toBe(1);
+    expect(jsonOf<{ error: { code: string } }>(refused).error.code).toBe('UPGRADE_CLI_INCOMPATIBLE');
+    expect(await serviceSpec(rig, API_SERVICE)).toEqual(v1Specs[API_SERVICE]);
+  });
+
+  it('refuses an unsigned release when signing.publicKey is set, before any change', async () => {
+    const { publicKey } = generateSigningKeys('upgrade-test-passphrase');
+    writeFileSync(join(rig.repo.dir, 'release.pub'), publicKey.pem);
+    writeFileSync(
+      join(rig.repo.dir, 'signed.config.json'),
+      JSON.stringify({ registry: rig.namespace, signing: { publicKey: 'release.pub' } }),
+    );
+    const result = await upgrade(['--to', 'v2.0.0', '--config', 'signed.config.json']);
+    expect(result.code, result.stdout + result.stderr).toBe(1);
+    expect(result.stderr).toContain('refusing to upgrade to v2.0.0');
+    expect(result.stderr).toContain('is not signed');
+    expect(await serviceSpec(rig, API_SERVICE)).toEqual(v1Specs[API_SERVICE]);
+    expect(await serviceSpec(rig, WORKER_SERVICE)).toEqual(v1Specs[WORKER_SERVICE]);
+  });
+
+  it('takes the URL and the service map from a deployment in the config', async () => {
+    writeFileSync(
+      join(rig.repo.dir, 'deploy.config.json'),
+      JSON.stringify({
+        registry: rig.namespace,
+        deployments: [
+          { name: 'prod', url: rig.apiUrl, services: { api: API_SERVICE, worker: WORKER_SERVICE } },
+        ],
+      }),
+    );
+    const result = await runRelease(
+      [
+        'upgrade',
+        '--config',
+        'deploy.config.json',
+        '--deployment',
+        'prod',
+        '--to',
+        'v2.0.0',
+        '--docker-host',
+        rig.engine.host,
+        '--dry-run',
+        '--json',
+      ],
+      { cwd: rig.repo.dir },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const out = jsonOf<UpgradeJson>(result);
+    expect(out.plan.phases[0]!.map((s) => s.service)).toEqual([API_SERVICE, WORKER_SERVICE]);
   });
 
   it('rolls API and worker back when the v2 worker crashes on start', async () => {

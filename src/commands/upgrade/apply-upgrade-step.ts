@@ -85,6 +85,7 @@ async function waitVersions(ctx: UpgradeContext, phase: PlannedService[], deadli
           Math.min(ctx.probeTimeoutMs, Math.max(1, deadline - Date.now())),
         );
         seen = api.version === undefined ? [] : [api.version];
+        if (api.minCliVersion) ctx.upgradedMinCli = api.minCliVersion;
         last = api.version ?? api.error ?? 'no version';
       } else {
         const read = await readTaskVersions(ctx.docker, service.id, planned.role, planned.to.image);

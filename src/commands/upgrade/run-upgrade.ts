@@ -5,6 +5,7 @@ import { connectDocker, dockerAnswers } from '../../engine/docker/connect.ts';
 import { ExternalError, RuleError, UsageError } from '../../errors.ts';
 import { runPipeline } from '../../pipeline/runner.ts';
 import { openConfiguredStore } from '../../registry/open-store.ts';
+import { cliMinimumRaise } from '../../upgrade/cli-minimum.ts';
 import { SERVICE_ROLES, type ServiceRole } from '../../upgrade/swarm-types.ts';
 import { decideOutcome } from '../../upgrade/upgrade-outcome.ts';
 import { imageTagOf } from '../../version/image-tag.ts';
@@ -91,6 +92,21 @@ export async function runUpgrade(flags: UpgradeFlags): Promise<void> {
     inStepBefore: Boolean(ctx.inStepBefore),
     fromTag,
   });
+  if (!ctx.failure && !ctx.dryRun && !ctx.cliChange) {
+    // The target image did not say its minimum: the API it now runs does.
+    const raised = cliMinimumRaise({
+      current: ctx.currentMinCli,
+      target: ctx.upgradedMinCli,
+      tag,
+      cliPackage: base.config.artifacts.cli.package,
+    });
+    if (raised) {
+      ctx.cliChange = raised;
+      ctx.warnings.push(
+        `${raised.message}; install the matching CLI with: ${raised.install} (or svc update --url ${apiUrl})`,
+      );
+    }
+  }
   if (ctx.json) printJson(upgradeJson(ctx));
   else for (const line of renderUpgrade(ctx)) printLine(line);
   for (const text of ctx.warnings) warn(text);

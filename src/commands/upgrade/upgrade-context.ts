@@ -32,6 +32,8 @@ export interface UpgradeContext extends BaseContext {
   targetMinCli?: string;
   running?: RunningService[];
   currentMinCli?: string;
+  /** The upgraded API's `min_cli_version`, as it reports it. */
+  upgradedMinCli?: string;
   inStepBefore?: boolean;
   plan?: UpgradePlan;
   cliChange?: CliMinimumChange;

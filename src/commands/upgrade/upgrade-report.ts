@@ -1,4 +1,5 @@
 import { table } from '../../verify/report.ts';
+import { MIN_CLI_LABEL } from './resolve-targets-step.ts';
 import type { UpgradeContext } from './upgrade-context.ts';
 
 const short = (digest: string | undefined) => (digest ? digest.slice(0, 19) : '-');
@@ -24,6 +25,11 @@ export function renderUpgrade(ctx: UpgradeContext): string[] {
     ).map((line) => `  ${line}`),
   );
   if (ctx.cliChange) lines.push(`  note: ${ctx.cliChange.message}; pinned install: ${ctx.cliChange.install}`);
+  else if (plan.services.some((s) => s.role === 'api') && ctx.targetMinCli === undefined) {
+    lines.push(
+      `  note: the ${plan.tag} API image does not label its min_cli_version (${MIN_CLI_LABEL}): read after the upgrade`,
+    );
+  }
   if (ctx.dryRun) {
     lines.push('dry run: no service was changed');
     return lines;
@@ -63,6 +69,7 @@ export function upgradeJson(ctx: UpgradeContext) {
       ),
     },
     cliMinimum: ctx.cliChange ?? null,
+    targetMinCliVersion: ctx.targetMinCli ?? null,
     failure: ctx.failure ?? null,
     rolledBack: ctx.restores,
     proof: ctx.proof ?? null,
