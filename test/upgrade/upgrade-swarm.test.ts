@@ -37,24 +37,26 @@ let v1Specs: Record<string, Record<string, unknown>>;
 beforeAll(async () => {
   rig = await startSwarmRig();
   // Bad releases, each made from v2: a worker whose entry point is missing (crashes on start), an
-  // API whose health check probes a path it does not serve. Their partners are healthy.
-  await deriveImage(rig, 'api', 'v2.0.0', 'v2.0.1', ['ENV SERVICE_VERSION=v2.0.1']);
-  await deriveImage(rig, 'worker', 'v2.0.0', 'v2.0.1', [
-    'ENV SERVICE_VERSION=v2.0.1',
-    'CMD ["/app/missing.mjs"]',
+  // API whose health check probes a path it does not serve; and one whose API says (by label) that
+  // it raises min_cli_version. Their partners are healthy. Made at once: only metadata changes.
+  await Promise.all([
+    deriveImage(rig, 'api', 'v2.0.0', 'v2.0.1', ['ENV SERVICE_VERSION=v2.0.1']),
+    deriveImage(rig, 'worker', 'v2.0.0', 'v2.0.1', [
+      'ENV SERVICE_VERSION=v2.0.1',
+      'CMD ["/app/missing.mjs"]',
+    ]),
+    deriveImage(rig, 'api', 'v2.0.0', 'v2.0.2', [
+      'ENV SERVICE_VERSION=v2.0.2',
+      `HEALTHCHECK --interval=1s --timeout=2s --retries=2 CMD ["/usr/local/bin/node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]`,
+    ]),
+    deriveImage(rig, 'worker', 'v2.0.0', 'v2.0.2', ['ENV SERVICE_VERSION=v2.0.2']),
+    deriveImage(rig, 'api', 'v2.0.0', 'v2.0.3', [
+      'ENV SERVICE_VERSION=v2.0.3',
+      'LABEL io.service-release.min-cli-version=9.0.0',
+    ]),
+    deriveImage(rig, 'worker', 'v2.0.0', 'v2.0.3', ['ENV SERVICE_VERSION=v2.0.3']),
+    createServices(rig),
   ]);
-  await deriveImage(rig, 'api', 'v2.0.0', 'v2.0.2', [
-    'ENV SERVICE_VERSION=v2.0.2',
-    `HEALTHCHECK --interval=1s --timeout=2s --retries=2 CMD ["/usr/local/bin/node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]`,
-  ]);
-  await deriveImage(rig, 'worker', 'v2.0.0', 'v2.0.2', ['ENV SERVICE_VERSION=v2.0.2']);
-  // A release whose API says (by label) that it raises min_cli_version.
-  await deriveImage(rig, 'api', 'v2.0.0', 'v2.0.3', [
-    'ENV SERVICE_VERSION=v2.0.3',
-    'LABEL io.service-release.min-cli-version=9.0.0',
-  ]);
-  await deriveImage(rig, 'worker', 'v2.0.0', 'v2.0.3', ['ENV SERVICE_VERSION=v2.0.3']);
-  await createServices(rig);
   v1Specs = {
     [API_SERVICE]: await serviceSpec(rig, API_SERVICE),
     [WORKER_SERVICE]: await serviceSpec(rig, WORKER_SERVICE),

@@ -14,12 +14,8 @@ import { record, type UpgradeContext } from './upgrade-context.ts';
  */
 export const applyUpgradeStep: Step<UpgradeContext> = {
   title: 'Upgrade the services',
-  skip: (ctx) =>
-    ctx.dryRun
-      ? 'dry run: nothing changed'
-      : ctx.plan!.upToDate
-        ? `every service already runs ${ctx.tag}`
-        : false,
+  writes: true,
+  skip: (ctx) => (ctx.plan!.upToDate ? `every service already runs ${ctx.tag}` : false),
   async run(ctx, io) {
     const deadline = Date.now() + ctx.timeoutMs;
     try {

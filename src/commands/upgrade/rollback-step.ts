@@ -11,6 +11,7 @@ import { record, type UpgradeContext } from './upgrade-context.ts';
  */
 export const rollbackStep: Step<UpgradeContext> = {
   title: 'Roll back every touched service',
+  writes: true,
   skip: (ctx) => (ctx.failure ? false : 'nothing failed'),
   async run(ctx, io) {
     const deadline = Date.now() + ctx.rollbackTimeoutMs;

@@ -1,5 +1,3 @@
-import { baseContext } from '../../cli/command-context.ts';
-import { printJson, printLine, warn } from '../../cli/output.ts';
 import { OCI_LAYOUT_PREFIX } from '../../config/schema.ts';
 import { connectDocker, dockerAnswers } from '../../engine/docker/connect.ts';
 import { ExternalError, RuleError, UsageError } from '../../errors.ts';
@@ -10,10 +8,25 @@ import { SERVICE_ROLES, type ServiceRole } from '../../upgrade/swarm-types.ts';
 import { decideOutcome } from '../../upgrade/upgrade-outcome.ts';
 import { imageTagOf } from '../../version/image-tag.ts';
 import { parseVersion } from '../../version/parse.ts';
-import type { UpgradeFlags } from './upgrade-command.ts';
+import { baseContext, type GlobalOptions } from '../command-context.ts';
+import { printJson, printLine, warn } from '../output.ts';
 import type { UpgradeContext } from './upgrade-context.ts';
 import { upgradePipeline } from './upgrade-pipeline.ts';
 import { renderUpgrade, upgradeJson } from './upgrade-report.ts';
+
+export interface UpgradeFlags extends GlobalOptions {
+  to: string;
+  /** `--service role=name`, repeatable. */
+  service: string[];
+  deployment?: string;
+  url?: string;
+  webUrl?: string;
+  dockerHost?: string;
+  timeout: number;
+  rollbackTimeout: number;
+  monitor: number;
+  requireCliCompatible?: boolean;
+}
 
 export async function runUpgrade(flags: UpgradeFlags): Promise<void> {
   const base = await baseContext(flags);
@@ -81,7 +94,11 @@ export async function runUpgrade(flags: UpgradeFlags): Promise<void> {
     restores: [],
     events: [],
   };
-  await runPipeline(upgradePipeline, ctx, { json: ctx.json || !process.stderr.isTTY, env: ctx.env });
+  await runPipeline(upgradePipeline, ctx, {
+    json: ctx.json || !process.stderr.isTTY,
+    env: ctx.env,
+    dryRun: ctx.dryRun,
+  });
 
   const fromTag = ctx.running?.find((s) => s.role === 'api')?.version;
   ctx.outcome = decideOutcome({

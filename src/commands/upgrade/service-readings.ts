@@ -1,8 +1,8 @@
 import type Docker from 'dockerode';
 import { listTasks, readContainer } from '../../engine/docker/swarm.ts';
+import { splitImageRef } from '../../registry/image-ref.ts';
 import type { ServiceRole } from '../../upgrade/swarm-types.ts';
 import type { Proof } from '../../upgrade/upgrade-outcome.ts';
-import { parseImageRef } from '../../verify/image-ref.ts';
 import { probeApi } from '../../verify/probes/api.ts';
 import { OCI_VERSION_LABEL, workerVersionOf } from '../../verify/probes/worker-docker.ts';
 import { verifyDeployment } from '../../verify/verify-deployment.ts';
@@ -35,7 +35,7 @@ export async function readTaskVersions(
   const readings = await Promise.all(
     tasks.map(async (t) => {
       const container = t.containerId ? await readContainer(docker, t.containerId) : undefined;
-      const ref = parseImageRef(t.image);
+      const ref = splitImageRef(t.image);
       const { version } = workerVersionOf({
         ...(container?.env[envKey] ? { env: container.env[envKey] } : {}),
         ...(container?.labels[OCI_VERSION_LABEL] ? { label: container.labels[OCI_VERSION_LABEL] } : {}),

@@ -1,19 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import type { GlobalOptions } from '../../cli/command-context.ts';
-
-export interface UpgradeFlags extends GlobalOptions {
-  to: string;
-  /** `--service role=name`, repeatable. */
-  service: string[];
-  deployment?: string;
-  url?: string;
-  webUrl?: string;
-  dockerHost?: string;
-  timeout: number;
-  rollbackTimeout: number;
-  monitor: number;
-  requireCliCompatible?: boolean;
-}
+import type { UpgradeFlags } from './run-upgrade.ts';
 
 export function upgradeCommand(program: Command): void {
   program
