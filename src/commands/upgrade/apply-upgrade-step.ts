@@ -2,7 +2,7 @@ import { listTasks, updateService } from '../../engine/docker/swarm.ts';
 import type { Step, StepIO } from '../../pipeline/step.ts';
 import type { PlannedService } from '../../upgrade/upgrade-plan.ts';
 import { nextSpec } from '../../upgrade/upgrade-plan.ts';
-import { sameTag } from '../../version/compare.ts';
+import { judgeVersions } from '../../upgrade/version-gate.ts';
 import { failureOf, POLL_MS, UpgradeStop, waitConverged } from './converge.ts';
 import { readApiVersion, readTaskVersions } from './service-readings.ts';
 import { record, type UpgradeContext } from './upgrade-context.ts';
@@ -73,6 +73,7 @@ async function waitVersions(ctx: UpgradeContext, phase: PlannedService[], deadli
   for (const planned of phase) {
     const service = ctx.running!.find((s) => s.role === planned.role)!;
     let last = '';
+    let wrongSince: number | undefined;
     for (;;) {
       let seen: string[];
       if (planned.role === 'api') {
@@ -88,12 +89,23 @@ async function waitVersions(ctx: UpgradeContext, phase: PlannedService[], deadli
         seen = read.versions;
         last = seen.join(', ') || 'no running task';
       }
-      if (seen.length > 0 && seen.every((v) => sameTag(v, ctx.tag))) break;
-      if (Date.now() >= deadline) {
+      const now = Date.now();
+      const gate = judgeVersions({ seen, tag: ctx.tag, wrongSince, now });
+      if (gate.status === 'reached') break;
+      wrongSince = gate.status === 'waiting' ? gate.wrongSince : undefined;
+      if (gate.status === 'wrong') {
         throw new UpgradeStop({
           role: planned.role,
           service: planned.name,
-          kind: seen.length > 0 ? 'version' : 'deadline',
+          kind: 'version',
+          reason: `${planned.name} runs the ${ctx.tag} digest but ${gate.reason}`,
+        });
+      }
+      if (now >= deadline) {
+        throw new UpgradeStop({
+          role: planned.role,
+          service: planned.name,
+          kind: 'deadline',
           reason: `${planned.name} does not report ${ctx.tag} before the deadline (it reports ${last})`,
         });
       }
