@@ -12,6 +12,7 @@ import {
   serviceSpec,
   startSwarmRig,
   WORKER_SERVICE,
+  waitFor,
 } from './swarm.ts';
 
 // `release upgrade` on a real single-node swarm (a private dockerd), with images that
@@ -256,6 +257,20 @@ describe('release upgrade on Docker Swarm', () => {
   it('rolls API and worker back when the deadline is too short', async () => {
     expectRolledBack(await upgrade(['--to', 'v2.0.0', '--timeout', '1000']), 'deadline');
     await expectBackOnV1();
+  }, 120_000);
+
+  it('exits 3 and reports each service when the rollback itself cannot finish in time', async () => {
+    const result = await upgrade(['--to', 'v2.0.0', '--timeout', '1000', '--rollback-timeout', '1']);
+    expect(result.code, result.stdout + result.stderr).toBe(3);
+    const out = jsonOf<UpgradeJson>(result);
+    expect(out.status).toBe('rollback-failed');
+    const api = out.rolledBack.find((r) => r.role === 'api');
+    expect(api).toMatchObject({ status: 'failed', detail: expect.stringContaining('did not converge') });
+    expect(out.rolledBack.map((r) => r.role).sort()).toEqual(['api', 'worker']);
+    expect(out.verdict).toContain('the rollback failed too');
+    // The previous specs were put back all the same: Swarm finishes what the command stopped watching.
+    expect(await serviceSpec(rig, API_SERVICE)).toEqual(v1Specs[API_SERVICE]);
+    await waitFor(async () => ((await verify('v1.0.0')).code === 0 ? true : undefined), 60_000);
   }, 120_000);
 
   it('upgrades v1 -> v2: both services pinned to the v2 digests, verify in step', async () => {
