@@ -31,17 +31,24 @@ export const applyUpgradeStep: Step<UpgradeContext> = {
 
 async function runPhase(ctx: UpgradeContext, phase: PlannedService[], deadline: number, io: StepIO) {
   const changing = phase.filter((s) => s.changes);
-  const updated = await Promise.all(
+  // Settled, not raced: when one update is refused, the other may still land, and it must be in
+  // `touched` before the rollback decides what to put back.
+  const settled = await Promise.allSettled(
     changing.map(async (planned) => {
       const service = ctx.running!.find((s) => s.role === planned.role)!;
       const before = new Set((await listTasks(ctx.docker, service.id)).map((t) => t.id));
       const spec = nextSpec(service.spec, planned);
-      ctx.touched.add(planned.role);
       await updateService(ctx.docker, service.id, service.versionIndex, spec);
+      // Only after the engine took it: an update refused (someone changed the service since it was
+      // read: the version index is stale) changed nothing, and a rollback must not overwrite theirs.
+      ctx.touched.add(planned.role);
       record(ctx, `${planned.name}: updated to ${planned.to.image} (${planned.order})`);
       return { planned, service, spec, before };
     }),
   );
+  const refused = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (refused) throw refused.reason;
+  const updated = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
   let failed = false;
   await Promise.all(
     updated.map(({ planned, service, spec, before }) =>
