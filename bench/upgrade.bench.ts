@@ -49,7 +49,7 @@ try {
         `worker=${WORKER_SERVICE}`,
         '--json',
       ],
-      { cwd: rig.repo.dir, timeoutMs: 120_000 },
+      { cwd: rig.repo.dir, timeoutMs: 120_000, subprocess: true },
     );
     const upgrade = performance.now() - started;
     if (result.code !== 0)

@@ -6,6 +6,7 @@ import { openConfiguredStore } from '../../registry/open-store.ts';
 import { cliMinimumRaise } from '../../upgrade/cli-minimum.ts';
 import { SERVICE_ROLES, type ServiceRole } from '../../upgrade/swarm-types.ts';
 import { decideOutcome } from '../../upgrade/upgrade-outcome.ts';
+import { currentIo } from '../../util/cli-io.ts';
 import { imageTagOf } from '../../version/image-tag.ts';
 import { parseVersion } from '../../version/parse.ts';
 import { baseContext, type GlobalOptions } from '../command-context.ts';
@@ -95,7 +96,7 @@ export async function runUpgrade(flags: UpgradeFlags): Promise<void> {
     events: [],
   };
   await runPipeline(upgradePipeline, ctx, {
-    json: ctx.json || !process.stderr.isTTY,
+    json: ctx.json || !currentIo().stderr.isTTY,
     env: ctx.env,
     dryRun: ctx.dryRun,
   });
