@@ -4,6 +4,7 @@ import { pushImage } from '../../src/engine/docker/push-image.ts';
 import { packTar } from '../../src/engine/oci/layer.ts';
 import { type Dockerd, startDockerd } from '../helpers/dockerd.ts';
 import { GitRepo } from '../helpers/git-repo.ts';
+import { writeReferenceConfig } from '../helpers/reference-config.ts';
 import { freePort, type RunningRegistry, startRegistry } from '../helpers/registry.ts';
 import { jsonOf, runRelease } from '../helpers/run-release.ts';
 
@@ -40,7 +41,7 @@ export async function startSwarmRig(): Promise<SwarmRig> {
   };
   try {
     const namespace = `${registry.host}/acme`;
-    repo.write('release.config.json', JSON.stringify({ registry: namespace }));
+    writeReferenceConfig(repo.dir, { registry: namespace });
     await docker
       .swarmInit({ ListenAddr: '127.0.0.1:0', AdvertiseAddr: '127.0.0.1' })
       .catch(async (error: Error) => {

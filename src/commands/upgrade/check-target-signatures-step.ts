@@ -1,3 +1,4 @@
+import { imageOfRole } from '../../config/artifacts.ts';
 import { RuleError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { parseVersion } from '../../version/parse.ts';
@@ -23,7 +24,7 @@ export const checkTargetSignaturesStep: Step<UpgradeContext> = {
       ctx.targets!.map(async (t) => ({
         target: t,
         check: await checkImageSignature(ctx.store, ctx.trustedKey!, {
-          repository: ctx.config.artifacts[t.role].image,
+          repository: imageOfRole(ctx.config, t.role),
           digest: t.digest,
         }),
       })),

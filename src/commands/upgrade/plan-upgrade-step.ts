@@ -1,3 +1,4 @@
+import { cliArtifact } from '../../config/artifacts.ts';
 import { RuleError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { cliMinimumRaise } from '../../upgrade/cli-minimum.ts';
@@ -13,7 +14,7 @@ export const planUpgradeStep: Step<UpgradeContext> = {
       current: ctx.currentMinCli,
       target: ctx.targetMinCli,
       tag: ctx.tag,
-      cliPackage: ctx.config.artifacts.cli.package,
+      cliPackage: cliArtifact(ctx.config)?.package ?? 'service-cli',
     });
     if (change) {
       ctx.cliChange = change;

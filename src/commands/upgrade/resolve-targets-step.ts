@@ -1,3 +1,4 @@
+import { imageOfRole } from '../../config/artifacts.ts';
 import { RuleError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import type { ImageStore } from '../../registry/store.ts';
@@ -14,7 +15,7 @@ export const resolveTargetsStep: Step<UpgradeContext> = {
     const roles = SERVICE_ROLES.filter((role) => ctx.serviceNames[role] !== undefined);
     ctx.targets = await Promise.all(
       roles.map(async (role): Promise<TargetImage> => {
-        const repository = ctx.config.artifacts[role].image;
+        const repository = imageOfRole(ctx.config, role);
         const descriptor = await ctx.store.resolve(repository, ctx.tag);
         if (!descriptor) {
           throw new RuleError(
@@ -33,7 +34,7 @@ export const resolveTargetsStep: Step<UpgradeContext> = {
     );
     const api = ctx.targets.find((t) => t.role === 'api');
     if (api) {
-      const min = await readLabel(ctx.store, ctx.config.artifacts.api.image, api.digest, MIN_CLI_LABEL);
+      const min = await readLabel(ctx.store, imageOfRole(ctx.config, 'api'), api.digest, MIN_CLI_LABEL);
       if (min) ctx.targetMinCli = min;
     }
     record(

@@ -1,3 +1,4 @@
+import { cliArtifact } from '../../config/artifacts.ts';
 import { OCI_LAYOUT_PREFIX } from '../../config/schema.ts';
 import { connectDocker, dockerAnswers } from '../../engine/docker/connect.ts';
 import { ExternalError, RuleError, UsageError } from '../../errors.ts';
@@ -116,7 +117,7 @@ export async function runUpgrade(flags: UpgradeFlags): Promise<void> {
       current: ctx.currentMinCli,
       target: ctx.upgradedMinCli,
       tag,
-      cliPackage: base.config.artifacts.cli.package,
+      cliPackage: cliArtifact(base.config)?.package ?? 'service-cli',
     });
     if (raised) {
       ctx.cliChange = raised;

@@ -1,4 +1,5 @@
 import type Docker from 'dockerode';
+import { imageOfRole } from '../../config/artifacts.ts';
 import { listTasks, readContainer } from '../../engine/docker/swarm.ts';
 import { splitImageRef } from '../../registry/image-ref.ts';
 import type { ServiceRole } from '../../upgrade/swarm-types.ts';
@@ -64,7 +65,6 @@ export async function readApiVersion(
  * the engine, web when its URL is known; `expect` requires that tag of every one.
  */
 export async function proveInStep(ctx: UpgradeContext, expect: string | undefined): Promise<Proof> {
-  const { api, worker, web } = ctx.config.artifacts;
   const report = await verifyDeployment(
     {
       url: ctx.apiUrl,
@@ -76,7 +76,11 @@ export async function proveInStep(ctx: UpgradeContext, expect: string | undefine
       cwd: ctx.cwd,
       timeoutMs: ctx.probeTimeoutMs,
       cli: false,
-      images: { api: api.image, worker: worker.image, web: web.image },
+      images: {
+        api: imageOfRole(ctx.config, 'api'),
+        worker: imageOfRole(ctx.config, 'worker'),
+        web: imageOfRole(ctx.config, 'web'),
+      },
       ...(expect !== undefined ? { expect } : {}),
     },
   );
