@@ -13,6 +13,8 @@
  * after 240 s.
  */
 import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { runRelease } from '../test/helpers/run-release.ts';
 import { API_SERVICE, createServices, pinned, startSwarmRig, WORKER_SERVICE } from '../test/upgrade/swarm.ts';
@@ -30,6 +32,9 @@ try {
     `swarm, registry, two releases and two services ready in ${Math.round(performance.now() - setupStarted)} ms`,
   );
   const v1 = rig.digests['v1.0.0']!;
+  // The project's release.config.mjs loads the reference artifacts from TypeScript source, which
+  // the compiled bin cannot import; upgrade needs only the registry.
+  writeFileSync(join(rig.repo.dir, 'upgrade.config.json'), JSON.stringify({ registry: rig.namespace }));
   const docker = (...args: string[]) => run('docker', ['-H', rig.engine.host, ...args], { timeout: 120_000 });
 
   for (let round = 0; round <= ROUNDS && Date.now() < DEADLINE; round++) {
@@ -37,6 +42,8 @@ try {
     const result = await runRelease(
       [
         'upgrade',
+        '--config',
+        'upgrade.config.json',
         '--to',
         'v2.0.0',
         '--url',
