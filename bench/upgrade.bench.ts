@@ -32,8 +32,7 @@ try {
     `swarm, registry, two releases and two services ready in ${Math.round(performance.now() - setupStarted)} ms`,
   );
   const v1 = rig.digests['v1.0.0']!;
-  // The project's release.config.mjs loads the reference artifacts from TypeScript source, which
-  // the compiled bin cannot import; upgrade needs only the registry.
+  // Upgrade needs only the registry from the config: nothing about how the artifacts are built.
   writeFileSync(join(rig.repo.dir, 'upgrade.config.json'), JSON.stringify({ registry: rig.namespace }));
   const docker = (...args: string[]) => run('docker', ['-H', rig.engine.host, ...args], { timeout: 120_000 });
 
