@@ -38,6 +38,16 @@ module.exports = {
       to: { path: '^src/', pathNot: [CORE, '^src/shared/', '^src/service/'] },
     },
     {
+      name: 'upgrade-plan-is-pure',
+      comment:
+        'src/upgrade decides what `release upgrade` does (the plan, convergence, the rollback and ' +
+        'its exit code) from plain data, so it is unit-tested without an engine: it may use the ' +
+        'version core and nothing else; the Swarm adapter (src/engine/docker/swarm.ts) does the IO.',
+      severity: 'error',
+      from: { path: '^src/upgrade/', pathNot: TESTS },
+      to: { pathNot: [CORE, '^src/upgrade/'], dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'no-folder-cycles',
       comment: 'Folders form layers: no folder may (indirectly) import itself back.',
       severity: 'error',

@@ -6,6 +6,7 @@ import { promoteCommand } from '../commands/promote/promote-command.ts';
 import { rehearseCommand } from '../commands/rehearse/rehearse-command.ts';
 import { signCommand } from '../commands/sign/sign-command.ts';
 import { stampCommand } from '../commands/stamp/stamp-command.ts';
+import { upgradeCommand } from '../commands/upgrade/upgrade-command.ts';
 import { verifyCommand } from '../commands/verify/verify-command.ts';
 
 /**
@@ -20,5 +21,6 @@ export const commandDefinitions: ((program: Command) => void)[] = [
   verifyCommand, // prove a live deployment (or a fleet) is in step
   keygenCommand, // create the key pair that signs release candidates
   signCommand, // sign images by digest (release candidates)
+  upgradeCommand, // move API and worker (then web) of a Swarm deployment to a tag as one unit
   rehearseCommand, // the whole release, rehearsed on this machine with the embedded store
 ];

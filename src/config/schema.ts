@@ -32,6 +32,14 @@ export const configSchema = z.strictObject({
         url: z.url({ protocol: /^https?$/, error: 'expected the API base URL (http:// or https://)' }),
         webUrl: z.url({ protocol: /^https?$/, error: 'expected the web client URL' }).optional(),
         workerUrl: z.url({ protocol: /^https?$/, error: "expected the worker's /healthz URL" }).optional(),
+        /** `release upgrade --deployment <name>`: the Swarm service of each role (README "Upgrading a deployment"). */
+        services: z
+          .strictObject({
+            api: z.string().min(1),
+            worker: z.string().min(1),
+            web: z.string().min(1).optional(),
+          })
+          .optional(),
       }),
     )
     .refine((list) => new Set(list.map((d) => d.name)).size === list.length, {

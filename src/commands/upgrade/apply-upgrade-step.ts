@@ -1,0 +1,124 @@
+import { listTasks, updateService } from '../../engine/docker/swarm.ts';
+import type { Step, StepIO } from '../../pipeline/step.ts';
+import type { PlannedService } from '../../upgrade/upgrade-plan.ts';
+import { nextSpec } from '../../upgrade/upgrade-plan.ts';
+import { judgeVersions } from '../../upgrade/version-gate.ts';
+import { failureOf, POLL_MS, UpgradeStop, waitConverged } from './converge.ts';
+import { readApiVersion, readTaskVersions } from './service-readings.ts';
+import { record, type UpgradeContext } from './upgrade-context.ts';
+
+/**
+ * Carry the plan out, phase by phase: API and worker together (both specs change at once, then
+ * both must converge and report the tag), then web. The first thing that goes wrong stops it and
+ * is kept as the failure; the rollback step puts back every service touched so far.
+ */
+export const applyUpgradeStep: Step<UpgradeContext> = {
+  title: 'Upgrade the services',
+  writes: true,
+  skip: (ctx) => (ctx.plan!.upToDate ? `every service already runs ${ctx.tag}` : false),
+  async run(ctx, io) {
+    const deadline = Date.now() + ctx.timeoutMs;
+    try {
+      for (const phase of ctx.plan!.phases) await runPhase(ctx, phase, deadline, io);
+      io.progress(`every service runs ${ctx.tag}`);
+    } catch (error) {
+      ctx.failure = failureOf(error);
+      record(ctx, `failed: ${ctx.failure.reason}`);
+      io.progress(`failed: ${ctx.failure.reason}`);
+    }
+  },
+};
+
+async function runPhase(ctx: UpgradeContext, phase: PlannedService[], deadline: number, io: StepIO) {
+  const changing = phase.filter((s) => s.changes);
+  // Settled, not raced: when one update is refused, the other may still land, and it must be in
+  // `touched` before the rollback decides what to put back.
+  const settled = await Promise.allSettled(
+    changing.map(async (planned) => {
+      const service = ctx.running!.find((s) => s.role === planned.role)!;
+      const before = new Set((await listTasks(ctx.docker, service.id)).map((t) => t.id));
+      const spec = nextSpec(service.spec, planned);
+      await updateService(ctx.docker, service.id, service.versionIndex, spec);
+      // Only after the engine took it: an update refused (someone changed the service since it was
+      // read: the version index is stale) changed nothing, and a rollback must not overwrite theirs.
+      ctx.touched.add(planned.role);
+      record(ctx, `${planned.name}: updated to ${planned.to.image} (${planned.order})`);
+      return { planned, service, spec, before };
+    }),
+  );
+  const refused = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (refused) throw refused.reason;
+  const updated = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  let failed = false;
+  await Promise.all(
+    updated.map(({ planned, service, spec, before }) =>
+      waitConverged({
+        docker: ctx.docker,
+        serviceId: service.id,
+        name: planned.name,
+        role: planned.role,
+        spec,
+        before,
+        stableMs: ctx.monitorMs,
+        deadline,
+        cancelled: () => failed,
+        progress: io.progress,
+      }).then(
+        () => record(ctx, `${planned.name}: converged on ${planned.to.digest.slice(0, 19)}`),
+        (error: unknown) => {
+          failed = true;
+          throw error;
+        },
+      ),
+    ),
+  );
+  await waitVersions(ctx, phase, deadline, io);
+}
+
+/** Every service of the phase reports the tag: API over HTTP, worker and web from the engine. */
+async function waitVersions(ctx: UpgradeContext, phase: PlannedService[], deadline: number, io: StepIO) {
+  for (const planned of phase) {
+    const service = ctx.running!.find((s) => s.role === planned.role)!;
+    let last = '';
+    let wrongSince: number | undefined;
+    for (;;) {
+      let seen: string[];
+      if (planned.role === 'api') {
+        const api = await readApiVersion(
+          ctx.apiUrl,
+          Math.min(ctx.probeTimeoutMs, Math.max(1, deadline - Date.now())),
+        );
+        seen = api.version === undefined ? [] : [api.version];
+        if (api.minCliVersion) ctx.upgradedMinCli = api.minCliVersion;
+        last = api.version ?? api.error ?? 'no version';
+      } else {
+        const read = await readTaskVersions(ctx.docker, service.id, planned.role, planned.to.image);
+        seen = read.versions;
+        last = seen.join(', ') || 'no running task';
+      }
+      const now = Date.now();
+      const gate = judgeVersions({ seen, tag: ctx.tag, wrongSince, now });
+      if (gate.status === 'reached') break;
+      wrongSince = gate.status === 'waiting' ? gate.wrongSince : undefined;
+      if (gate.status === 'wrong') {
+        throw new UpgradeStop({
+          role: planned.role,
+          service: planned.name,
+          kind: 'version',
+          reason: `${planned.name} runs the ${ctx.tag} digest but ${gate.reason}`,
+        });
+      }
+      if (now >= deadline) {
+        throw new UpgradeStop({
+          role: planned.role,
+          service: planned.name,
+          kind: 'deadline',
+          reason: `${planned.name} does not report ${ctx.tag} before the deadline (it reports ${last})`,
+        });
+      }
+      io.progress(`${planned.name}: waiting for ${ctx.tag} (${last})`);
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+    record(ctx, `${planned.name}: reports ${ctx.tag}`);
+  }
+}

@@ -1,0 +1,92 @@
+import type Docker from 'dockerode';
+import { imageOfRole } from '../../config/artifacts.ts';
+import { listTasks, readContainer } from '../../engine/docker/swarm.ts';
+import { splitImageRef } from '../../registry/image-ref.ts';
+import type { ServiceRole } from '../../upgrade/swarm-types.ts';
+import type { Proof } from '../../upgrade/upgrade-outcome.ts';
+import { probeApi } from '../../verify/probes/api.ts';
+import { OCI_VERSION_LABEL, workerVersionOf } from '../../verify/probes/worker-docker.ts';
+import { verifyDeployment } from '../../verify/verify-deployment.ts';
+import type { UpgradeContext } from './upgrade-context.ts';
+
+/** What the running tasks of a service report, read from the engine the way `release verify` does. */
+export interface TaskVersions {
+  versions: string[];
+  digests: string[];
+  /** How the versions were read, for the plan. */
+  source: string;
+}
+
+/**
+ * The versions the running tasks of a service carry (only those of `image`, when given): the
+ * task container's `SERVICE_VERSION` (web: `SERVICE_CLIENT_VERSION`), then its version label,
+ * then the image tag (verify's order, `workerVersionOf`). A task on another node, whose container
+ * this engine cannot inspect, is read from its image reference.
+ */
+export async function readTaskVersions(
+  docker: Docker,
+  serviceId: string,
+  role: ServiceRole,
+  image?: string,
+): Promise<TaskVersions> {
+  const tasks = (await listTasks(docker, serviceId)).filter(
+    (t) => t.desired === 'running' && t.state === 'running' && (image === undefined || t.image === image),
+  );
+  const envKey = role === 'web' ? 'SERVICE_CLIENT_VERSION' : 'SERVICE_VERSION';
+  const readings = await Promise.all(
+    tasks.map(async (t) => {
+      const container = t.containerId ? await readContainer(docker, t.containerId) : undefined;
+      const ref = splitImageRef(t.image);
+      const { version } = workerVersionOf({
+        ...(container?.env[envKey] ? { env: container.env[envKey] } : {}),
+        ...(container?.labels[OCI_VERSION_LABEL] ? { label: container.labels[OCI_VERSION_LABEL] } : {}),
+        ...(ref.tag ? { tag: ref.tag } : {}),
+      });
+      return { version, digest: ref.digest ?? container?.digest };
+    }),
+  );
+  return {
+    versions: readings.map((r) => r.version),
+    digests: [...new Set(readings.map((r) => r.digest).filter((d): d is string => d !== undefined))],
+    source: `${tasks.length} running task(s), ${envKey}`,
+  };
+}
+
+export async function readApiVersion(
+  url: string,
+  timeoutMs: number,
+): Promise<{ version: string | undefined; minCliVersion: string | undefined; error: string | undefined }> {
+  const result = await probeApi(url, { timeoutMs });
+  return { version: result.version, minCliVersion: result.minCliVersion, error: result.error };
+}
+
+/**
+ * The verify checks (`release verify --docker`, without the operator's svc): API, worker read from
+ * the engine, web when its URL is known; `expect` requires that tag of every one.
+ */
+export async function proveInStep(ctx: UpgradeContext, expect: string | undefined): Promise<Proof> {
+  const report = await verifyDeployment(
+    {
+      url: ctx.apiUrl,
+      docker: { host: ctx.dockerHost },
+      ...(ctx.webUrl ? { webUrl: ctx.webUrl } : {}),
+    },
+    {
+      env: ctx.env,
+      cwd: ctx.cwd,
+      timeoutMs: ctx.probeTimeoutMs,
+      cli: false,
+      images: {
+        api: imageOfRole(ctx.config, 'api'),
+        worker: imageOfRole(ctx.config, 'worker'),
+        web: imageOfRole(ctx.config, 'web'),
+      },
+      ...(expect !== undefined ? { expect } : {}),
+    },
+  );
+  return {
+    inStep: report.inStep,
+    tag: expect ?? report.reference?.tag,
+    findings: report.findings.filter((f) => f.severity !== 'notice').map((f) => `${f.code}: ${f.message}`),
+  };
+}

@@ -1,0 +1,48 @@
+import { type Command, InvalidArgumentError } from 'commander';
+import type { UpgradeFlags } from './run-upgrade.ts';
+
+export function upgradeCommand(program: Command): void {
+  program
+    .command('upgrade')
+    .description(
+      'upgrade API and worker (then web) on Docker Swarm as one unit; roll every service back on failure',
+    )
+    .requiredOption('--to <tag>', 'the release tag to run (resolved to digests in the configured registry)')
+    .option(
+      '--service <role=name>',
+      'a Swarm service and its role: api=, worker=, web= (repeatable)',
+      collect,
+      [],
+    )
+    .option('--deployment <name>', "take the URL and the service map from the config's deployments")
+    .option('--url <api>', "the API's base URL (reads {url}/api/version)")
+    .option('--web-url <url>', 'the web client, for the final verify checks')
+    .option('--docker-host <url>', 'the Swarm manager (unix:///path or tcp://host:port; default DOCKER_HOST)')
+    .option('--timeout <ms>', 'deadline of the whole upgrade: convergence and versions', positiveInt, 300_000)
+    .option('--rollback-timeout <ms>', 'deadline of the rollback, should one be needed', positiveInt, 300_000)
+    .option('--monitor <ms>', 'how long each new task must keep running before it counts', wholeNumber, 5_000)
+    .option('--require-cli-compatible', 'refuse a target that raises min_cli_version (default: warn)')
+    .option('--dry-run', 'print the plan, change nothing')
+    .action(async (options: UpgradeFlags, command: Command) => {
+      const { runUpgrade } = await import('./run-upgrade.ts');
+      await runUpgrade({ ...command.optsWithGlobals(), ...options });
+    });
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function positiveInt(value: string): number {
+  const n = wholeNumber(value);
+  if (n < 1) throw new InvalidArgumentError('expected a whole number above 0');
+  return n;
+}
+
+function wholeNumber(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) {
+    throw new InvalidArgumentError('expected a whole number');
+  }
+  return n;
+}

@@ -1,0 +1,80 @@
+import { table } from '../../verify/report.ts';
+import { MIN_CLI_LABEL } from './resolve-targets-step.ts';
+import type { UpgradeContext } from './upgrade-context.ts';
+
+const short = (digest: string | undefined) => (digest ? digest.slice(0, 19) : '-');
+
+/** The plan, what happened, and the verdict, for a person. */
+export function renderUpgrade(ctx: UpgradeContext): string[] {
+  const plan = ctx.plan!;
+  const lines = [`plan: upgrade to ${plan.tag}${ctx.dryRun ? ' (dry run)' : ''}`];
+  lines.push(
+    ...table(
+      ['PHASE', 'ROLE', 'SERVICE', 'RUNNING', 'VERSION', 'TARGET', 'ORDER'],
+      plan.phases.flatMap((phase, i) =>
+        phase.map((s) => [
+          String(i + 1),
+          s.role,
+          s.name,
+          short(s.from.digest),
+          s.from.version ?? '?',
+          s.changes ? `${plan.tag} ${short(s.to.digest)}` : 'already there',
+          s.changes ? `${s.order} (${s.orderReason})` : '-',
+        ]),
+      ),
+    ).map((line) => `  ${line}`),
+  );
+  if (ctx.cliChange) lines.push(`  note: ${ctx.cliChange.message}; pinned install: ${ctx.cliChange.install}`);
+  else if (plan.services.some((s) => s.role === 'api') && ctx.targetMinCli === undefined) {
+    lines.push(
+      `  note: the ${plan.tag} API image does not label its min_cli_version (${MIN_CLI_LABEL}): read after the upgrade`,
+    );
+  }
+  if (ctx.dryRun) {
+    lines.push('dry run: no service was changed');
+    return lines;
+  }
+  if (ctx.events.length > 0) {
+    lines.push('', 'what happened:');
+    for (const e of ctx.events) lines.push(`  ${(e.ms / 1000).toFixed(1).padStart(6)} s  ${e.text}`);
+  }
+  if (ctx.failure) lines.push('', `failed: ${ctx.failure.reason}`);
+  for (const r of ctx.restores) lines.push(`  rolled back ${r.name} (${r.role}): ${r.status}, ${r.detail}`);
+  if (ctx.proof && !ctx.proof.inStep) for (const f of ctx.proof.findings) lines.push(`  verify: ${f}`);
+  lines.push('', ctx.outcome!.verdict);
+  return lines;
+}
+
+/** One JSON document: the plan, the timeline, the failure, each rollback and the verdict. */
+export function upgradeJson(ctx: UpgradeContext) {
+  const plan = ctx.plan!;
+  return {
+    tag: plan.tag,
+    dryRun: ctx.dryRun,
+    status: ctx.outcome!.status,
+    exitCode: ctx.outcome!.exitCode,
+    verdict: ctx.outcome!.verdict,
+    plan: {
+      upToDate: plan.upToDate,
+      phases: plan.phases.map((phase) =>
+        phase.map((s) => ({
+          role: s.role,
+          service: s.name,
+          from: s.from,
+          to: s.to,
+          changes: s.changes,
+          order: s.order,
+          orderReason: s.orderReason,
+        })),
+      ),
+    },
+    cliMinimum: ctx.cliChange ?? null,
+    targetMinCliVersion: ctx.targetMinCli ?? null,
+    failure: ctx.failure ?? null,
+    rolledBack: ctx.restores,
+    proof: ctx.proof ?? null,
+    events: ctx.events,
+    elapsedMs: Math.round(performance.now() - ctx.startedAt),
+    warnings: ctx.warnings,
+  };
+}

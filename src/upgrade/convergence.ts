@@ -1,0 +1,78 @@
+import type { TaskView } from './swarm-types.ts';
+
+/** Task states after which a task will never run again. */
+const FAILED_STATES = new Set(['failed', 'rejected']);
+/** Ended on its own: a long-running service's task should never do that. */
+const ENDED_STATES = new Set(['complete', 'orphaned', 'remove']);
+
+export interface ConvergenceInput {
+  /** Every task of the service the engine lists. */
+  tasks: TaskView[];
+  /** The image the service should now run (exactly as in its spec). */
+  image: string;
+  /** Task IDs that existed before this update: their history (old crashes) is not ours to judge. */
+  before: ReadonlySet<string>;
+  /** Replicated: the replica count; global: undefined (one task per node that runs one). */
+  replicas: number | undefined;
+  /** How long each new task must have been running to count (a crash right after start shows). */
+  stableMs: number;
+  /** The engine's "now" (ms since the epoch) against which `since` is measured. */
+  now: number;
+  /** Swarm's own update status of the service (`updating`, `paused`, `completed`...), if any. */
+  updateState?: string;
+  updateMessage?: string;
+}
+
+export type Convergence =
+  | { status: 'converged'; running: number }
+  | { status: 'waiting'; reason: string }
+  | { status: 'failed'; reason: string; task?: TaskView };
+
+/**
+ * Has a service converged on `image`? Converged: as many tasks of the image running as it should
+ * have, each running for at least `stableMs`, and no task of another image still running.
+ * Failed at once: a task of this update that failed, was rejected or ended (a crash on start, an
+ * unhealthy container, an image the node cannot pull), or Swarm paused the update. Pure: the
+ * adapter polls and hands the tasks in.
+ */
+export function judgeConvergence(input: ConvergenceInput): Convergence {
+  const fresh = input.tasks.filter((t) => !input.before.has(t.id));
+  const mine = fresh.filter((t) => t.image === input.image);
+  const broken = mine.find((t) => FAILED_STATES.has(t.state) || ENDED_STATES.has(t.state));
+  if (broken) return { status: 'failed', reason: describeFailure(broken), task: broken };
+  if (input.updateState === 'paused' || input.updateState?.startsWith('rollback')) {
+    return {
+      status: 'failed',
+      reason: `Swarm ${input.updateState.replace('_', ' ')} the update${input.updateMessage ? `: ${input.updateMessage}` : ''}`,
+    };
+  }
+  // Tasks of the image that were already running count too: a rollback to a spec whose tasks
+  // never stopped (start-first, an update that had not started) has converged without new ones.
+  const wanted = input.tasks.filter((t) => t.image === input.image && t.desired === 'running');
+  const running = wanted.filter((t) => t.state === 'running');
+  const expected =
+    input.replicas ??
+    Math.max(1, new Set(input.tasks.filter((t) => t.desired === 'running').map((t) => t.nodeId)).size);
+  const others = input.tasks.filter((t) => t.image !== input.image && t.state === 'running');
+  if (running.length < expected) {
+    const behind = wanted.find((t) => t.state !== 'running');
+    return {
+      status: 'waiting',
+      reason: `${running.length} of ${expected} task(s) running${behind ? ` (one is ${behind.state}${behind.message ? `: ${behind.message}` : ''})` : ''}`,
+    };
+  }
+  if (others.length > 0) {
+    return { status: 'waiting', reason: `${others.length} task(s) of the previous image still running` };
+  }
+  const young = running.filter((t) => input.now - t.since < input.stableMs);
+  if (young.length > 0) {
+    return { status: 'waiting', reason: `running for less than ${input.stableMs} ms` };
+  }
+  return { status: 'converged', running: running.length };
+}
+
+function describeFailure(task: TaskView): string {
+  const exit = task.exitCode !== undefined && task.exitCode !== 0 ? ` (exit code ${task.exitCode})` : '';
+  const why = task.error ?? task.message ?? 'no reason given';
+  return `task ${task.id.slice(0, 12)} ${task.state}${exit}: ${why}`;
+}

@@ -1,0 +1,81 @@
+/**
+ * The parts of Docker Swarm's objects the upgrade reads, as plain data (Engine API
+ * `ServiceSpec`, `Task`). The adapter (`src/engine/docker/swarm.ts`) fills them; everything in
+ * this folder is pure and never talks to an engine.
+ */
+
+/** A service spec as the engine returns it. Kept whole: a rollback puts back every field. */
+export interface ServiceSpec {
+  Name?: string;
+  TaskTemplate?: {
+    ContainerSpec?: { Image?: string; [key: string]: unknown };
+    Networks?: { Target?: string; [key: string]: unknown }[];
+    [key: string]: unknown;
+  };
+  Mode?: { Replicated?: { Replicas?: number }; Global?: object; [key: string]: unknown };
+  UpdateConfig?: { Order?: string; FailureAction?: string; [key: string]: unknown };
+  EndpointSpec?: { Ports?: { PublishMode?: string; PublishedPort?: number }[]; [key: string]: unknown };
+  [key: string]: unknown;
+}
+
+/** The roles a deployment's services play; API and worker always move together (spec 9.5). */
+export const SERVICE_ROLES = ['api', 'worker', 'web'] as const;
+export type ServiceRole = (typeof SERVICE_ROLES)[number];
+
+/** One Swarm task, reduced to what decides convergence. */
+export interface TaskView {
+  id: string;
+  /** The image of the spec this task runs (`repo:tag@sha256:...`). */
+  image: string;
+  /** What Swarm wants (`running`, `shutdown`...). */
+  desired: string;
+  /** Where it is (`new`...`preparing`, `starting`, `running`, `failed`, `rejected`, `shutdown`...). */
+  state: string;
+  /** Since when it is in `state` (ms since the epoch, the engine's clock). */
+  since: number;
+  /** Swarm's error for a failed task ("task: non-zero exit (2)", "unhealthy container"...). */
+  error?: string;
+  /** The task's status message ("started", "pulling image"...). */
+  message?: string;
+  exitCode?: number;
+  containerId?: string;
+  nodeId?: string;
+}
+
+/** A service as inspected before the upgrade: its whole spec and the version index to update it. */
+export interface RunningService {
+  role: ServiceRole;
+  name: string;
+  id: string;
+  versionIndex: number;
+  spec: ServiceSpec;
+  /** The image in its spec, as written there. */
+  image: string;
+  /** The digest its tasks run: pinned in the spec, else what the engine pulled. */
+  digest: string | undefined;
+  /** The version it reports (API: /api/version; worker and web: read from the engine). */
+  version: string | undefined;
+  /** Where the version was read, for the plan. */
+  versionSource: string;
+  /** Names of the networks it is attached to (resolved from the spec's network IDs). */
+  networks: string[];
+}
+
+/** The image a role should run: resolved from the store, pinned by digest. */
+export interface TargetImage {
+  role: ServiceRole;
+  /** What the engine pulls: `127.0.0.1:5000/acme/service-api`. */
+  repository: string;
+  tag: string;
+  digest: string;
+}
+
+export function imageOfSpec(spec: ServiceSpec): string {
+  return spec.TaskTemplate?.ContainerSpec?.Image ?? '';
+}
+
+/** `repo:tag@sha256:...` -> the digest, if the reference pins one. */
+export function pinnedDigest(image: string): string | undefined {
+  const at = image.indexOf('@');
+  return at >= 0 ? image.slice(at + 1) : undefined;
+}

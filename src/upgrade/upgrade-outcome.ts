@@ -1,0 +1,100 @@
+import type { ServiceRole } from './swarm-types.ts';
+import type { PlannedService, UpgradePlan } from './upgrade-plan.ts';
+
+/** What stopped the upgrade: which service (if one), and why, in a sentence. */
+export interface UpgradeFailure {
+  role?: ServiceRole;
+  service?: string;
+  /** task: a task failed or ended; version: the wrong version reported; deadline; engine; proof. */
+  kind: 'task' | 'version' | 'deadline' | 'engine' | 'proof';
+  reason: string;
+}
+
+/** How putting one service back went. */
+export interface RestoreResult {
+  role: ServiceRole;
+  name: string;
+  status: 'restored' | 'failed';
+  /** Why it failed, or what it runs again. */
+  detail: string;
+}
+
+/** The verify checks' verdict on the deployment, after the upgrade or after the rollback. */
+export interface Proof {
+  inStep: boolean;
+  /** The tag the checks expected. */
+  tag: string | undefined;
+  /** One line per finding, when not in step. */
+  findings: string[];
+}
+
+export interface UpgradeOutcome {
+  status: 'upgraded' | 'up-to-date' | 'rolled-back' | 'rollback-failed';
+  exitCode: 0 | 1 | 3;
+  verdict: string;
+}
+
+/**
+ * Which services a failure puts back: every one this run sent an update to, in every phase so far
+ * (a failing web puts API and worker back too). Never only the one that failed: API and worker
+ * on different tags is the state the spec forbids (section 9, item 5).
+ */
+export function servicesToRestore(plan: UpgradePlan, touched: ReadonlySet<ServiceRole>): PlannedService[] {
+  return plan.services.filter((s) => touched.has(s.role));
+}
+
+/**
+ * The verdict and exit code. 0: upgraded and proved in step on the target. 1: it failed and every
+ * touched service is back on its previous spec, proved in step on the old tag (or exactly as out
+ * of step as before: a rollback restores, it does not repair). 3: a service could not be put back,
+ * or the deployment is not in step after the rollback although it was before.
+ */
+export function decideOutcome(input: {
+  plan: UpgradePlan;
+  failure: UpgradeFailure | undefined;
+  restores: RestoreResult[];
+  proof: Proof | undefined;
+  /** Whether the verify checks found the deployment in step before anything changed. */
+  inStepBefore: boolean;
+  fromTag: string | undefined;
+}): UpgradeOutcome {
+  const { plan, failure, restores, proof } = input;
+  if (!failure) {
+    if (plan.upToDate) {
+      return {
+        status: 'up-to-date',
+        exitCode: 0,
+        verdict: `already on ${plan.tag}: nothing to change, in step`,
+      };
+    }
+    return { status: 'upgraded', exitCode: 0, verdict: `upgraded to ${plan.tag}: in step` };
+  }
+  const notBack = restores.filter((r) => r.status === 'failed');
+  if (notBack.length > 0) {
+    return {
+      status: 'rollback-failed',
+      exitCode: 3,
+      verdict: `upgrade to ${plan.tag} failed and the rollback failed too: ${notBack.map((r) => `${r.name} (${r.role}) ${r.detail}`).join('; ')}`,
+    };
+  }
+  const names = restores.map((r) => r.name).join(', ') || 'nothing (no service was changed)';
+  if (proof?.inStep) {
+    return {
+      status: 'rolled-back',
+      exitCode: 1,
+      verdict: `upgrade to ${plan.tag} failed; rolled back ${names}: in step on ${proof.tag ?? input.fromTag ?? 'the previous tag'}`,
+    };
+  }
+  if (!input.inStepBefore) {
+    return {
+      status: 'rolled-back',
+      exitCode: 1,
+      verdict: `upgrade to ${plan.tag} failed; rolled back ${names} to their previous specs (not in step, as before the upgrade)`,
+    };
+  }
+  return {
+    status: 'rollback-failed',
+    exitCode: 3,
+    verdict: `upgrade to ${plan.tag} failed; rolled back ${names}, but the deployment is not in step on ${input.fromTag ?? 'the previous tag'}: ${proof?.findings.join('; ') ?? 'not checked'}`,
+  };
+}

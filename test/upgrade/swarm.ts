@@ -1,0 +1,172 @@
+import type Docker from 'dockerode';
+import { followProgress, progressError } from '../../src/engine/docker/connect.ts';
+import { pushImage } from '../../src/engine/docker/push-image.ts';
+import { packTar } from '../../src/engine/oci/layer.ts';
+import { type Dockerd, startDockerd } from '../helpers/dockerd.ts';
+import { GitRepo } from '../helpers/git-repo.ts';
+import { writeReferenceConfig } from '../helpers/reference-config.ts';
+import { freePort, type RunningRegistry, startRegistry } from '../helpers/registry.ts';
+import { jsonOf, runRelease } from '../helpers/run-release.ts';
+
+/**
+ * A deployment to upgrade: a private dockerd in swarm mode, a real registry, images of two
+ * releases made by `release build`, and an API and a worker service running the first one.
+ * The API is on the host network (the only one this dockerd has) on a port of its own; the worker
+ * is attached to no network (nothing connects to it: verify reads it from the engine).
+ */
+export interface SwarmRig {
+  engine: Dockerd;
+  docker: Docker;
+  registry: RunningRegistry;
+  repo: GitRepo;
+  /** `<registry host>/acme` */
+  namespace: string;
+  apiPort: number;
+  apiUrl: string;
+  /** Digests per tag and artifact, as pushed. */
+  digests: Record<string, { api: string; worker: string }>;
+  stop(): Promise<void>;
+}
+
+export const API_SERVICE = 'svc_api';
+export const WORKER_SERVICE = 'svc_worker';
+
+export async function startSwarmRig(): Promise<SwarmRig> {
+  const [engine, registry] = await Promise.all([startDockerd(), startRegistry()]);
+  const docker = engine.docker;
+  const repo = GitRepo.create('upgrade-');
+  const stop = async () => {
+    await Promise.all([engine.stop(), registry.stop()]);
+    repo.remove();
+  };
+  try {
+    const namespace = `${registry.host}/acme`;
+    writeReferenceConfig(repo.dir, { registry: namespace });
+    await docker
+      .swarmInit({ ListenAddr: '127.0.0.1:0', AdvertiseAddr: '127.0.0.1' })
+      .catch(async (error: Error) => {
+        if (!/port|address/i.test(error.message)) throw error;
+        await docker.swarmInit({ ListenAddr: `127.0.0.1:${await freePort()}`, AdvertiseAddr: '127.0.0.1' });
+      });
+    const digests: SwarmRig['digests'] = {};
+    for (const tag of ['v1.0.0', 'v2.0.0']) digests[tag] = await buildRelease(repo, tag);
+    const apiPort = await freePort();
+    const rig: SwarmRig = {
+      engine,
+      docker,
+      registry,
+      repo,
+      namespace,
+      apiPort,
+      apiUrl: `http://127.0.0.1:${apiPort}`,
+      digests,
+      stop,
+    };
+    return rig;
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** Tag the repository, stamp and build api and worker with the oci engine into the registry. */
+async function buildRelease(repo: GitRepo, tag: string): Promise<{ api: string; worker: string }> {
+  repo.commit(tag);
+  repo.tag(tag);
+  const stamp = await runRelease(['stamp', '--json'], { cwd: repo.dir });
+  if (stamp.code !== 0) throw new Error(`stamp ${tag}: ${stamp.stderr}`);
+  const build = await runRelease(['build', '--engine', 'oci', '--only', 'api,worker', '--push', '--json'], {
+    cwd: repo.dir,
+    timeoutMs: 180_000,
+  });
+  if (build.code !== 0) throw new Error(`build ${tag}: ${build.stderr}`);
+  const images = jsonOf<{ images: Record<'api' | 'worker', { digest: string }> }>(build).images;
+  return { api: images.api.digest, worker: images.worker.digest };
+}
+
+/**
+ * A bad release made from a good one (what a broken build looks like to the deployment): the
+ * image of `from`, with `lines` added, pushed as `tag`.
+ */
+export async function deriveImage(
+  rig: SwarmRig,
+  artifact: 'api' | 'worker',
+  from: string,
+  tag: string,
+  lines: string[],
+): Promise<string> {
+  const repository = `service-${artifact}`;
+  const source = `${rig.namespace}/${repository}:${from}`;
+  await followProgress(await rig.docker.pull(source));
+  const tar = await packTar(
+    [{ type: 'file', path: 'Dockerfile', content: [`FROM ${source}`, ...lines, ''].join('\n') }],
+    0,
+  );
+  const stream = await rig.docker.buildImage(tar as unknown as NodeJS.ReadableStream, {
+    t: `${rig.namespace}/${repository}:${tag}`,
+    rm: true,
+  });
+  const error = progressError(await followProgress(stream));
+  if (error) throw new Error(`docker build ${repository}:${tag}: ${error}`);
+  return pushImage(rig.docker, { registry: rig.namespace, repository, tag, env: { HOME: rig.repo.dir } });
+}
+
+export function pinned(rig: SwarmRig, artifact: 'api' | 'worker', tag: string, digest: string): string {
+  return `${rig.namespace}/service-${artifact}:${tag}@${digest}`;
+}
+
+/** Create the API and worker services on v1 and wait until the API answers v1. */
+export async function createServices(rig: SwarmRig): Promise<void> {
+  const hostNetwork = (await rig.docker.listNetworks({ filters: { name: ['host'] } })).find(
+    (n) => n.Name === 'host',
+  );
+  const v1 = rig.digests['v1.0.0']!;
+  await rig.docker.createService({
+    Name: API_SERVICE,
+    TaskTemplate: {
+      ContainerSpec: {
+        Image: pinned(rig, 'api', 'v1.0.0', v1.api),
+        Env: [`PORT=${rig.apiPort}`, 'HOST=127.0.0.1'],
+        StopGracePeriod: 2_000_000_000,
+      },
+      Networks: [{ Target: hostNetwork!.Id }],
+      RestartPolicy: { Condition: 'on-failure', Delay: 500_000_000 },
+    },
+    Mode: { Replicated: { Replicas: 1 } },
+    Labels: { 'com.example.owner': 'upgrade-test' },
+  });
+  await rig.docker.createService({
+    Name: WORKER_SERVICE,
+    TaskTemplate: {
+      ContainerSpec: {
+        Image: pinned(rig, 'worker', 'v1.0.0', v1.worker),
+        Env: ['WORKER_HEALTH_HOST=127.0.0.1', 'WORKER_HEALTH_PORT=0'],
+        StopGracePeriod: 2_000_000_000,
+      },
+      RestartPolicy: { Condition: 'on-failure', Delay: 500_000_000 },
+    },
+    Mode: { Replicated: { Replicas: 1 } },
+  });
+  await waitFor(async () => {
+    const res = await fetch(`${rig.apiUrl}/api/version`, { signal: AbortSignal.timeout(2_000) }).catch(
+      () => undefined,
+    );
+    return res?.ok
+      ? ((await res.json()) as { version: string }).version === 'v1.0.0' || undefined
+      : undefined;
+  }, 90_000);
+}
+
+export async function serviceSpec(rig: SwarmRig, name: string): Promise<Record<string, unknown>> {
+  return (await rig.docker.getService(name).inspect()).Spec as Record<string, unknown>;
+}
+
+export async function waitFor<T>(read: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`nothing within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
