@@ -62,7 +62,11 @@ async function ociRecipe(
     const to = artifact.cliArchive ?? DEFAULT_CLI_ARCHIVE.oci;
     layers.push([{ type: 'file', path: to, source: cliArchive, mode: 0o644 }]);
     spec.createdBy = [spec.createdBy as string, `release build: CLI archive ${to} (${artifact.name})`];
+    spec.versionFiles = [to];
   }
+  // A web client's version.json and the index.html beside it carry its version (the bundle reads
+  // the <meta> at run time): they become the version layer a release re-stamps.
+  if (artifact.role === 'web') spec.versionFiles = webVersionFiles(layers[0]!);
   return { layers, spec };
 }
 
@@ -97,4 +101,12 @@ function engineOf(ctx: BuildContext): Engine {
     return createDockerEngine({ docker: choice.docker!, open: ctx.open, env: ctx.env, epoch: ctx.epoch! });
   }
   return createOciEngine({ open: ctx.open, epoch: ctx.epoch! });
+}
+
+/** `…/version.json` and the `index.html` in the same folder, when the recipe has them. */
+function webVersionFiles(entries: readonly LayerEntry[]): string[] {
+  const json = entries.find((e) => e.type === 'file' && e.path.endsWith('/version.json'));
+  if (!json) return [];
+  const html = `${json.path.slice(0, -'version.json'.length)}index.html`;
+  return entries.some((e) => e.path === html) ? [html, json.path] : [json.path];
 }
