@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { dockerfileOf } from '../../build/check-artifacts.ts';
 import { dockerContext } from '../../build/docker-context.ts';
 import { imageLabels, type LabelInput, recipeSpec, versionVariable } from '../../build/image-specs.ts';
@@ -81,9 +82,12 @@ async function dockerRecipe(
   const context = await dockerContext({
     contextDir,
     dockerfile: resolve(ctx.configDir, dockerfileOf(artifact)!),
-    extra: cliArchive
-      ? [{ path: artifact.cliArchive ?? DEFAULT_CLI_ARCHIVE.docker, source: cliArchive }]
-      : [],
+    extra: [
+      ...(cliArchive
+        ? [{ path: artifact.cliArchive ?? DEFAULT_CLI_ARCHIVE.docker, source: cliArchive }]
+        : []),
+      ...(artifact.role === 'web' ? webVersionLayerFiles(contextDir) : []),
+    ],
     epoch: ctx.epoch!,
   });
   return {
@@ -109,4 +113,15 @@ function webVersionFiles(entries: readonly LayerEntry[]): string[] {
   if (!json) return [];
   const html = `${json.path.slice(0, -'version.json'.length)}index.html`;
   return entries.some((e) => e.path === html) ? [html, json.path] : [json.path];
+}
+
+/**
+ * A web client's version.json and index.html (under the context's `app/`), also staged under
+ * `version-layer/`: a Dockerfile that copies that folder last puts them in a layer of their own
+ * above the code, the version layer a full release re-stamps (templates/docker/web.Dockerfile).
+ */
+function webVersionLayerFiles(contextDir: string): { path: string; source: string }[] {
+  return ['app/web/version.json', 'app/web/index.html']
+    .filter((path) => existsSync(join(contextDir, path)))
+    .map((path) => ({ path: `version-layer/${path}`, source: join(contextDir, path) }));
 }
