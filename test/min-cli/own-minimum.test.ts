@@ -66,16 +66,30 @@ describe('release build and promote: CLI_BELOW_OWN_MINIMUM', () => {
     }
   });
 
-  it("a project's own API with api.minCliVersion 0.3.0 builds a real v0.4.0 archive", async () => {
-    repo.write('release.config.json', JSON.stringify({ api: { minCliVersion: '0.3.0' } }));
+  it("a project's own API with api.minCliVersion 0.3.0 builds its v0.4.0 CLI", async () => {
+    // A project's own CLI, built by its own command (here a tiny script that writes the archive).
+    const artifacts = {
+      cli: {
+        package: 'own-cli',
+        build: {
+          command: [
+            process.execPath,
+            '-e',
+            "require('fs').mkdirSync('dist',{recursive:true});require('fs').writeFileSync('dist/own-cli.tgz','cli')",
+          ],
+          archive: 'dist/own-cli.tgz',
+        },
+      },
+    };
+    repo.write('release.config.json', JSON.stringify({ api: { minCliVersion: '0.3.0' }, artifacts }));
     const result = await runRelease(['build', '--only', 'cli', '--json'], {
       cwd: repo.dir,
       timeoutMs: 120_000,
     });
     expect(result.code, result.stderr).toBe(0);
-    expect(existsSync(join(repo.dir, 'dist/service-cli.tar.gz'))).toBe(true);
+    expect(existsSync(join(repo.dir, 'dist/own-cli.tgz'))).toBe(true);
     // ... and 0.5.0 refuses it again, naming where the minimum came from.
-    repo.write('release.config.json', JSON.stringify({ api: { minCliVersion: '0.5.0' } }));
+    repo.write('release.config.json', JSON.stringify({ api: { minCliVersion: '0.5.0' }, artifacts }));
     const refused = await runRelease(['build', '--only', 'cli', '--json'], { cwd: repo.dir });
     expect(refused.code).toBe(1);
     expect(jsonOf<ErrorJson>(refused).error.message).toContain('api.minCliVersion in the config');
