@@ -12,6 +12,7 @@ import { MEDIA_TYPES } from '../../src/registry/store.ts';
 import { checkImageSignature } from '../../src/signing/image-signature.ts';
 import { writeKeyPair } from '../../src/signing/key-files.ts';
 import { GitRepo } from '../helpers/git-repo.ts';
+import { writeReferenceConfig } from '../helpers/reference-config.ts';
 import { type RunningRegistry, startRegistry } from '../helpers/registry.ts';
 import { jsonOf, type RunResult, runRelease } from '../helpers/run-release.ts';
 import { publicKeyOf } from './keys.ts';
@@ -49,13 +50,11 @@ beforeAll(async () => {
   store = new RegistryStore({ registry: registry.host, env: {} });
   repo = GitRepo.create('restamp-');
   await writeKeyPair(repo.dir, { RELEASE_SIGNING_PASSPHRASE: PASSPHRASE });
-  repo.write(
-    'release.config.json',
-    JSON.stringify({
-      registry: registry.host,
-      signing: { publicKey: 'release-signing.pub', privateKey: 'release-signing.key' },
-    }),
-  );
+  // The reference service, declared as this repository's own release.config.ts declares it.
+  writeReferenceConfig(repo.dir, {
+    registry: registry.host,
+    signing: { publicKey: 'release-signing.pub', privateKey: 'release-signing.key' },
+  });
   repo.write('.gitignore', 'dist/\n.release/\n');
   repo.commit('the service');
   repo.tag(RC);
