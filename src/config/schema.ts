@@ -49,6 +49,18 @@ export const configSchema = z.strictObject({
   /** What is released and how each artifact is built (README "Release your own service"). */
   artifacts: artifactsSchema,
   /**
+   * The project's own API: `minCliVersion` is the `min_cli_version` it serves, so build
+   * and promote refuse a CLI below it. Unset: the reference API's constant.
+   */
+  api: z
+    .strictObject({
+      minCliVersion: z
+        .string()
+        .regex(/^\d+\.\d+\.\d+$/, 'expected the X.Y.Z the API serves as min_cli_version (no "v")')
+        .optional(),
+    })
+    .optional(),
+  /**
    * Signed release candidates (README "Signing release candidates"): `publicKey` is the SPKI PEM
    * every signature is checked against; `privateKey` the encrypted PKCS#8 PEM `release sign` uses
    * when neither `--key` nor `RELEASE_SIGNING_KEY` names one. Paths are relative to the config.

@@ -21,6 +21,11 @@ export interface ImageSpec {
   created: string;
   /** The history line of the added layer (`created_by`), or one per added layer. */
   createdBy: string | readonly string[];
+  /**
+   * Files (absolute paths in the image) that carry the version: the oci engine moves them into a
+   * last layer of their own, the version layer a full release re-stamps (engine/oci/version-layer.ts).
+   */
+  versionFiles?: readonly string[];
 }
 
 export type EngineName = 'docker' | 'oci';

@@ -54,6 +54,10 @@ export interface PromotionEntry {
   artifacts: Record<string, { digest: string; written: string[]; kept: string[] }>;
   /** What the promotion did about signatures (README "Signing release candidates"). */
   signing?: PromotionSigning;
+  /** A release re-stamped from an rc: per artifact, the rc digest it was made from. */
+  madeFrom?: Record<string, string>;
+  /** ... and the release digests signed, bound to those rc digests. */
+  releaseSigning?: PromotionSigning;
 }
 
 /**
@@ -65,7 +69,7 @@ export interface PromotionSigning {
   keyId?: string;
   reason?: string;
   /** Per artifact: the digest and the signature referrer that vouches for it. */
-  artifacts?: Record<string, { digest: string; signature?: string }>;
+  artifacts?: Record<string, { digest: string; signature?: string; madeFrom?: string }>;
 }
 
 /**

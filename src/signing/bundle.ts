@@ -8,7 +8,7 @@ import { claimOf, type ImageClaim, PAYLOAD_TYPE, statementFor } from './statemen
 export type SignatureProblem = 'unreadable' | 'other-key' | 'bad-signature' | 'other-image';
 
 export type SignatureVerdict =
-  | { valid: true; keyId: string }
+  | { valid: true; keyId: string; madeFrom?: string }
   | { valid: false; problem: SignatureProblem; reason: string };
 
 /**
@@ -116,5 +116,5 @@ export async function checkBundle(
       reason: `the signature is for repository ${claim.repository}, not ${expected.repository}`,
     };
   }
-  return { valid: true, keyId: trusted.keyId };
+  return { valid: true, keyId: trusted.keyId, ...(claim.madeFrom ? { madeFrom: claim.madeFrom } : {}) };
 }

@@ -26,6 +26,8 @@ export interface SignatureCheck {
   signatures: {
     digest: string;
     valid: boolean;
+    /** A valid release signature: the rc digest it binds the release to. */
+    madeFrom?: string;
     problem?: SignatureProblem | 'deleted' | 'detached';
     reason?: string;
   }[];
@@ -38,7 +40,7 @@ export interface SignatureCheck {
 export async function signImage(
   store: ImageStore,
   key: SigningKey,
-  image: SignedImageRef,
+  image: SignedImageRef & { madeFrom?: string },
 ): Promise<{ status: 'signed' | 'already-signed'; signature: string }> {
   const subject = await store.resolve(image.repository, image.digest);
   if (!subject) {
@@ -51,7 +53,7 @@ export async function signImage(
     );
   }
   const existing = await checkImageSignature(store, key.publicKey, image);
-  const mine = existing.signatures.find((s) => s.valid);
+  const mine = existing.signatures.find((s) => s.valid && s.madeFrom === image.madeFrom);
   if (mine) return { status: 'already-signed', signature: mine.digest };
   const bundle = await signClaim(key, image);
   const descriptor = await attachArtifact(store, image.repository, subject, {
@@ -145,7 +147,8 @@ async function checkReferrer(
     };
   }
   const verdict = await checkBundle(bytes, trusted, image);
-  return verdict.valid ? { valid: true } : { valid: false, problem: verdict.problem, reason: verdict.reason };
+  if (!verdict.valid) return { valid: false, problem: verdict.problem, reason: verdict.reason };
+  return { valid: true, ...(verdict.madeFrom ? { madeFrom: verdict.madeFrom } : {}) };
 }
 
 /**
@@ -156,7 +159,7 @@ async function checkReferrer(
 export async function signAndConfirm(
   store: ImageStore,
   key: SigningKey,
-  image: SignedImageRef,
+  image: SignedImageRef & { madeFrom?: string },
   label: string,
 ): Promise<{ status: 'signed' | 'already-signed'; signature: string }> {
   const outcome = await signImage(store, key, image);

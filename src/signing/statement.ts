@@ -17,6 +17,12 @@ export interface ImageClaim {
   repository: string;
   /** `sha256:<64 hex>` */
   digest: string;
+  /**
+   * A full release re-stamped from an rc: the rc manifest digest it was made from. The
+   * signature then binds the release's bytes to the tested rc's, and verify can hold the release
+   * to it (same code layers).
+   */
+  madeFrom?: string;
 }
 
 const DIGEST = /^sha256:([0-9a-f]{64})$/;
@@ -24,11 +30,13 @@ const DIGEST = /^sha256:([0-9a-f]{64})$/;
 export function statementFor(claim: ImageClaim): Buffer {
   const hex = DIGEST.exec(claim.digest)?.[1];
   if (!hex) throw new TypeError(`not a sha256 digest: ${claim.digest}`);
+  const from = claim.madeFrom === undefined ? undefined : DIGEST.exec(claim.madeFrom)?.[1];
+  if (claim.madeFrom !== undefined && !from) throw new TypeError(`not a sha256 digest: ${claim.madeFrom}`);
   const statement = {
     _type: STATEMENT_TYPE,
     subject: [{ name: claim.repository, digest: { sha256: hex } }],
     predicateType: PREDICATE_TYPE,
-    predicate: {},
+    predicate: from ? { madeFrom: { name: claim.repository, digest: { sha256: from } } } : {},
   };
   return Buffer.from(JSON.stringify(statement));
 }
@@ -40,6 +48,7 @@ export function claimOf(payloadType: string, payload: Buffer): ImageClaim | stri
     _type?: unknown;
     predicateType?: unknown;
     subject?: { name?: unknown; digest?: { sha256?: unknown } }[];
+    predicate?: { madeFrom?: { digest?: { sha256?: unknown } } };
   };
   try {
     statement = JSON.parse(payload.toString('utf8')) as typeof statement;
@@ -56,5 +65,12 @@ export function claimOf(payloadType: string, payload: Buffer): ImageClaim | stri
   if (typeof subject?.name !== 'string' || typeof hex !== 'string' || !/^[0-9a-f]{64}$/.test(hex)) {
     return 'payload subject has no repository name and sha256 digest';
   }
-  return { repository: subject.name, digest: `sha256:${hex}` };
+  const from = statement.predicate?.madeFrom?.digest?.sha256;
+  if (from !== undefined && (typeof from !== 'string' || !/^[0-9a-f]{64}$/.test(from)))
+    return 'payload names a source image without a sha256 digest';
+  return {
+    repository: subject.name,
+    digest: `sha256:${hex}`,
+    ...(from ? { madeFrom: `sha256:${from}` } : {}),
+  };
 }

@@ -5,6 +5,7 @@ import type {
   ArtifactStatus,
   DeploymentReport,
   Finding,
+  ProvenanceReading,
   RegistryReading,
   SignatureReading,
 } from './types.ts';
@@ -33,6 +34,11 @@ const WHY: Record<string, string> = {
   SIGNATURE_MISSING: 'image not signed',
   SIGNATURE_INVALID: 'image wrongly signed',
   SIGNATURE_UNCHECKED: 'signature not checked',
+  RELEASE_CODE_DIFFERS: "code differs from its rc's",
+  RELEASE_NOT_RC_RESTAMP: 'not its rc re-stamped',
+  RELEASE_RC_MISSING: 'its rc is missing',
+  RELEASE_RC_UNSIGNED: 'its rc is not signed',
+  RELEASE_NOT_BOUND: 'release not signed for its rc',
 };
 
 const RANK: Record<ArtifactStatus, number> = { unreachable: 4, drift: 3, notice: 2, ok: 1, skipped: 0 };
@@ -136,6 +142,7 @@ export function reportJson(report: DeploymentReport) {
     })),
     ...(report.registry ? { registry: report.registry } : {}),
     ...(report.signatures ? { signatures: report.signatures } : {}),
+    ...(report.provenance ? { provenance: report.provenance } : {}),
     elapsedMs: report.elapsedMs,
   };
 }
@@ -168,10 +175,31 @@ export function renderReport(report: DeploymentReport): string[] {
       s.status === 'valid' ? `valid, key ${s.keyId.slice(0, 16)}` : `${s.status.toUpperCase()}: ${s.reason}`;
     lines.push(`signature ${s.repository}${s.digest ? `@${short(s.digest)}` : ''} (${s.of}): ${what}`);
   }
+  for (const p of report.provenance ?? []) lines.push(provenanceLine(p));
   lines.push('');
   lines.push(verdictLine(report));
   lines.push(...renderFindings(report.findings, ''));
   return lines;
+}
+
+/** `image service-api:v1.0.0 reports v1.0.0, made from sha256:… (v1.0.0-rc.1): 2 code layers equal …` */
+function provenanceLine(p: ProvenanceReading): string {
+  const head = `image ${p.repository}:${p.tag}${p.digest ? `@${short(p.digest)}` : ''}`;
+  if (p.error !== undefined) return `${head}: unreadable: ${p.error}`;
+  if (p.missing) return `${head}: not in the store`;
+  const reports = `reports ${p.imageVersion ?? 'no version'}`;
+  if (!p.madeFrom) return `${head} ${reports}, not made from an rc`;
+  const parts = [`made from ${short(p.madeFrom)}${p.rcVersion ? ` (${p.rcVersion})` : ''}`];
+  if (p.rcMissing) parts.push('which is MISSING');
+  if (p.codeLayers)
+    parts.push(
+      `${p.codeLayers.count} code layer(s) ${p.codeLayers.equal ? "equal to the rc's" : 'DIFFERENT from the rc'}`,
+    );
+  if (p.restampMatches !== undefined)
+    parts.push(p.restampMatches ? 'exactly the rc re-stamped' : 'NOT the rc re-stamped');
+  if (p.rcSignature) parts.push(`rc signature ${p.rcSignature}`);
+  if (p.releaseSignature) parts.push(`release signature ${p.releaseSignature}`);
+  return `${head} ${reports}, ${parts.join(', ')}`;
 }
 
 export function verdictLine(report: DeploymentReport): string {

@@ -79,6 +79,8 @@ export interface DeploymentReport {
   registry?: RegistryReading[];
   /** Per image digest: whether it carries a valid signature from the configured key. */
   signatures?: SignatureReading[];
+  /** A release with a store: each image's version, and the rc it was made from. */
+  provenance?: ProvenanceReading[];
   exitCode: 0 | 1 | 3;
   elapsedMs: number;
 }
@@ -115,5 +117,35 @@ export interface SignatureReading {
   status: 'valid' | 'missing' | 'invalid' | 'unchecked';
   reason: string;
   keyId: string;
+  error?: string;
+}
+
+/**
+ * What a release image is made of : the version it reports, the rc it names, whether its
+ * code layers are the rc's, whether it is exactly the rc re-stamped for its tag (so nothing else,
+ * a version layer above all, was changed), and the signatures of both.
+ */
+export interface ProvenanceReading {
+  artifact: ArtifactName;
+  repository: string;
+  tag: string;
+  /** The release tag's manifest digest; undefined when the tag is missing or unreadable. */
+  digest: string | undefined;
+  /** The tag is not in the store. */
+  missing?: boolean;
+  /** The version the image's config reports (label, else env). */
+  imageVersion?: string;
+  /** The rc manifest digest the image names (label / annotation); undefined: not made from an rc. */
+  madeFrom?: string;
+  /** The rc image's own version, when it could be read. */
+  rcVersion?: string;
+  rcMissing?: boolean;
+  /** Code layers (every layer but the version layer): how many, and whether all equal the rc's. */
+  codeLayers?: { count: number; equal: boolean };
+  /** Whether the image is byte for byte what re-stamping the rc for `tag` gives. */
+  restampMatches?: boolean;
+  /** With signing.publicKey: the rc's signature, and the release's bound to that rc. */
+  rcSignature?: 'valid' | 'missing' | 'invalid';
+  releaseSignature?: 'bound' | 'unbound' | 'missing' | 'invalid';
   error?: string;
 }

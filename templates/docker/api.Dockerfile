@@ -11,10 +11,12 @@ ENV SERVICE_VERSION=${SERVICE_VERSION} \
     HOST=0.0.0.0 \
     PORT=8080
 COPY app/ /app/
-# Added to the context by `release build` (the api artifact's cliArchive, default service-cli.tar.gz).
-COPY service-cli.tar.gz /app/service-cli.tar.gz
 WORKDIR /app
 USER 65534:65534
 EXPOSE 8080/tcp
 ENTRYPOINT ["/usr/local/bin/node"]
 CMD ["/app/main.mjs"]
+# Last, in a layer of its own: the CLI archive carries the version, so a full release made from an
+# rc re-stamps only this layer. Added to the context by `release build` (the api's cliArchive).
+LABEL org.service-release.version-layer.files=/app/service-cli.tar.gz
+COPY service-cli.tar.gz /app/service-cli.tar.gz

@@ -16,3 +16,7 @@ USER 65534:65534
 EXPOSE 8080/tcp
 ENTRYPOINT ["/usr/local/bin/node"]
 CMD ["/app/main.mjs"]
+# Last, in a layer of its own: the files that carry the version (release build stages them under
+# version-layer/ too), so a full release made from an rc re-stamps only this layer.
+LABEL org.service-release.version-layer.files=/app/web/index.html,/app/web/version.json
+COPY version-layer/ /

@@ -31,6 +31,11 @@ const USER = 'builder';
 const PASSWORD = 'build-pass-5f1c2e';
 const ARTIFACTS = ['api', 'worker', 'web'] as const;
 
+const VERSION_FILES: Record<string, string | undefined> = {
+  api: '/app/service-cli.tar.gz',
+  web: '/app/web/index.html,/app/web/version.json',
+};
+
 describe('release build --engine docker --push', () => {
   let dockerd: Dockerd;
   let registry: RunningRegistry;
@@ -110,6 +115,8 @@ describe('release build --engine docker --push', () => {
         'org.opencontainers.image.source': 'unknown',
         'org.opencontainers.image.title': `service-${name}`,
         'org.opencontainers.image.version': TAG,
+        // The files a release re-stamps, copied last into a layer of their own.
+        ...(VERSION_FILES[name] ? { 'org.service-release.version-layer.files': VERSION_FILES[name] } : {}),
       });
     }
   });
@@ -139,7 +146,10 @@ describe('release build --engine docker --push', () => {
       expect(info.Config.WorkingDir).toBe(spec.workingDir);
       expect(info.Config.User).toBe(spec.user);
       expect(Object.keys(info.Config.ExposedPorts ?? {})).toEqual(spec.exposedPorts);
-      expect(info.Config.Labels).toEqual(spec.labels);
+      // The reference Dockerfiles also name their version layer's files (the recipe's engine adds it).
+      const { 'org.service-release.version-layer.files': files, ...labels } = info.Config.Labels ?? {};
+      expect(labels).toEqual(spec.labels);
+      if (name !== 'worker') expect(files).toBeDefined();
     }
   });
 

@@ -88,13 +88,25 @@ describe('release build --engine oci', () => {
     for (const name of ARTIFACTS) {
       const image = skopeoJson('inspect', `oci:${layout}/service-${name}:${TAG}`);
       expect(image['Digest']).toBe(first.images[name].digest);
+      const layers = image['Layers'] as string[];
+      // Issue 14: the api's and web's version files are a last layer of their own, named by labels.
+      const versionLayer: Record<string, string> =
+        name === 'worker'
+          ? {}
+          : {
+              'org.service-release.version-layer.digest': layers.at(-1)!,
+              'org.service-release.version-layer.files':
+                name === 'api' ? '/app/service-cli.tar.gz' : '/app/web/index.html,/app/web/version.json',
+            };
       expect(image['Labels']).toEqual({
         'org.opencontainers.image.created': '2023-11-14T22:15:20Z',
         'org.opencontainers.image.revision': commit,
         'org.opencontainers.image.source': 'unknown',
         'org.opencontainers.image.title': `service-${name}`,
         'org.opencontainers.image.version': TAG,
+        ...versionLayer,
       });
+      expect(layers).toHaveLength(name === 'worker' ? 2 : 3); // the base, the app, the version layer
       const config = skopeoJson('inspect', '--config', `oci:${layout}/service-${name}:${TAG}`) as {
         created: string;
         config: { Env: string[]; Entrypoint: string[]; Cmd: string[]; User: string };

@@ -39,8 +39,9 @@ describe('release rehearse --engine docker (images, a registry, containers)', ()
     expect(detail('Make a git repository')).toMatch(/images go to 127\.0\.0\.1:\d+\/rehearsal$/);
     expect(detail('Build every artifact')).toMatch(/^engine docker; api sha256:/);
     expect(detail('Start the deployment')).toMatch(/^containers: api http:\/\/127\.0\.0\.1:\d+/);
+    // The release re-stamped from the rc reports its own tag everywhere, with the rc's code.
     expect(detail('Verify the deployment')).toBe(
-      'in step: api v1.0.0-rc.1, worker v1.0.0-rc.1, web v1.0.0-rc.1, cli v1.0.0-rc.1',
+      'in step at v1.0.0: api v1.0.0, worker v1.0.0, web v1.0.0, cli v1.0.0; api image v1.0.0 = rc code, worker image v1.0.0 = rc code, web image v1.0.0 = rc code',
     );
     expect(detail('Show the gate')).toMatch(/^exit 3: /);
 

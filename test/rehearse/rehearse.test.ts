@@ -41,7 +41,7 @@ describe('release rehearse (embedded default: no Docker, no registry)', () => {
       'Build every artifact',
       'Promote to dev',
       'Promote the release candidate (signed), leaving latest alone',
-      'Release the rc digests as the full release',
+      'Release the rc as the full release (re-stamped, same code layers)',
       'Start the deployment on loopback (API, worker, web)',
       'Install svc from the API',
       'Verify the deployment is in step',
@@ -60,15 +60,18 @@ describe('release rehearse (embedded default: no Docker, no registry)', () => {
       /^engine oci; api sha256:[0-9a-f]{12}, worker sha256:[0-9a-f]{12}, web sha256:[0-9a-f]{12}/,
     );
     expect(detail('Promote the release candidate')).toContain('latest: absent, untouched');
-    expect(detail('Release the rc')).toContain("latest point at the rc's digests");
-    expect(detail('Install svc')).toMatch(/^svc v1\.0\.0-rc\.1 in /);
+    // Issue 14: the release is the rc re-stamped (same code layers) and reports its own tag.
+    expect(detail('Release the rc')).toBe(
+      'v1.0.0 and latest re-stamped from the signed rc, reporting v1.0.0; code layers: api 2 equal + version layer, worker 2 equal, web 2 equal + version layer; release signed, bound to the rc',
+    );
+    expect(detail('Install svc')).toMatch(/^svc v1\.0\.0 in /);
     expect(detail('Verify the deployment')).toBe(
-      'in step: api v1.0.0-rc.1, worker v1.0.0-rc.1, web v1.0.0-rc.1, cli v1.0.0-rc.1',
+      'in step at v1.0.0: api v1.0.0, worker v1.0.0, web v1.0.0, cli v1.0.0; api image v1.0.0 = rc code, worker image v1.0.0 = rc code, web image v1.0.0 = rc code',
     );
     expect(detail('Show the gate')).toMatch(
       /^exit 3: .*v0\.9\.0.*1\.0\.0.*npm install -g http:\/\/127\.0\.0\.1:\d+\/api\/cli\/download\/service-cli\.tar\.gz/,
     );
-    expect(detail('Update the old CLI')).toBe('now svc v1.0.0-rc.1; svc status runs (exit 0)');
+    expect(detail('Update the old CLI')).toBe('now svc v1.0.0; svc status runs (exit 0)');
 
     // Everything it started is gone: the workspace and every process that ran from it.
     expect(report.workspace.kept).toBe(false);

@@ -111,7 +111,10 @@ describe('svc doctor', () => {
     expect(result.code).toBe(1);
     const report = JSON.parse(result.stdout) as { findings: { id: string; problem: string; fix: string }[] };
     expect(report.findings.map((f) => f.id)).toEqual(['cli-version-unknown', 'api-unreadable']);
-    expect(report.findings[0]!.fix).toBe('reinstall a release: svc update --url http://127.0.0.1:1');
+    // From a checkout svc update refuses (not npm-installed): the fix is the command that works.
+    expect(report.findings[0]!.fix).toBe(
+      'install a release: npm install -g http://127.0.0.1:1/api/cli/download/service-cli.tar.gz',
+    );
     expect(report.findings[1]!.problem).toMatch(/connection refused/);
   });
 });

@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { dockerfileOf } from '../../build/check-artifacts.ts';
 import { dockerContext } from '../../build/docker-context.ts';
 import { imageLabels, type LabelInput, recipeSpec, versionVariable } from '../../build/image-specs.ts';
@@ -62,7 +63,11 @@ async function ociRecipe(
     const to = artifact.cliArchive ?? DEFAULT_CLI_ARCHIVE.oci;
     layers.push([{ type: 'file', path: to, source: cliArchive, mode: 0o644 }]);
     spec.createdBy = [spec.createdBy as string, `release build: CLI archive ${to} (${artifact.name})`];
+    spec.versionFiles = [to];
   }
+  // A web client's version.json and the index.html beside it carry its version (the bundle reads
+  // the <meta> at run time): they become the version layer a release re-stamps.
+  if (artifact.role === 'web') spec.versionFiles = webVersionFiles(layers[0]!);
   return { layers, spec };
 }
 
@@ -77,9 +82,12 @@ async function dockerRecipe(
   const context = await dockerContext({
     contextDir,
     dockerfile: resolve(ctx.configDir, dockerfileOf(artifact)!),
-    extra: cliArchive
-      ? [{ path: artifact.cliArchive ?? DEFAULT_CLI_ARCHIVE.docker, source: cliArchive }]
-      : [],
+    extra: [
+      ...(cliArchive
+        ? [{ path: artifact.cliArchive ?? DEFAULT_CLI_ARCHIVE.docker, source: cliArchive }]
+        : []),
+      ...(artifact.role === 'web' ? webVersionLayerFiles(contextDir) : []),
+    ],
     epoch: ctx.epoch!,
   });
   return {
@@ -97,4 +105,23 @@ function engineOf(ctx: BuildContext): Engine {
     return createDockerEngine({ docker: choice.docker!, open: ctx.open, env: ctx.env, epoch: ctx.epoch! });
   }
   return createOciEngine({ open: ctx.open, epoch: ctx.epoch! });
+}
+
+/** `…/version.json` and the `index.html` in the same folder, when the recipe has them. */
+function webVersionFiles(entries: readonly LayerEntry[]): string[] {
+  const json = entries.find((e) => e.type === 'file' && e.path.endsWith('/version.json'));
+  if (!json) return [];
+  const html = `${json.path.slice(0, -'version.json'.length)}index.html`;
+  return entries.some((e) => e.path === html) ? [html, json.path] : [json.path];
+}
+
+/**
+ * A web client's version.json and index.html (under the context's `app/`), also staged under
+ * `version-layer/`: a Dockerfile that copies that folder last puts them in a layer of their own
+ * above the code, the version layer a full release re-stamps (templates/docker/web.Dockerfile).
+ */
+function webVersionLayerFiles(contextDir: string): { path: string; source: string }[] {
+  return ['app/web/version.json', 'app/web/index.html']
+    .filter((path) => existsSync(join(contextDir, path)))
+    .map((path) => ({ path: `version-layer/${path}`, source: join(contextDir, path) }));
 }

@@ -5,6 +5,7 @@ import { buildChooseEngineStep } from './build-choose-engine-step.ts';
 import { buildCliArchiveStep } from './build-cli-archive-step.ts';
 import type { BuildContext } from './build-context.ts';
 import { buildImagesStep } from './build-images-step.ts';
+import { buildMinCliStep } from './build-min-cli-step.ts';
 import { buildReadRecordStep } from './build-read-record-step.ts';
 import { buildRunCommandsStep } from './build-run-commands-step.ts';
 import { buildWriteRecordStep } from './build-write-record-step.ts';
@@ -17,6 +18,7 @@ import { buildWriteRecordStep } from './build-write-record-step.ts';
  */
 export const buildPipeline: readonly Step<BuildContext>[] = [
   buildReadRecordStep, // the stamped tag (SERVICE_VERSION wins), commit time, source label
+  buildMinCliStep, // the CLI built is not below the min_cli_version its own API serves
   buildCheckArtifactsStep, // each artifact says how --engine builds it; paths stay in the project
   buildChooseEngineStep, // --engine, else docker when one answers a ping, else oci
   buildBaseImagesStep, // every base present; a missing layout base is made from this node

@@ -31,9 +31,17 @@ export const promoteCheckSignaturesStep: Step<PromoteContext> = {
     }
     const artifacts: Record<string, { digest: string; signature?: string }> = {};
     const problems: string[] = [];
-    // The plan's sources are the exact manifests the next step tags: check those, not the tag again.
-    for (const { artifact, repository, source } of ctx.plan!.artifacts) {
-      const image = { repository, digest: source };
+    // The exact manifests the next steps re-stamp and tag: resolved once here, then held by digest.
+    for (const source of ctx.sources!) {
+      const { artifact, repository } = source;
+      const found = await ctx.store.resolve(repository, source.reference);
+      if (!found) {
+        throw new UsageError('SOURCE_MISSING', `${ctx.store.name}/${repository} has no ${source.reference}`, {
+          hint: 'pass --from with a tag or digest that exists in every image',
+        });
+      }
+      source.reference = found.digest;
+      const image = { repository, digest: found.digest };
       const check = await checkImageSignature(ctx.store, trusted, image);
       io.progress(`${artifact}: ${check.status}`);
       const signature = check.signatures.find((s) => s.valid)?.digest;
@@ -53,6 +61,8 @@ export const promoteCheckSignaturesStep: Step<PromoteContext> = {
         },
       );
     }
-    ctx.signing = { status: 'verified', keyId: trusted.keyId, artifacts };
+    // By artifact name, as the plan lists them (the output and record read the same as before).
+    const sorted = Object.fromEntries(Object.entries(artifacts).sort(([a], [b]) => a.localeCompare(b)));
+    ctx.signing = { status: 'verified', keyId: trusted.keyId, artifacts: sorted };
   },
 };

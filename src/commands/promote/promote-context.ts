@@ -1,9 +1,10 @@
 import type { Channel } from '../../channels/channel-of.ts';
 import type { PromotionPlan } from '../../channels/promotion-plan.ts';
 import type { BaseContext } from '../../pipeline/context.ts';
-import type { ReleaseRecord } from '../../record/release-record.ts';
+import type { PromotionSigning, ReleaseRecord } from '../../record/release-record.ts';
 import type { PromotionResult, PromotionSource, StoreState } from '../../registry/apply-promotion.ts';
 import type { ImageStore } from '../../registry/store.ts';
+import type { RestampedImage } from '../../restamp/restamp-image.ts';
 import type { PromoteSigningFields } from '../sign/sign-context.ts';
 
 export interface PromoteContext extends BaseContext, PromoteSigningFields {
@@ -23,4 +24,8 @@ export interface PromoteContext extends BaseContext, PromoteSigningFields {
   state?: StoreState;
   plan?: PromotionPlan;
   result?: PromotionResult;
+  /** release from an rc: per artifact, the re-stamped image the plan tags instead. */
+  restamped?: Record<string, RestampedImage>;
+  /** release from an rc: the release digests signed, bound to their rc digests. */
+  releaseSigning?: PromotionSigning;
 }

@@ -29,6 +29,10 @@ export const promoteRecordStep: Step<PromoteContext> = {
         ]),
       ),
       ...(ctx.signing ? { signing: ctx.signing } : {}),
+      ...(ctx.restamped && Object.keys(ctx.restamped).length
+        ? { madeFrom: Object.fromEntries(Object.entries(ctx.restamped).map(([a, r]) => [a, r.from])) }
+        : {}),
+      ...(ctx.releaseSigning ? { releaseSigning: ctx.releaseSigning } : {}),
     };
     record.promotions = [...(record.promotions ?? []), entry];
     await writeReleaseRecord(ctx.recordPath, record);

@@ -11,15 +11,23 @@ import type { PromoteContext } from './promote-context.ts';
 export const promoteSigningKeyStep: Step<PromoteContext> = {
   title: 'Unlock the signing key',
   skip: (ctx) =>
-    ctx.channel !== 'rc'
-      ? `only the rc channel is signed (${ctx.channel} is not)`
-      : ctx.sign === false
-        ? '--no-sign: this release candidate will not be signed'
-        : false,
+    ctx.channel === 'dev'
+      ? 'the dev channel is not signed'
+      : ctx.channel === 'release' && Object.keys(ctx.restamped ?? {}).length === 0
+        ? 'nothing re-stamped: the release is the images as they are, nothing new to sign'
+        : ctx.sign === false
+          ? `--no-sign: ${ctx.channel === 'rc' ? 'this release candidate' : 'the release'} will not be signed`
+          : false,
   async run(ctx, io) {
     try {
       ctx.signingKey = await readSigningKey({ ...ctx, keyPath: ctx.keyPath });
     } catch (error) {
+      // A full release is signed when a key is there; without one it is promoted, and
+      // the output and record say it is unsigned. An rc without a key is refused.
+      if (ctx.channel === 'release' && isReleaseError(error) && error.code === SIGNING_KEY_MISSING) {
+        io.progress('no signing key: the release will not be signed');
+        return;
+      }
       if (isReleaseError(error) && error.code === SIGNING_KEY_MISSING) {
         throw new RuleError(
           'RC_SIGNING_KEY_MISSING',

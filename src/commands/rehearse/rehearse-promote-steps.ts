@@ -1,8 +1,10 @@
 import { imageOfRole } from '../../config/artifacts.ts';
 import { IMAGE_ROLES } from '../../config/artifacts-schema.ts';
+import { hasVersionLayer, VERSION_LABEL } from '../../engine/oci/version-layer.ts';
 import { RuleError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { openConfiguredStore } from '../../registry/open-store.ts';
+import type { ImageStore } from '../../registry/store.ts';
 import { REHEARSAL, type RehearseContext } from './rehearse-context.ts';
 import { releaseJson } from './release-json.ts';
 import { gitTag } from './workspace.ts';
@@ -46,9 +48,12 @@ export const rehearsePromoteRcStep: Step<RehearseContext> = {
   },
 };
 
-/** Tag the release, then promote the rc's exact digests: `vX.Y.Z` and `latest`, no rebuild. */
+/**
+ * Tag the release, then promote from the rc: each image re-stamped as `vX.Y.Z` (its own tag inside)
+ * with the rc's code layers unchanged, tagged `vX.Y.Z` and `latest`; no rebuild.
+ */
 export const rehearsePromoteReleaseStep: Step<RehearseContext> = {
-  title: 'Release the rc digests as the full release',
+  title: 'Release the rc as the full release (re-stamped, same code layers)',
   async run(ctx) {
     await gitTag(ctx.repo!, REHEARSAL.releaseTag);
     await releaseJson(
@@ -59,18 +64,59 @@ export const rehearsePromoteReleaseStep: Step<RehearseContext> = {
       },
     );
     const latest = await latestDigests(ctx);
+    const store = openConfiguredStore({ config: ctx.config, configDir: ctx.repo!, env: ctx.releaseEnv! });
+    const layers: string[] = [];
     for (const artifact of IMAGE_ROLES) {
-      if (latest[artifact] !== ctx.rcDigests![artifact]) {
+      const repository = imageOfRole(ctx.config, artifact);
+      const release = await store.resolve(repository, REHEARSAL.releaseTag);
+      if (!release || latest[artifact] !== release.digest || release.digest === ctx.rcDigests![artifact]) {
         throw new RuleError(
           'REHEARSAL_RELEASE_DIGEST',
-          `latest of ${artifact} is ${latest[artifact] ?? 'absent'}, not the rc's ${ctx.rcDigests![artifact]}`,
+          `${artifact}: ${REHEARSAL.releaseTag} is ${release?.digest ?? 'absent'}, latest ${latest[artifact] ?? 'absent'}; expected one new digest re-stamped from the rc's ${ctx.rcDigests![artifact]}`,
         );
       }
+      const compared = await compareWithRc(store, repository, ctx.rcDigests![artifact]!, release.digest);
+      if (compared.version !== REHEARSAL.releaseTag || !compared.codeEqual) {
+        throw new RuleError(
+          'REHEARSAL_RELEASE_NOT_RESTAMPED',
+          `${artifact}: the release image reports ${compared.version ?? 'no version'} and its code layers ${compared.codeEqual ? 'equal' : 'DIFFER from'} the rc's`,
+        );
+      }
+      layers.push(
+        `${artifact} ${compared.codeLayers} equal${compared.versionLayer ? ' + version layer' : ''}`,
+      );
     }
     ctx.notes[this.title] =
-      `${REHEARSAL.releaseTag} and latest point at the rc's digests (signature checked first)`;
+      `${REHEARSAL.releaseTag} and latest re-stamped from the signed rc, reporting ${REHEARSAL.releaseTag}; code layers: ${layers.join(', ')}; release signed, bound to the rc`;
   },
 };
+
+/** The release image's version label and whether its code layers are the rc's (by digest). */
+async function compareWithRc(store: ImageStore, repository: string, rcDigest: string, releaseDigest: string) {
+  const read = async (digest: string) => {
+    const manifest = await store.getManifest(repository, digest);
+    const json = JSON.parse(Buffer.from(manifest!.bytes).toString('utf8')) as {
+      config: { digest: string };
+      layers: { digest: string }[];
+    };
+    const config = JSON.parse(
+      Buffer.from(await store.getBlob(repository, json.config.digest)).toString('utf8'),
+    ) as {
+      config?: { Labels?: Record<string, string> };
+    };
+    const labels = config.config?.Labels ?? {};
+    const layers = json.layers.map((l) => l.digest);
+    const withVersionLayer = hasVersionLayer(labels, layers);
+    return { labels, code: withVersionLayer ? layers.slice(0, -1) : layers, withVersionLayer };
+  };
+  const [rc, release] = await Promise.all([read(rcDigest), read(releaseDigest)]);
+  return {
+    version: release.labels[VERSION_LABEL],
+    codeEqual: rc.code.length === release.code.length && rc.code.every((d, i) => d === release.code[i]),
+    codeLayers: release.code.length,
+    versionLayer: release.withVersionLayer,
+  };
+}
 
 async function latestDigests(ctx: RehearseContext): Promise<Record<string, string | undefined>> {
   const store = openConfiguredStore({ config: ctx.config, configDir: ctx.repo!, env: ctx.releaseEnv! });

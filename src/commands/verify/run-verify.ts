@@ -93,15 +93,8 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
     ...(flags.workerUrl ? { workerUrl: checkedUrl(flags.workerUrl, '--worker-url') } : {}),
     ...(docker ? { docker } : {}),
   };
-  if (flags.registry !== undefined && !docker) {
-    throw new UsageError(
-      'VERIFY_REGISTRY_NEEDS_DOCKER',
-      '--registry compares the digests a Docker engine runs',
-      {
-        hint: 'add --docker (and --docker-host <sock> if the engine is not the default one)',
-      },
-    );
-  }
+  // Without --docker, --registry still checks each release image against its rc; the
+  // running digests are compared only when an engine was read.
   // Signatures live in the store: --require-signature reads the config's registry.
   const registryFlag = flags.registry ?? (flags.requireSignature ? true : undefined);
   const store =

@@ -1,4 +1,5 @@
 import type { Step } from '../../pipeline/step.ts';
+import { checkProvenance } from '../../verify/check-provenance.ts';
 import { checkDeployment } from '../../verify/checks.ts';
 import { buildReport } from '../../verify/report.ts';
 import type { VerifyContext } from './verify-context.ts';
@@ -19,8 +20,11 @@ export const verifyCheckStep: Step<VerifyContext> = {
         ? { signatures: ctx.signatures, requireSignature: Boolean(ctx.requireSignature) }
         : {}),
     });
+    if (ctx.provenance)
+      ctx.outcome.findings.push(...checkProvenance(ctx.provenance, Boolean(ctx.requireSignature)));
     const ms = Math.round(performance.now() - ctx.startedAt);
     ctx.report = buildReport(ctx.target, probed, ctx.outcome, ms, ctx.registry, ctx.signatures);
+    if (ctx.provenance) ctx.report.provenance = ctx.provenance;
     io.progress(ctx.report.inStep ? 'in step' : `${ctx.outcome.findings.length} finding(s)`);
   },
 };

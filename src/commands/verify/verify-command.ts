@@ -18,7 +18,7 @@ export function verifyCommand(program: Command): void {
     .option('--expect <tag>', 'require every artifact to be this tag')
     .option(
       '--registry [registry]',
-      "with --docker: compare the digests running with the expected tag's (default: the config's registry)",
+      "the store of the release tags (default: the config's registry): each image's version and, for a release, that it is its signed rc re-stamped; with --docker also the digests running",
     )
     .option(
       '--require-signature',

@@ -3,7 +3,12 @@ import type { ImageStore } from '../../registry/store.ts';
 import type { PublicSigningKey } from '../../signing/keys.ts';
 import type { CheckOutcome } from '../../verify/checks.ts';
 import type { ProbedDeployment, VerifyTarget } from '../../verify/probe-deployment.ts';
-import type { DeploymentReport, RegistryReading, SignatureReading } from '../../verify/types.ts';
+import type {
+  DeploymentReport,
+  ProvenanceReading,
+  RegistryReading,
+  SignatureReading,
+} from '../../verify/types.ts';
 import type { VerifyOptions } from '../../verify/verify-deployment.ts';
 
 export interface VerifyContext extends BaseContext {
@@ -20,6 +25,8 @@ export interface VerifyContext extends BaseContext {
   trustedKey?: PublicSigningKey;
   requireSignature?: boolean;
   signatures?: SignatureReading[];
+  /** A release deployment with a store: each image's version and the rc it was made from. */
+  provenance?: ProvenanceReading[];
   outcome?: CheckOutcome;
   report?: DeploymentReport;
 }

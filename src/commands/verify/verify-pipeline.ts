@@ -2,6 +2,7 @@ import type { Step } from '../../pipeline/step.ts';
 import { verifyCheckStep } from './verify-check-step.ts';
 import type { VerifyContext } from './verify-context.ts';
 import { verifyProbeStep } from './verify-probe-step.ts';
+import { verifyProvenanceStep } from './verify-provenance-step.ts';
 import { verifyRegistryStep } from './verify-registry-step.ts';
 import { verifySignaturesStep } from './verify-signatures-step.ts';
 
@@ -14,5 +15,6 @@ export const verifyPipeline: readonly Step<VerifyContext>[] = [
   verifyProbeStep, // api, worker, web and svc read at once, each within its own deadline
   verifyRegistryStep, // --registry: the digest each expected tag names vs the digest running
   verifySignaturesStep, // signing.publicKey and a store: is each image's digest validly signed
+  verifyProvenanceStep, // a store and a release: each image's version; made from a signed rc, same code
   verifyCheckStep, // one tag, nothing unknown, API = worker, the CLI's minimum and PATH order
 ];

@@ -2,9 +2,10 @@ import { OCI_LAYOUT_PREFIX } from '../../config/schema.ts';
 import { InternalError } from '../../errors.ts';
 import { formatImageRef } from '../../registry/image-ref.ts';
 import type { ImageStore } from '../../registry/store.ts';
-import type { BuiltImage, Engine, ImageBuildRequest } from '../engine.ts';
+import type { BuiltImage, Engine, ImageBuildRequest, OciRecipe } from '../engine.ts';
 import { readBaseImage } from './base-image-reader.ts';
-import { createLayer } from './layer.ts';
+import { createLayer, type Layer, type LayerEntry } from './layer.ts';
+import { splitVersionFiles, VERSION_LAYER_DIGEST_LABEL, VERSION_LAYER_FILES_LABEL } from './version-layer.ts';
 import { buildOnBase } from './write-image.ts';
 
 /** Where the oci engine writes when the registry is remote and `--push` was not given. */
@@ -25,10 +26,19 @@ export function createOciEngine(options: { open: (registry: string) => ImageStor
       const base = await readBaseImage(options.open(ref.store), ref.repository, ref.reference, ref.text);
       const recipe = request.oci;
       if (!recipe) throw new InternalError('NO_OCI_RECIPE', `no daemonless recipe for ${request.artifact}`);
-      const layers = [];
-      for (const entries of recipe.layers) {
+      const { layers: lists, spec } = withVersionLayer(recipe);
+      const layers: Layer[] = [];
+      for (const entries of lists) {
         progress(`packing ${entries.length} entries`);
         layers.push(await createLayer(entries, options.epoch));
+      }
+      if (spec.versionFiles?.length) {
+        // Marked so `release promote --channel release` can find it and replace only it.
+        spec.labels = {
+          ...spec.labels,
+          [VERSION_LAYER_FILES_LABEL]: spec.versionFiles.join(','),
+          [VERSION_LAYER_DIGEST_LABEL]: layers.at(-1)!.digest,
+        };
       }
       const pushed = request.push || request.registry.startsWith(OCI_LAYOUT_PREFIX);
       const registry = pushed ? request.registry : LOCAL_LAYOUT;
@@ -39,7 +49,7 @@ export function createOciEngine(options: { open: (registry: string) => ImageStor
         tags: [request.tag],
         base,
         layers,
-        spec: recipe.spec,
+        spec,
       });
       return {
         artifact: request.artifact,
@@ -51,4 +61,34 @@ export function createOciEngine(options: { open: (registry: string) => ImageStor
       };
     },
   };
+}
+
+/**
+ * The recipe with the files that carry the version (`spec.versionFiles`) moved out of their layers
+ * into one last layer of their own, the version layer a full release re-stamps; a layer left empty
+ * is dropped. Without version files the recipe is unchanged.
+ */
+function withVersionLayer(recipe: OciRecipe): OciRecipe {
+  const files = recipe.spec.versionFiles ?? [];
+  if (files.length === 0) return recipe;
+  const version: LayerEntry[] = [];
+  const layers: LayerEntry[][] = [];
+  const history: string[] = [];
+  const createdBy = recipe.spec.createdBy;
+  recipe.layers.forEach((entries, i) => {
+    const split = splitVersionFiles(
+      entries,
+      files.filter((f) => entries.some((e) => e.path === f)),
+    );
+    version.push(...split.version);
+    if (split.code.some((e) => e.type !== 'dir')) {
+      layers.push(split.code);
+      history.push(typeof createdBy === 'string' ? createdBy : (createdBy[i] ?? createdBy[0] ?? ''));
+    }
+  });
+  const missing = files.filter((f) => !version.some((e) => e.path === f));
+  if (missing.length)
+    throw new InternalError('VERSION_FILES_MISSING', `version files not in the image: ${missing.join(', ')}`);
+  history.push(`${history[0] ?? 'release build'} [version layer]`);
+  return { layers: [...layers, version], spec: { ...recipe.spec, createdBy: history } };
 }

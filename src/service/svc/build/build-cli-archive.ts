@@ -49,7 +49,8 @@ export async function buildCliArchive(options: {
   }
 }
 
-function npmPack(dir: string, destination: string): Promise<string> {
+/** `npm pack` of `dir` into `destination` (npm fixes every entry's time and mode); the file name it wrote. */
+export function npmPack(dir: string, destination: string): Promise<string> {
   const args = ['pack', '--json', '--ignore-scripts', '--pack-destination', destination];
   return new Promise((done, fail) => {
     execFile('npm', args, { cwd: dir, timeout: 120_000 }, (error, stdout, stderr) => {

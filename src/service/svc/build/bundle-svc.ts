@@ -7,16 +7,19 @@ const PACKAGE_ROOT = packageRoot();
 const ENTRY = join(PACKAGE_ROOT, 'src/service/svc/main.ts');
 
 export interface BundleOptions {
-  /** The version `svc --version` prints, baked in as a constant. */
-  version: string;
+  /**
+   * The version `svc --version` prints. Not part of the code: svc reads it from `serviceVersion`
+   * in the package.json beside it (see ../version.ts), so every version gets the same svc.js.
+   */
+  version?: string;
   outFile: string;
   /** The upgrade command the gate prints (`{url}` for the archive URL); default the npm form. */
   installCommand?: string;
 }
 
 /**
- * Bundle the svc CLI into one file with its version baked in (esbuild `define`). The file needs
- * nothing at run time but Node itself: no node_modules, no tsx, no version file to read.
+ * Bundle the svc CLI into one file (esbuild). The file needs nothing at run time but Node itself
+ * and its package.json, which carries the baked version: no node_modules, no tsx.
  *
  * CommonJS rather than ESM, measured: `svc --version` must cost at most 15% more than `node -e 0`,
  * and Node's ESM loader alone costs about 10% (an empty ESM file vs an empty CommonJS one), while
@@ -39,7 +42,7 @@ export async function bundleSvc(options: BundleOptions): Promise<void> {
     logLevel: 'silent',
     banner: { js: '#!/usr/bin/env node' },
     define: {
-      __SVC_VERSION__: JSON.stringify(options.version),
+      __SVC_BUNDLED__: 'true',
       ...(options.installCommand ? { __SVC_INSTALL_COMMAND__: JSON.stringify(options.installCommand) } : {}),
     },
   });

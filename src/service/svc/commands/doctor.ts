@@ -5,7 +5,7 @@ import { selectApi, selectTimeout } from '../config/select-api.ts';
 import type { SvcContext } from '../context.ts';
 import { upgradeCommand } from '../gate/decide.ts';
 import { probeVersion } from '../gate/probe.ts';
-import { runningScript } from '../install-prefix.ts';
+import { installPrefixOf, runningScript } from '../install-prefix.ts';
 import { out, outJson } from '../output.ts';
 import { describeSvcs, findSvcOnPath, olderComesFirst } from '../path-scan.ts';
 import { type Finding, findingsAboutApi } from './doctor-findings.ts';
@@ -24,7 +24,10 @@ export async function runDoctor(ctx: SvcContext): Promise<number> {
     findings.push({
       id: 'cli-version-unknown',
       problem: `svc --version prints "${ctx.cliVersion}": this svc has no baked-in release version (installed from a development checkout)`,
-      fix: `reinstall a release: svc update --url ${base}`,
+      // svc update replaces only an npm-installed svc; from a checkout it refuses, so say what works.
+      fix: installPrefixOf(runningScript())
+        ? `reinstall a release: svc update --url ${base}`
+        : `install a release: ${upgradeCommand(base)}`,
     });
   }
 

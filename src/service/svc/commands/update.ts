@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { RuleError, UsageError } from '../../../errors.ts';
 import { sameTag } from '../../../version/compare.ts';
-import { requireApi } from '../config/select-api.ts';
+import { requireApi, selectTimeout } from '../config/select-api.ts';
 import type { SvcContext } from '../context.ts';
 import { upgradeCommand } from '../gate/decide.ts';
 import { installPrefixOf, runningScript } from '../install-prefix.ts';
@@ -12,6 +12,7 @@ import { describeSvcs, findSvcOnPath } from '../path-scan.ts';
 import { ARCHIVE_PATH, downloadArchive } from '../update/download.ts';
 import { npmInstallGlobal } from '../update/npm-install.ts';
 import { preflightArchive } from '../update/preflight.ts';
+import { refuseBelowServerMinimum } from '../update/server-minimum.ts';
 
 const DOWNLOAD_TIMEOUT_MS = 120_000;
 
@@ -50,6 +51,12 @@ export async function runUpdate(ctx: SvcContext): Promise<number> {
     await mkdir(join(work, 'trial'));
     const checked = await preflightArchive(archive.file, join(work, 'trial'));
     progress(`checked: ${archive.size} bytes, SHA-256 ${archive.sha256}, it runs as svc ${checked.version}`);
+    await refuseBelowServerMinimum({
+      baseUrl,
+      archiveVersion: checked.version,
+      cliVersion: ctx.cliVersion,
+      timeoutMs: selectTimeout(ctx.env),
+    });
 
     if (ctx.dryRun) {
       out(

@@ -71,7 +71,9 @@ export function decideCompatibility(input: DecideInput): GateDecision {
         : own.kind === 'hash'
           ? 'is a bare commit hash'
           : 'is not a version';
-    const text = `svc ${cli} ${what}: a development build is not checked against the server's minimum CLI version (install a release with \`svc update --url ${baseUrl}\`)`;
+    // `svc update` can only replace an svc npm installed; from a checkout it refuses
+    // (NOT_NPM_INSTALLED), so the advice is the command that works from anywhere.
+    const text = `svc ${cli} ${what}: a development build is not checked against the server's minimum CLI version (install a release with \`${upgradeCommand(baseUrl)}\`)`;
     return {
       ...base,
       outcome: 'dev-build',

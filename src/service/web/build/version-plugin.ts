@@ -2,14 +2,13 @@ import type { Plugin } from 'vite';
 import { InternalError } from '../../../errors.ts';
 import { escapeHtml } from './client-version.ts';
 
-/** The global the app reads its own version from; replaced at build time (see app/client-version.ts). */
-export const VERSION_GLOBAL = '__SERVICE_CLIENT_VERSION__';
-
 /**
- * Bakes one version into a web build, in the three places it is read:
- * - the bundle (the user menu shows it, the reload notice compares with it),
- * - `<meta name="service-client-version">` in index.html,
+ * Bakes one version into a web build, in the two files it is read from:
+ * - `<meta name="service-client-version">` in index.html (the bundle reads it at run time for the
+ *   user menu and the reload notice; `release verify` falls back to it),
  * - `version.json` (`{"version": ...}`), which `release verify` reads over HTTP.
+ * Never into the scripts: their bytes stay the same whatever the version, so a release made from
+ * an rc re-stamps these two files only (the image's version layer).
  *
  * `version` must already be validated by `clientVersionOf`; it is still escaped for HTML and
  * serialised as JSON, never pasted in raw.
@@ -17,7 +16,6 @@ export const VERSION_GLOBAL = '__SERVICE_CLIENT_VERSION__';
 export function serviceVersionPlugin(version: string): Plugin {
   return {
     name: 'service-client-version',
-    config: () => ({ define: { [VERSION_GLOBAL]: JSON.stringify(version) } }),
     transformIndexHtml(html) {
       const meta = `<meta name="service-client-version" content="${escapeHtml(version)}" />`;
       // Right after the charset declaration, which must stay first in <head>.

@@ -1,0 +1,68 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, normalize } from 'node:path';
+import { UsageError } from '../errors.ts';
+import { npmPack } from '../service/svc/build/build-cli-archive.ts';
+import { npmVersionOf } from '../service/svc/build/package-json.ts';
+import { readPackageArchive } from '../service/svc/update/read-archive.ts';
+
+/**
+ * Re-stamp a built svc CLI archive (an `npm pack` tarball, `package/...`) with another version:
+ * the package.json gets the new npm `version` and `serviceVersion` (the version svc bakes in and
+ * prints, see service/svc/version.ts); every other file, svc.js above all, keeps its bytes. The
+ * result is packed by `npm pack` exactly as the build packs it, so re-stamping is reproducible and
+ * `restampCliArchive(build(v1), v2)` is byte-identical to `build(v2)`.
+ *
+ * Used when a release is made from an rc: the release's archive carries the rc's tested code.
+ */
+export async function restampCliArchive(archive: Buffer, version: string): Promise<Buffer> {
+  const wanted = version.trim();
+  if (!wanted || wanted.length > 128 || /[\s\u0000-\u001f\u007f-\u009f]/.test(wanted)) {
+    throw new UsageError('CLI_VERSION_INVALID', `"${version}" cannot be baked into svc`, {
+      hint: 'use the release tag: no spaces or control characters, at most 128 characters',
+    });
+  }
+  let entries: ReturnType<typeof readPackageArchive>;
+  try {
+    entries = readPackageArchive(archive);
+  } catch (error) {
+    throw new UsageError(
+      'CLI_ARCHIVE_INVALID',
+      `the CLI archive cannot be re-stamped: ${(error as Error).message}`,
+    );
+  }
+  const manifestEntry = entries.find((entry) => entry.path === 'package.json');
+  if (!manifestEntry) throw new UsageError('CLI_ARCHIVE_INVALID', 'the CLI archive has no package.json');
+  let manifest: Record<string, unknown>;
+  try {
+    manifest = JSON.parse(manifestEntry.content.toString('utf8')) as Record<string, unknown>;
+  } catch {
+    throw new UsageError('CLI_ARCHIVE_INVALID', "the CLI archive's package.json is not JSON");
+  }
+  if (manifest['name'] !== 'service-cli')
+    throw new UsageError('CLI_ARCHIVE_INVALID', 'the archive is not the service-cli package');
+  // Assigning existing keys keeps their place, so the file differs from the build's only in values.
+  manifest['version'] = npmVersionOf(wanted);
+  manifest['serviceVersion'] = wanted;
+
+  const stage = await mkdtemp(join(tmpdir(), 'svc-restamp-'));
+  try {
+    const pkg = join(stage, 'package');
+    for (const entry of entries) {
+      const path = normalize(entry.path);
+      if (!path || path.startsWith('..') || path.startsWith('/'))
+        throw new UsageError(
+          'CLI_ARCHIVE_INVALID',
+          `the CLI archive has an unsafe path ${JSON.stringify(path)}`,
+        );
+      await mkdir(dirname(join(pkg, path)), { recursive: true });
+      const content =
+        path === 'package.json' ? Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`) : entry.content;
+      await writeFile(join(pkg, path), content);
+    }
+    const packed = await npmPack(pkg, stage);
+    return await readFile(join(stage, packed));
+  } finally {
+    await rm(stage, { recursive: true, force: true });
+  }
+}

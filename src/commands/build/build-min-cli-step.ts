@@ -1,0 +1,14 @@
+import { checkOwnMinimum, ownMinimum } from '../../config/own-minimum.ts';
+import type { Step } from '../../pipeline/step.ts';
+import type { BuildContext } from './build-context.ts';
+
+/** The CLI built (alone, or inside the api image) must not be below its own API's minimum. */
+export const buildMinCliStep: Step<BuildContext> = {
+  title: "Check the CLI against its own API's minimum",
+  skip: (ctx) =>
+    ctx.only.has('cli') || ctx.only.has('api') ? false : 'no CLI is built (--only without cli or api)',
+  async run(ctx, io) {
+    checkOwnMinimum(ctx.tag!, ctx.config, `build ${ctx.tag}`);
+    io.progress(`${ctx.tag} is not below ${ownMinimum(ctx.config).min}`);
+  },
+};

@@ -1,0 +1,44 @@
+import { short } from '../../channels/promotion-plan.ts';
+import type { Step } from '../../pipeline/step.ts';
+import { restampImage } from '../../restamp/restamp-image.ts';
+import { sameTag } from '../../version/compare.ts';
+import { imageTagOf } from '../../version/image-tag.ts';
+import { parseVersion } from '../../version/parse.ts';
+import type { PromoteContext } from './promote-context.ts';
+
+/**
+ * `release promote --channel release` of images built as another version (an rc): each image is
+ * re-stamped so the release reports its own tag (spec section 9, item 2): the rc's code layers
+ * unchanged, a new config and version layer (src/restamp/). Computed here (a dry run shows the
+ * release digests), pushed by the next step; images already built as this version (no --from)
+ * are promoted as they are.
+ */
+export const promoteRestampStep: Step<PromoteContext> = {
+  title: 'Re-stamp the release candidate as the release',
+  skip: (ctx) =>
+    ctx.channel !== 'release'
+      ? `only a full release reports a version other than its build's (${ctx.channel} copies manifests)`
+      : false,
+  async run(ctx, io) {
+    const tag = imageTagOf(parseVersion(ctx.version!));
+    const restamped: NonNullable<PromoteContext['restamped']> = {};
+    for (const source of ctx.sources!) {
+      const { artifact, repository } = source;
+      const rc = await ctx.store.getManifest(repository, source.reference);
+      if (!rc) continue; // the plan step reports a missing source
+      const image = await restampImage(ctx.store, repository, rc, tag);
+      if (image.sourceVersion === undefined || sameTag(image.sourceVersion, tag)) {
+        io.progress(`${artifact}: already ${image.sourceVersion ?? 'without a version'}, promoted as it is`);
+        continue;
+      }
+      ctx.warnings.push(...image.warnings);
+      restamped[artifact] = image;
+      source.reference = image.manifest.descriptor.digest;
+      io.progress(
+        `${artifact}: ${image.sourceVersion} ${short(image.from)} -> ${tag} ${short(image.manifest.descriptor.digest)}` +
+          (image.versionLayer ? ' (config and version layer)' : ' (config only)'),
+      );
+    }
+    ctx.restamped = restamped;
+  },
+};

@@ -1,0 +1,51 @@
+import { ExternalError } from '../../errors.ts';
+import type { Step } from '../../pipeline/step.ts';
+import { signAndConfirm } from '../../signing/image-signature.ts';
+import type { PromoteContext } from './promote-context.ts';
+
+/**
+ * A full release re-stamped from an rc is signed too: each release digest with a
+ * statement naming the rc digest it was made from, so the signature vouches for "these bytes are
+ * the signed rc, re-stamped", and `release verify` can hold the release to the rc's code layers.
+ */
+export const promoteSignReleaseStep: Step<PromoteContext> = {
+  title: 'Sign the release, bound to its release candidate',
+  writes: true,
+  skip: (ctx) =>
+    ctx.channel !== 'release'
+      ? `only a full release is bound to an rc (${ctx.channel} is not)`
+      : Object.keys(ctx.restamped ?? {}).length === 0
+        ? 'nothing was re-stamped from a release candidate'
+        : !ctx.signingKey
+          ? 'no signing key (--key, RELEASE_SIGNING_KEY or signing.privateKey): the release is not signed'
+          : false,
+  async run(ctx, io) {
+    const key = ctx.signingKey!;
+    const artifacts: Record<string, { digest: string; signature: string; madeFrom: string }> = {};
+    for (const [artifact, image] of Object.entries(ctx.restamped!)) {
+      const repository = ctx.plan!.artifacts.find((a) => a.artifact === artifact)!.repository;
+      const digest = image.manifest.descriptor.digest;
+      let outcome: Awaited<ReturnType<typeof signAndConfirm>>;
+      try {
+        outcome = await signAndConfirm(
+          ctx.store,
+          key,
+          { repository, digest, madeFrom: image.from },
+          artifact,
+        );
+      } catch (error) {
+        throw new ExternalError(
+          'RELEASE_SIGNING_FAILED',
+          `${ctx.plan!.tag} is tagged but not signed: ${(error as Error).message}`,
+          {
+            hint: 'run this promotion again once the store answers (the tags are in place; it signs what is missing)',
+            cause: error,
+          },
+        );
+      }
+      artifacts[artifact] = { digest, signature: outcome.signature, madeFrom: image.from };
+      io.progress(`${artifact}: ${outcome.status}, bound to ${image.from.slice(0, 19)}`);
+    }
+    ctx.releaseSigning = { status: 'signed', keyId: key.publicKey.keyId, artifacts };
+  },
+};

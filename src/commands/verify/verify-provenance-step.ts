@@ -1,0 +1,37 @@
+import type { Step } from '../../pipeline/step.ts';
+import { referenceOf } from '../../verify/checks.ts';
+import { probeProvenance } from '../../verify/probes/provenance.ts';
+import { imageTagOf } from '../../version/image-tag.ts';
+import { parseVersion } from '../../version/parse.ts';
+import type { VerifyContext } from './verify-context.ts';
+
+/**
+ * A release deployment with a store (`--registry`, `--require-signature`): per image, the version
+ * it reports and, for a release re-stamped from an rc, that it is the signed rc's code.
+ */
+export const verifyProvenanceStep: Step<VerifyContext> = {
+  title: 'Check each release image is its rc re-stamped',
+  skip: (ctx) => (ctx.store ? false : 'pass --registry to check each image against the rc it names'),
+  async run(ctx, io) {
+    const probed = ctx.probed!;
+    const live = probed.results.filter((r) => r.version !== undefined && r.running !== false);
+    const reference = referenceOf(live, ctx.options.expect);
+    const version = reference ? parseVersion(reference.tag) : undefined;
+    if (version?.kind !== 'release') {
+      ctx.provenance = [];
+      io.progress(reference ? `${reference.tag} is not a full release` : 'no readable tag to look up');
+      return;
+    }
+    const tag = imageTagOf(version);
+    ctx.provenance = await Promise.all(
+      (['api', 'worker', 'web'] as const).map((artifact) =>
+        probeProvenance(ctx.store!, ctx.trustedKey, {
+          artifact,
+          repository: ctx.options.images[artifact],
+          tag,
+        }),
+      ),
+    );
+    io.progress(ctx.provenance.map((p) => `${p.artifact}: ${p.imageVersion ?? '?'}`).join(', '));
+  },
+};

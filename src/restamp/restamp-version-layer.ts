@@ -1,0 +1,118 @@
+import { posix } from 'node:path';
+import { Readable } from 'node:stream';
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
+import { extract } from 'tar-stream';
+import { restampCliArchive } from '../cli-package/restamp-archive.ts';
+import { createLayerFromTar, type Layer, type LayerEntry, packTar } from '../engine/oci/layer.ts';
+import { RuleError } from '../errors.ts';
+import { escapeHtml } from '../service/web/build/client-version.ts';
+
+const gunzipAsync = promisify(gunzip);
+
+/** A version layer holds a few small files; anything bigger is not one we made. */
+export const MAX_VERSION_LAYER_BYTES = 32 * 1024 * 1024;
+
+const META = /(<meta name="service-client-version" content=")[^"]*(")/g;
+
+/**
+ * The version layer of a release from the rc's: every file `files` names is re-written for
+ * `version` by its kind, everything else (the parent directories) is kept, and the layer is packed
+ * with the same deterministic rules and entry time as the build, so re-stamping is reproducible:
+ * the same rc and version always give the same digest (verify relies on that).
+ *
+ * Kinds, by name: `version.json` -> `{"version": ...}`; `*.html` -> the content of
+ * `<meta name="service-client-version">`; `*.tar.gz`/`*.tgz` -> the svc archive re-packed with the
+ * version in its package metadata (restampCliArchive, svc.js byte-identical).
+ */
+export async function restampVersionLayer(
+  blob: Uint8Array,
+  files: readonly string[],
+  version: string,
+): Promise<Layer> {
+  if (blob.length > MAX_VERSION_LAYER_BYTES) {
+    throw new RuleError(
+      'VERSION_LAYER_INVALID',
+      `the version layer is ${blob.length} bytes, too big to be one`,
+    );
+  }
+  const { entries, mtime } = await readLayer(Buffer.from(await gunzipAsync(blob)));
+  const wanted = new Set(files);
+  const out: LayerEntry[] = [];
+  for (const entry of entries) {
+    if (entry.type === 'file' && wanted.has(entry.path)) {
+      wanted.delete(entry.path);
+      out.push({ ...entry, content: await restampFile(entry.path, Buffer.from(entry.content), version) });
+    } else if (entry.type === 'dir') {
+      out.push(entry);
+    } else {
+      throw new RuleError(
+        'VERSION_LAYER_INVALID',
+        `the version layer holds ${entry.path}, which its label does not list`,
+        { hint: 'the version layer must hold only the files its label names' },
+      );
+    }
+  }
+  if (wanted.size > 0)
+    throw new RuleError('VERSION_LAYER_INVALID', `the version layer has no ${[...wanted].join(', ')}`);
+  return createLayerFromTar(await packTar(out, mtime));
+}
+
+async function restampFile(path: string, content: Buffer, version: string): Promise<Buffer> {
+  const name = posix.basename(path);
+  if (name === 'version.json') return Buffer.from(`${JSON.stringify({ version })}\n`);
+  if (name.endsWith('.html')) {
+    const html = content.toString('utf8');
+    const count = html.match(META)?.length ?? 0;
+    if (count !== 1)
+      throw new RuleError(
+        'VERSION_LAYER_INVALID',
+        `${path} has ${count} service-client-version <meta> tags, not one`,
+      );
+    return Buffer.from(html.replace(META, `$1${escapeHtml(version)}$2`));
+  }
+  if (name.endsWith('.tar.gz') || name.endsWith('.tgz')) return restampCliArchive(content, version);
+  throw new RuleError('VERSION_LAYER_INVALID', `no rule re-stamps ${path} (version.json, *.html, *.tar.gz)`);
+}
+
+type ReadEntry =
+  | { type: 'dir'; path: string; mode: number }
+  | { type: 'file'; path: string; mode: number; content: Uint8Array }
+  | { type: 'symlink'; path: string; target: string };
+
+/** The entries of an uncompressed tar, and the time of its first entry (the build's time). */
+async function readLayer(tar: Buffer): Promise<{ entries: ReadEntry[]; mtime: number }> {
+  const entries: ReadEntry[] = [];
+  let mtime: number | undefined;
+  const reader = extract();
+  reader.on('entry', (header, stream, next) => {
+    const chunks: Buffer[] = [];
+    stream.on('data', (chunk: unknown) => chunks.push(chunk as Buffer));
+    stream.on('end', () => {
+      mtime ??= Math.floor((header.mtime?.getTime() ?? 0) / 1000);
+      const path = `/${header.name.replace(/^\.?\/+/, '').replace(/\/+$/, '')}`;
+      const mode = (header.mode ?? 0o644) & 0o7777;
+      if (header.type === 'directory') entries.push({ type: 'dir', path, mode });
+      else if (header.type === 'file')
+        entries.push({ type: 'file', path, mode, content: Buffer.concat(chunks) });
+      else if (header.type === 'symlink')
+        entries.push({ type: 'symlink', path, target: header.linkname ?? '' });
+      else {
+        next(new Error(`unexpected ${header.type} entry ${path}`));
+        return;
+      }
+      next();
+    });
+    stream.resume();
+  });
+  await new Promise<void>((resolve, reject) => {
+    reader.on('finish', resolve);
+    reader.on('error', (error) =>
+      reject(
+        new RuleError('VERSION_LAYER_INVALID', `the version layer is not a readable tar: ${error.message}`),
+      ),
+    );
+    Readable.from([tar]).pipe(reader);
+  });
+  return { entries, mtime: mtime ?? 0 };
+}

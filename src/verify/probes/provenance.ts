@@ -1,0 +1,98 @@
+import type { OciImageConfig } from '../../engine/oci/image-config.ts';
+import { hasVersionLayer, RESTAMPED_FROM } from '../../engine/oci/version-layer.ts';
+import type { ImageStore, Manifest } from '../../registry/store.ts';
+import { versionOfConfig } from '../../restamp/restamp-config.ts';
+import { restampImage } from '../../restamp/restamp-image.ts';
+import { printable } from '../../shared/printable.ts';
+import type { PublicSigningKey } from '../../signing/keys.ts';
+import type { ArtifactName, ProvenanceReading } from '../types.ts';
+
+/** Read one image's provenance from the store. Never throws: an unreadable store gives `error`. */
+export async function probeProvenance(
+  store: ImageStore,
+  trusted: PublicSigningKey | undefined,
+  subject: { artifact: ArtifactName; repository: string; tag: string },
+): Promise<ProvenanceReading> {
+  const { repository, tag } = subject;
+  const reading: ProvenanceReading = { ...subject, digest: undefined };
+  try {
+    const release = await store.getManifest(repository, tag);
+    // Not in the store: nothing to trace (the registry step says when a running image's tag is missing).
+    if (!release) return { ...reading, missing: true };
+    reading.digest = release.descriptor.digest;
+    const image = await readImage(store, repository, release);
+    if (!image) return reading; // an index: its children carry the details
+    reading.imageVersion = versionOfConfig(image.config);
+    const from = image.annotations?.[RESTAMPED_FROM] ?? image.config.config?.Labels?.[RESTAMPED_FROM];
+    if (!from) return reading;
+    reading.madeFrom = from;
+    const rcManifest = await store.getManifest(repository, from);
+    if (!rcManifest) return { ...reading, rcMissing: true };
+    const rc = await readImage(store, repository, rcManifest);
+    if (rc) {
+      reading.rcVersion = versionOfConfig(rc.config);
+      const mine = codeLayersOf(image);
+      const theirs = codeLayersOf(rc);
+      reading.codeLayers = {
+        count: mine.length,
+        equal: mine.length === theirs.length && mine.every((d, i) => d === theirs[i]),
+      };
+    }
+    const again = await restampImage(store, repository, rcManifest, tag);
+    reading.restampMatches = again.manifest.descriptor.digest === release.descriptor.digest;
+    if (trusted) {
+      const { checkImageSignature } = await import('../../signing/image-signature.ts');
+      reading.rcSignature = (await checkImageSignature(store, trusted, { repository, digest: from })).status;
+      const check = await checkImageSignature(store, trusted, {
+        repository,
+        digest: release.descriptor.digest,
+      });
+      const bound = check.signatures.some((s) => s.valid && s.madeFrom === from);
+      reading.releaseSignature =
+        check.status === 'valid'
+          ? bound
+            ? 'bound'
+            : 'unbound'
+          : check.status === 'missing'
+            ? 'missing'
+            : 'invalid';
+    }
+    return reading;
+  } catch (error) {
+    return { ...reading, error: printable((error as Error).message, { max: 300 }) };
+  }
+}
+
+interface ImageView {
+  config: OciImageConfig;
+  layers: string[];
+  annotations?: Record<string, string>;
+}
+
+async function readImage(
+  store: ImageStore,
+  repository: string,
+  manifest: Manifest,
+): Promise<ImageView | undefined> {
+  const json = JSON.parse(Buffer.from(manifest.bytes).toString('utf8')) as {
+    config?: { digest: string };
+    layers?: { digest: string }[];
+    annotations?: Record<string, string>;
+  };
+  if (!json.config || !json.layers) return undefined;
+  const config = JSON.parse(
+    Buffer.from(await store.getBlob(repository, json.config.digest)).toString('utf8'),
+  ) as OciImageConfig;
+  return {
+    config,
+    layers: json.layers.map((l) => l.digest),
+    ...(json.annotations ? { annotations: json.annotations } : {}),
+  };
+}
+
+/** Every layer but the version layer (the last, when the labels name it). */
+function codeLayersOf(image: ImageView): string[] {
+  return hasVersionLayer(image.config.config?.Labels, image.layers)
+    ? image.layers.slice(0, -1)
+    : image.layers;
+}
