@@ -20,6 +20,12 @@ export interface SvcContext {
 export interface GatedRun {
   baseUrl: string;
   gate: GateDecision;
+  /**
+   * One total deadline (`performance.now()` time) for the gate and the command's own requests:
+   * against a stalled server the user waits one timeout, not the gate's and then the command's.
+   */
+  deadline: number;
+  timeoutMs: number;
 }
 
 export type CommandRunner = (ctx: SvcContext, gated: GatedRun | undefined) => Promise<number>;

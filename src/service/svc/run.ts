@@ -74,15 +74,17 @@ export async function main(
 /** The compatibility gate: check, print what it says on stderr, show the soft notice at most once. */
 async function runGate(ctx: SvcContext): Promise<GatedRun> {
   const { baseUrl } = requireApi(ctx.url, ctx.env, ctx.config);
+  const timeoutMs = selectTimeout(ctx.env);
+  const deadline = performance.now() + timeoutMs;
   const gate = await checkCliCompatibility({
     baseUrl,
     cliVersion: ctx.cliVersion,
-    timeoutMs: selectTimeout(ctx.env),
+    timeoutMs,
     mode: selectGateMode(ctx.env, ctx.config),
   });
   for (const message of gate.messages) say(message.level, message.text);
   if (gate.notice && noticeWanted(ctx.env, process.stderr.isTTY === true)) {
     if (await firstTimeFor(stateDir(ctx.env), gate.notice.key)) say('notice', gate.notice.text);
   }
-  return { baseUrl, gate };
+  return { baseUrl, gate, deadline, timeoutMs };
 }

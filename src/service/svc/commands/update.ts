@@ -10,7 +10,7 @@ import { installPrefixOf, runningScript } from '../install-prefix.ts';
 import { out, progress } from '../output.ts';
 import { describeSvcs, findSvcOnPath } from '../path-scan.ts';
 import { ARCHIVE_PATH, downloadArchive } from '../update/download.ts';
-import { npmInstallGlobal } from '../update/npm-install.ts';
+import { installChecked } from '../update/install-checked.ts';
 import { preflightArchive } from '../update/preflight.ts';
 import { refuseBelowServerMinimum } from '../update/server-minimum.ts';
 
@@ -50,6 +50,7 @@ export async function runUpdate(ctx: SvcContext): Promise<number> {
     });
     await mkdir(join(work, 'trial'));
     const checked = await preflightArchive(archive.file, join(work, 'trial'));
+    if (archive.url !== `${baseUrl}${ARCHIVE_PATH}`) progress(`the bytes came from ${archive.url}`);
     progress(`checked: ${archive.size} bytes, SHA-256 ${archive.sha256}, it runs as svc ${checked.version}`);
     await refuseBelowServerMinimum({
       baseUrl,
@@ -74,7 +75,14 @@ export async function runUpdate(ctx: SvcContext): Promise<number> {
       return 0;
     }
     progress(`installing into ${prefix}`);
-    await npmInstallGlobal(prefix!, archive.file, process.env);
+    await installChecked({
+      prefix: prefix!,
+      file: archive.file,
+      sha256: archive.sha256,
+      version: checked.version,
+      work,
+      env: process.env,
+    });
     return await confirmOnPath(ctx, prefix!, checked.version);
   } finally {
     await rm(work, { recursive: true, force: true });
@@ -96,7 +104,9 @@ async function confirmOnPath(ctx: SvcContext, prefix: string, version: string): 
   const fix =
     ours === -1
       ? `${join(prefix, 'bin')} is not on PATH: add it before the others${inTheWay.length ? `, or remove ${inTheWay.map((e) => e.path).join(', ')}` : ''}`
-      : `remove ${inTheWay.map((e) => `${e.path} (svc ${e.version ?? '?'})`).join(', ')}, which come${inTheWay.length === 1 ? 's' : ''} first on PATH`;
+      : inTheWay.length === 0
+        ? `the svc in ${join(prefix, 'bin')} does not report ${version}; run svc update again, or reinstall with: ${upgradeCommand(ctx.url ?? '<api_base_url>')}`
+        : `remove ${inTheWay.map((e) => `${e.path} (svc ${e.version ?? '?'})`).join(', ')}, which come${inTheWay.length === 1 ? 's' : ''} first on PATH`;
   throw new RuleError(
     'UPDATE_SHADOWED',
     `installed svc ${version} into ${prefix}, but the svc first on PATH is ${first ? `${first.path} (svc ${first.version ?? '?'})` : 'missing'}.\nsvc on PATH, in order:\n  ${listing}`,
