@@ -14,6 +14,8 @@ export interface SvcContext {
   url: string | undefined;
   json: boolean;
   dryRun: boolean;
+  /** `svc update --insecure-skip-signature`. */
+  skipSignature: boolean;
 }
 
 /** A gated command runs after the gate let it through and may reuse what the gate learnt. */

@@ -40,8 +40,13 @@ export async function main(
         hint: `one of: ${Object.keys(COMMANDS).join(', ')} (svc --help)`,
       });
     }
-    for (const flag of ['json', 'dry-run'] as const) {
-      if ((flag === 'json' ? parsed.json : parsed.dryRun) && !command.flags.includes(flag)) {
+    const given = {
+      json: parsed.json,
+      'dry-run': parsed.dryRun,
+      'insecure-skip-signature': parsed.skipSignature,
+    };
+    for (const flag of ['json', 'dry-run', 'insecure-skip-signature'] as const) {
+      if (given[flag] && !command.flags.includes(flag)) {
         throw new UsageError('UNKNOWN_OPTION', `svc ${name} does not take --${flag}`, {
           hint: `usage: svc ${command.usage}`,
         });
@@ -57,6 +62,7 @@ export async function main(
       url: parsed.url,
       json: parsed.json,
       dryRun: parsed.dryRun,
+      skipSignature: parsed.skipSignature,
     };
     // Load the command while the gate waits for the server: the wait is otherwise idle time.
     const runner = command.load();

@@ -7,12 +7,14 @@ import { requireApi, selectTimeout } from '../config/select-api.ts';
 import type { SvcContext } from '../context.ts';
 import { upgradeCommand } from '../gate/decide.ts';
 import { installPrefixOf, runningScript } from '../install-prefix.ts';
-import { out, progress } from '../output.ts';
+import { out, progress, say } from '../output.ts';
 import { describeSvcs, findSvcOnPath } from '../path-scan.ts';
+import { bakedPublicKey } from '../update/baked-key.ts';
 import { ARCHIVE_PATH, downloadArchive } from '../update/download.ts';
 import { installChecked } from '../update/install-checked.ts';
 import { preflightArchive } from '../update/preflight.ts';
 import { refuseBelowServerMinimum } from '../update/server-minimum.ts';
+import { checkArchiveSignature, type SignatureCheck } from '../update/signature.ts';
 
 const DOWNLOAD_TIMEOUT_MS = 120_000;
 
@@ -48,6 +50,11 @@ export async function runUpdate(ctx: SvcContext): Promise<number> {
       cliVersion: ctx.cliVersion,
       timeoutMs: DOWNLOAD_TIMEOUT_MS,
     });
+    // Before any byte of the archive runs (the trial) or is installed.
+    reportSignature(
+      ctx,
+      await checkArchiveSignature(archive.file, archive.signature, bakedPublicKey(), ctx.skipSignature),
+    );
     await mkdir(join(work, 'trial'));
     const checked = await preflightArchive(archive.file, join(work, 'trial'));
     if (archive.url !== `${baseUrl}${ARCHIVE_PATH}`) progress(`the bytes came from ${archive.url}`);
@@ -87,6 +94,18 @@ export async function runUpdate(ctx: SvcContext): Promise<number> {
   } finally {
     await rm(work, { recursive: true, force: true });
   }
+}
+
+function reportSignature(ctx: SvcContext, check: SignatureCheck): void {
+  if (check.status === 'verified')
+    progress(`signature verified with key ${check.keyId} (baked into this svc)`);
+  else if (check.status === 'skipped')
+    say(
+      'warning',
+      `--insecure-skip-signature: NOT checking that the archive is signed by key ${check.keyId}; only the server's own checksum is checked, so whoever controls what ${ctx.url ?? 'the API'} serves decides what is installed`,
+    );
+  else if (ctx.skipSignature) progress('this svc carries no signing key: there is no signature to skip');
+  else progress("this svc carries no signing key: the archive is checked against the server's checksum only");
 }
 
 /** Run the `svc` first on PATH; if it is not the new one, say which ones are in the way. */

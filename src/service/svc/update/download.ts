@@ -5,6 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { ExternalError } from '../../../errors.ts';
 import { FetchFailure, openUrl } from '../http/open-url.ts';
 import { sanitize } from '../sanitize.ts';
+import { SIGNATURE_HEADER } from './signature.ts';
 
 export const ARCHIVE_PATH = '/api/cli/download/service-cli.tar.gz';
 const MAX_ARCHIVE_BYTES = 100 * 1024 * 1024;
@@ -15,6 +16,8 @@ export interface Downloaded {
   url: string;
   sha256: string;
   size: number;
+  /** The `X-Signature-ECDSA-SHA256` header, when the API sent one (checked by signature.ts). */
+  signature?: string;
 }
 
 export interface DownloadOptions {
@@ -116,7 +119,8 @@ export async function downloadArchive(
         },
       );
     }
-    return { file, url: from, sha256, size };
+    const signature = String(response.headers[SIGNATURE_HEADER] ?? '').trim();
+    return { file, url: from, sha256, size, ...(signature ? { signature: signature.slice(0, 512) } : {}) };
   } finally {
     clearTimeout(timer);
     controller.abort();
