@@ -19,15 +19,17 @@ import { checkArchiveSignature, type SignatureCheck } from '../update/signature.
 const DOWNLOAD_TIMEOUT_MS = 120_000;
 
 /**
- * `svc update [--url <base_url>] [--dry-run]`: download, check (SHA-256, length, a trial run),
- * install with npm into the prefix this svc came from, then make sure the `svc` first on PATH is
- * the new one. Never gated: it is the remedy the gate points to. Every check happens before npm
+ * `svc update [--url <base_url>] [--dry-run] [--insecure-skip-signature]`: download, check
+ * (signature when this svc carries a key, SHA-256, length, the archive's shape, a trial run),
+ * install exactly the checked bytes with npm into the prefix this svc came from (and put the old
+ * CLI back if the installed one does not report the checked version), then make sure the `svc`
+ * first on PATH is the new one. Never gated: it is the remedy the gate points to. Every check happens before npm
  * runs, so a bad download leaves the installed CLI as it was.
  */
 export async function runUpdate(ctx: SvcContext): Promise<number> {
   if (ctx.operands.length) {
     throw new UsageError('USAGE', `unexpected arguments: ${ctx.operands.join(' ')}`, {
-      hint: 'svc update [--url <base_url>] [--dry-run]',
+      hint: 'svc update [--url <base_url>] [--dry-run] [--insecure-skip-signature]',
     });
   }
   const { baseUrl } = requireApi(ctx.url, ctx.env, ctx.config);
@@ -53,6 +55,7 @@ export async function runUpdate(ctx: SvcContext): Promise<number> {
     // Before any byte of the archive runs (the trial) or is installed.
     reportSignature(
       ctx,
+      baseUrl,
       await checkArchiveSignature(archive.file, archive.signature, bakedPublicKey(), ctx.skipSignature),
     );
     await mkdir(join(work, 'trial'));
@@ -96,13 +99,13 @@ export async function runUpdate(ctx: SvcContext): Promise<number> {
   }
 }
 
-function reportSignature(ctx: SvcContext, check: SignatureCheck): void {
+function reportSignature(ctx: SvcContext, baseUrl: string, check: SignatureCheck): void {
   if (check.status === 'verified')
     progress(`signature verified with key ${check.keyId} (baked into this svc)`);
   else if (check.status === 'skipped')
     say(
       'warning',
-      `--insecure-skip-signature: NOT checking that the archive is signed by key ${check.keyId}; only the server's own checksum is checked, so whoever controls what ${ctx.url ?? 'the API'} serves decides what is installed`,
+      `--insecure-skip-signature: NOT checking that the archive is signed by key ${check.keyId}; only the server's own checksum is checked, so whoever controls what ${baseUrl} serves decides what is installed`,
     );
   else if (ctx.skipSignature) progress('this svc carries no signing key: there is no signature to skip');
   else progress("this svc carries no signing key: the archive is checked against the server's checksum only");
