@@ -32,7 +32,7 @@ describe('concurrent promotions converge (OCI layout)', () => {
       seed: 19,
       repos,
       sets,
-      timeBoundMs: 540_000,
+      timeBoundMs: 170_000,
       target: (round) => {
         const dir = join(root, `r${round}`);
         return {
@@ -45,5 +45,5 @@ describe('concurrent promotions converge (OCI layout)', () => {
     // Both outcomes of a release happened: some runs were superseded, some ended current.
     expect(tally['superseded'] ?? 0).toBeGreaterThan(0);
     expect(tally['current'] ?? 0).toBeGreaterThan(0);
-  }, 600_000);
+  }, 200_000);
 });

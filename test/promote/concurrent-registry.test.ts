@@ -37,7 +37,7 @@ describe('concurrent promotions converge (docker-registry)', () => {
       seed: 1919,
       repos,
       sets,
-      timeBoundMs: 540_000,
+      timeBoundMs: 170_000,
       target: () => {
         const ns = `c${++namespace}`;
         return {
@@ -48,7 +48,7 @@ describe('concurrent promotions converge (docker-registry)', () => {
     });
     expect(tally['superseded'] ?? 0).toBeGreaterThan(0);
     expect(tally['current'] ?? 0).toBeGreaterThan(0);
-  }, 600_000);
+  }, 200_000);
 
   it(`${ROUNDS} rounds with one process's nth request failing`, async () => {
     const tally = await runRounds({
@@ -57,7 +57,7 @@ describe('concurrent promotions converge (docker-registry)', () => {
       seed: 1920,
       repos,
       sets,
-      timeBoundMs: 540_000,
+      timeBoundMs: 170_000,
       target: (round, runs, random) => {
         const ns = `f${++namespace}`;
         const faulty = runs.findIndex((r) => r.channel === 'release');
@@ -75,5 +75,5 @@ describe('concurrent promotions converge (docker-registry)', () => {
     });
     // Some faulty runs failed and said so; every round still converged.
     expect(Object.keys(tally).some((k) => k.startsWith('failed:'))).toBe(true);
-  }, 600_000);
+  }, 200_000);
 });

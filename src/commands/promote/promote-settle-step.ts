@@ -14,12 +14,8 @@ import type { PromoteContext } from './promote-context.ts';
  */
 export const promoteSettleStep: Step<PromoteContext> = {
   title: 'Settle latest',
-  skip: (ctx) =>
-    ctx.dryRun
-      ? 'dry run'
-      : ctx.channel !== 'release'
-        ? `the ${ctx.channel} channel never moves latest`
-        : false,
+  writes: true,
+  skip: (ctx) => (ctx.channel !== 'release' ? `the ${ctx.channel} channel never moves latest` : false),
   async run(ctx, io) {
     const artifacts = ctx.plan!.artifacts.map((a) => ({ artifact: a.artifact, repository: a.repository }));
     const settle = await settleLatest(ctx.store, artifacts, { onProgress: io.progress });
