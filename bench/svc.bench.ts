@@ -22,6 +22,7 @@
 // Env: BENCH_ROUNDS (default 60).
 
 import { spawnSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,7 +46,19 @@ interface Command {
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
-  const archive = await buildCliArchive({ version: 'v1.0.0', outFile: join(dir, 'service-cli.tar.gz') });
+  // BENCH_SVC_SIGNED=1: an svc with the release signing key baked in (issue 19), to show that
+  // --version and the gate cost the same with it (only `svc update` reads the key).
+  const signed = process.env['BENCH_SVC_SIGNED'] === '1';
+  const key = signed ? generateKeyPairSync('ec', { namedCurve: 'prime256v1' }) : undefined;
+  const archive = await buildCliArchive({
+    version: 'v1.0.0',
+    outFile: join(dir, 'service-cli.tar.gz'),
+    signing: key && {
+      publicKeyPem: key.publicKey.export({ type: 'spki', format: 'pem' }) as string,
+      privateKey: key.privateKey,
+    },
+  });
+  console.log(`svc ${signed ? 'with a baked signing key (BENCH_SVC_SIGNED=1)' : 'without a signing key'}`);
   const prefix = join(dir, 'prefix');
   const install = spawnSync(
     'npm',

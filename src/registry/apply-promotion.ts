@@ -106,19 +106,23 @@ export class PromotionFailedError extends ExternalError {
  * fails, every floating tag already written (and the one in flight, whose fate is unknown) is put
  * back to its previous digest, or removed if it did not exist and the store can remove tags.
  * Version tags already written stay: they point at the right digest and a re-run skips them.
+ * With `settlesLatest` (the release channel), `latest` is left for `settleLatest` to converge.
  */
 export async function applyPromotion(
   store: ImageStore,
   plan: PromotionPlan,
   manifests: Record<string, Manifest>,
   onProgress: (line: string) => void = () => {},
+  options: { settlesLatest?: boolean } = {},
 ): Promise<PromotionResult> {
   const result: PromotionResult = { status: 'promoted', written: [], undone: [], notUndone: [] };
   const touched: TagWrite[] = [];
   for (const write of orderedWrites(plan)) {
     const reference = referenceOf(store, write.repository, write.tag);
     const manifest = manifests[write.artifact]!;
-    if (write.kind === 'floating') touched.push(write);
+    // `latest` is not put back when a settle follows (release channel): putting it back races
+    // with concurrent promotions, and the settle brings it to the one right answer instead.
+    if (write.kind === 'floating' && !(options.settlesLatest && write.tag === 'latest')) touched.push(write);
     try {
       await store.putManifest(write.repository, write.tag, manifest.bytes, manifest.descriptor.mediaType);
     } catch (error) {

@@ -36,6 +36,17 @@ export class RegistryHttp {
 
   async send(req: RegistryRequest): Promise<Response> {
     let response = await this.once(req);
+    // docker-registry's filesystem storage answers 500 to a read of a tag that another client is
+    // rewriting at that moment (concurrent promotions, issue 19): a read is asked again, twice.
+    for (
+      let i = 1;
+      i <= 2 && response.status === 500 && (req.method === 'GET' || req.method === 'HEAD');
+      i++
+    ) {
+      await response.body?.cancel().catch(() => {});
+      await new Promise((resolve) => setTimeout(resolve, 50 * i));
+      response = await this.once(req);
+    }
     if (response.status === 401) {
       const challenges = parseWwwAuthenticate(response.headers.get('www-authenticate'));
       await response.body?.cancel().catch(() => {});

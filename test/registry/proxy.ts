@@ -19,6 +19,8 @@ export interface RegistryProxy {
   failNth(n: number | undefined, mode?: FaultMode): void;
   /** Fail the first request from now that matches, instead of counting. */
   failFirst(match: (method: string, url: string) => boolean, mode?: FaultMode): void;
+  /** Fail every request from now that matches, until `failNth` resets it. */
+  failEvery(match: (method: string, url: string) => boolean, mode?: FaultMode): void;
   /** Change response headers on their way back (to play a registry that omits or lies). */
   rewrite?:
     | ((request: { method: string; url: string }, headers: Record<string, unknown>) => void)
@@ -35,13 +37,14 @@ export async function startProxy(target: string): Promise<RegistryProxy> {
   let mode: FaultMode = 'refuse';
   let seen = 0;
   let matcher: ((method: string, url: string) => boolean) | undefined;
+  let persistent = false;
   const server = createServer((req, res) => {
     seen++;
     log.push(`${req.method} ${req.url}`);
     headers.push(req.headers);
     let fail = seen === failAt;
     if (matcher?.(req.method ?? '', req.url ?? '')) {
-      matcher = undefined;
+      if (!persistent) matcher = undefined;
       fail = true;
     }
     if (fail && mode === 'hang') {
@@ -92,9 +95,15 @@ export async function startProxy(target: string): Promise<RegistryProxy> {
       proxy.failNth(undefined, m);
       matcher = match;
     },
+    failEvery(match, m = 'refuse') {
+      proxy.failNth(undefined, m);
+      matcher = match;
+      persistent = true;
+    },
     failNth(n, m = 'refuse') {
       seen = 0;
       matcher = undefined;
+      persistent = false;
       log.length = 0;
       headers.length = 0;
       statuses.length = 0;

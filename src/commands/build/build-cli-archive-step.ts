@@ -1,9 +1,13 @@
-import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { createHash, type KeyObject, sign } from 'node:crypto';
+import { readFile, rm, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { buildCommandEnv, runBuildCommand } from '../../build/run-build-command.ts';
 import { cliArtifact } from '../../config/artifacts.ts';
+import { UsageError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
+import { writeFileAtomically } from '../../shared/atomic-write.ts';
+import { hasSigningKey, readPublicKey, readSigningKey } from '../../signing/key-files.ts';
+import { shortKeyId } from '../../signing/keys.ts';
 import { invalid } from './build-check-artifacts-step.ts';
 import { type BuildContext, imagesToBuild } from './build-context.ts';
 
@@ -11,6 +15,9 @@ import { type BuildContext, imagesToBuild } from './build-context.ts';
  * The CLI archive, in any language: the CLI's build command runs (no shell, in the project,
  * SERVICE_VERSION set, and the project's install command for the gate), and the archive it
  * names must be one it wrote; its SHA-256 and size are recorded. The api image serves it.
+ * With `signing.publicKey` configured (issue 19), the command gets the key as
+ * SERVICE_CLI_PUBLIC_KEY (the reference svc bakes it in, and its `svc update` then installs only
+ * archives signed by it) and the archive is signed into `<archive>.sig`.
  */
 export const buildCliArchiveStep: Step<BuildContext> = {
   title: 'Build the CLI archive',
@@ -25,12 +32,16 @@ export const buildCliArchiveStep: Step<BuildContext> = {
     const cli = cliArtifact(ctx.config)!;
     const { command, archive } = cli.build!;
     const path = resolve(ctx.configDir, archive);
+    const signing = await archiveSigning(ctx);
     const before = await stat(path).catch(() => undefined);
     await runBuildCommand({
       at: `artifacts.${cli.name}.build.command`,
       command,
       cwd: ctx.configDir,
-      env: buildCommandEnv(ctx.env, ctx.tag!, { SERVICE_CLI_INSTALL_COMMAND: cli.installCommand }),
+      env: buildCommandEnv(ctx.env, ctx.tag!, {
+        SERVICE_CLI_INSTALL_COMMAND: cli.installCommand,
+        ...(signing ? { SERVICE_CLI_PUBLIC_KEY: signing.publicKeyPem } : {}),
+      }),
       progress: (line) => io.progress(line),
     });
     const after = await stat(path).catch(() => undefined);
@@ -47,6 +58,33 @@ export const buildCliArchiveStep: Step<BuildContext> = {
     }
     const bytes = await readFile(path);
     ctx.cli = { path, sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length };
-    io.progress(`${archive} sha256 ${ctx.cli.sha256.slice(0, 12)}`);
+    // A signature of an older archive must never stay beside a new one.
+    if (signing)
+      await writeFileAtomically(
+        `${path}.sig`,
+        `${sign('sha256', bytes, signing.privateKey).toString('base64')}\n`,
+      );
+    else await rm(`${path}.sig`, { force: true });
+    io.progress(
+      `${archive} sha256 ${ctx.cli.sha256.slice(0, 12)}${signing ? `, signed (${archive}.sig)` : ''}`,
+    );
   },
 };
+
+async function archiveSigning(
+  ctx: BuildContext,
+): Promise<{ publicKeyPem: string; privateKey: KeyObject } | undefined> {
+  const publicKey = await readPublicKey(ctx);
+  if (!publicKey) return undefined;
+  if (!hasSigningKey(ctx)) {
+    throw new UsageError(
+      'SIGNING_KEY_MISSING',
+      `signing.publicKey is configured, so svc bakes key ${shortKeyId(publicKey.keyId)} and installs only archives it signs: the CLI archive must be signed, and no private key was given`,
+      {
+        hint: 'set RELEASE_SIGNING_KEY (the key file or its PEM) and RELEASE_SIGNING_PASSPHRASE, or signing.privateKey in the config',
+      },
+    );
+  }
+  const key = await readSigningKey(ctx);
+  return { publicKeyPem: publicKey.pem, privateKey: key.privateKey };
+}

@@ -1,8 +1,15 @@
 import type { Channel } from '../../channels/channel-of.ts';
+import type { LatestOutcome } from '../../channels/latest-repair.ts';
 import type { PromotionPlan } from '../../channels/promotion-plan.ts';
 import type { BaseContext } from '../../pipeline/context.ts';
 import type { PromotionSigning, ReleaseRecord } from '../../record/release-record.ts';
-import type { PromotionResult, PromotionSource, StoreState } from '../../registry/apply-promotion.ts';
+import type {
+  PromotionFailedError,
+  PromotionResult,
+  PromotionSource,
+  StoreState,
+} from '../../registry/apply-promotion.ts';
+import type { SettleResult } from '../../registry/settle-latest.ts';
 import type { ImageStore } from '../../registry/store.ts';
 import type { RestampedImage } from '../../restamp/restamp-image.ts';
 import type { PromoteSigningFields } from '../sign/sign-context.ts';
@@ -28,4 +35,8 @@ export interface PromoteContext extends BaseContext, PromoteSigningFields {
   restamped?: Record<string, RestampedImage>;
   /** release from an rc: the release digests signed, bound to their rc digests. */
   releaseSigning?: PromotionSigning;
+  /** Release channel: a failed write, judged by the settle step once latest has settled. */
+  applyFailure?: PromotionFailedError;
+  settle?: SettleResult;
+  latestOutcome?: LatestOutcome;
 }

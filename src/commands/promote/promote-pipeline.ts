@@ -7,6 +7,7 @@ import { promotePlanStep } from './promote-plan-step.ts';
 import { promotePushRestampedStep } from './promote-push-restamped-step.ts';
 import { promoteRecordStep } from './promote-record-step.ts';
 import { promoteRestampStep } from './promote-restamp-step.ts';
+import { promoteSettleStep } from './promote-settle-step.ts';
 import { promoteSignReleaseStep } from './promote-sign-release-step.ts';
 import { promoteSignStep } from './promote-sign-step.ts';
 import { promoteSigningKeyStep } from './promote-signing-key-step.ts';
@@ -25,7 +26,8 @@ export const promotePipeline: readonly Step<PromoteContext>[] = [
   promotePlanStep, // read the tags, compute the plan; immutable-tag refusals before any write
   promoteSigningKeyStep, // unlock the key before any write: rc refused without one unless --no-sign
   promotePushRestampedStep, // release from an rc: the new blobs and manifests, by digest, untagged
-  promoteApplyStep, // version tags for all, then latest/dev for all; floating tags put back on failure
+  promoteApplyStep, // version tags for all, then latest/dev for all; dev put back on failure
+  promoteSettleStep, // release: latest of all to the highest stable version all carry, re-read until stable
   promoteSignStep, // rc: sign each promoted digest and read it back (or record --no-sign)
   promoteSignReleaseStep, // release from an rc: sign each release digest, bound to its rc digest
   promoteRecordStep, // append to the record's promotions

@@ -11,6 +11,7 @@ import { baseContext } from '../command-context.ts';
 import { printJson, printLine, warn } from '../output.ts';
 import type { PromoteContext } from './promote-context.ts';
 import { promotePipeline } from './promote-pipeline.ts';
+import { settleSummary } from './promote-settle-step.ts';
 
 export interface PromoteOptions extends GlobalOptions {
   channel: Channel;
@@ -57,10 +58,12 @@ export async function runPromote(options: PromoteOptions): Promise<void> {
         ? null
         : (ctx.result ?? { status: 'promoted', written: [], undone: [], notUndone: [] }),
       signing: ctx.signing ?? null,
+      latest: ctx.settle ? latestView(store, ctx) : null,
       warnings: ctx.warnings,
     });
   } else {
     printPlan(store, plan);
+    if (ctx.settle) printLine(settleSummary(ctx));
     if (ctx.signing) printLine(signingLine(ctx.signing));
     const kept = plan.artifacts.reduce((n, a) => n + a.kept.length, 0);
     printLine(
@@ -70,6 +73,24 @@ export async function runPromote(options: PromoteOptions): Promise<void> {
     );
   }
   for (const text of ctx.warnings) warn(text);
+}
+
+/** Where latest settled (release channel), as in `--json`: the outcome and every repair made. */
+function latestView(store: ImageStore, ctx: PromoteContext) {
+  const settle = ctx.settle!;
+  return {
+    outcome: ctx.latestOutcome,
+    converged: settle.converged,
+    version: settle.target?.version ?? null,
+    rounds: settle.rounds,
+    digests: settle.latest,
+    repairs: settle.repairs.map((r) => ({
+      reference: referenceOf(store, r.repository, 'latest'),
+      from: r.from,
+      to: r.to,
+      version: r.version,
+    })),
+  };
 }
 
 /** The plan as printed and as in `--json`: full references, old and new digest, and why. */

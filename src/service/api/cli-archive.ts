@@ -10,11 +10,19 @@ export const CLI_ARCHIVE_PATH = '/api/cli/download/service-cli.tar.gz';
 /** The header carrying the archive's SHA-256 (64 lowercase hex), for `svc update` to check. */
 export const CHECKSUM_HEADER = 'X-Checksum-SHA256';
 
+/**
+ * The header carrying the archive's signature (base64 DER ECDSA P-256 / SHA-256 over its bytes),
+ * from `<archive>.sig` written by a signed build; `svc update` checks it against its baked key.
+ */
+export const SIGNATURE_HEADER = 'X-Signature-ECDSA-SHA256';
+
 export interface CliArchive {
   /** Where it was read from (for the start-up log). */
   file: string;
   bytes: Buffer;
   sha256: string;
+  /** The signature beside the archive (`<file>.sig`), when the build signed it. */
+  signature?: string;
 }
 
 /**
@@ -34,7 +42,25 @@ export async function loadCliArchive(file: string): Promise<CliArchive | undefin
       cause: error,
     });
   }
-  return { file, bytes, sha256: createHash('sha256').update(bytes).digest('hex') };
+  const archive: CliArchive = { file, bytes, sha256: createHash('sha256').update(bytes).digest('hex') };
+  const signature = await readSignature(`${file}.sig`);
+  if (signature) archive.signature = signature;
+  return archive;
+}
+
+async function readSignature(file: string): Promise<string | undefined> {
+  let text: string;
+  try {
+    text = (await readFile(file, 'utf8')).trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new ConfigError(`cannot read the CLI archive's signature ${file}`, [], { cause: error });
+  }
+  if (!/^[A-Za-z0-9+/]{16,200}={0,2}$/.test(text))
+    throw new ConfigError(`${file} is not a base64 signature`, [], {
+      hint: 'rebuild the archive (release build signs it when signing.publicKey is configured), or remove the file',
+    });
+  return text;
 }
 
 /** Serve the archive (GET and HEAD), with `If-None-Match` revalidation; 404 JSON without one. */
@@ -48,6 +74,7 @@ export function createArchiveHandler(
     'Content-Disposition': 'attachment; filename="service-cli.tar.gz"',
     ETag: etag!,
     [CHECKSUM_HEADER]: archive.sha256,
+    ...(archive.signature ? { [SIGNATURE_HEADER]: archive.signature } : {}),
     // Same URL, new bytes after an upgrade: always revalidate, the ETag makes that cheap.
     'Cache-Control': 'no-cache',
     'X-Content-Type-Options': 'nosniff',

@@ -1,7 +1,7 @@
 import { createReadStream, realpathSync, statSync } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { extname, join, posix, sep } from 'node:path';
+import { extname, join, posix, relative, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { ConfigError } from '../../errors.ts';
 import { pathOf, sendError, sendMethodNotAllowed, sendNotFound } from './json-response.ts';
@@ -36,7 +36,7 @@ export type StaticHandler = (req: IncomingMessage, res: ServerResponse) => Promi
 /**
  * Serve the files of a built web client from `root`: `/` is `index.html`, other paths are files
  * under the root. Requests that leave the root (`..`, encoded or not, or a symlink pointing out),
- * name a dotfile, or name a directory get 404; only GET and HEAD are allowed.
+ * name a dotfile (or a symlink resolving to one), or name a directory get 404; only GET and HEAD are allowed.
  */
 export function createStaticHandler(root: string): StaticHandler {
   const base = checkedRoot(root);
@@ -96,8 +96,16 @@ function safePath(raw: string): string | null | undefined {
 
 async function fileUnder(base: string, path: string): Promise<{ path: string; size: number } | undefined> {
   try {
+    // The checks apply to the file that would be read, not to the request: a symlink inside the
+    // root (`/innocent.txt -> .secret`) must not reach a dotfile or leave the (real) root.
     const real = await realpath(join(base, path));
     if (!real.startsWith(base + sep)) return undefined;
+    if (
+      relative(base, real)
+        .split(sep)
+        .some((part) => part.startsWith('.'))
+    )
+      return undefined;
     const info = await stat(real);
     return info.isFile() ? { path: real, size: info.size } : undefined;
   } catch {

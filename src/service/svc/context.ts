@@ -14,12 +14,20 @@ export interface SvcContext {
   url: string | undefined;
   json: boolean;
   dryRun: boolean;
+  /** `svc update --insecure-skip-signature`. */
+  skipSignature: boolean;
 }
 
 /** A gated command runs after the gate let it through and may reuse what the gate learnt. */
 export interface GatedRun {
   baseUrl: string;
   gate: GateDecision;
+  /**
+   * One total deadline (`performance.now()` time) for the gate and the command's own requests:
+   * against a stalled server the user waits one timeout, not the gate's and then the command's.
+   */
+  deadline: number;
+  timeoutMs: number;
 }
 
 export type CommandRunner = (ctx: SvcContext, gated: GatedRun | undefined) => Promise<number>;

@@ -8,8 +8,10 @@ describe('parseSvcArgs', () => {
       json: true,
       dryRun: false,
       help: false,
+      skipSignature: false,
       positionals: ['config', 'set-url', 'http://b'],
     });
+    expect(parseSvcArgs(['update', '--insecure-skip-signature']).skipSignature).toBe(true);
     expect(parseSvcArgs(['update', '--url=http://a', '--dry-run', '-h'])).toMatchObject({
       url: 'http://a',
       dryRun: true,

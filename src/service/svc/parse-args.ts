@@ -5,10 +5,13 @@ export interface ParsedArgs {
   json: boolean;
   dryRun: boolean;
   help: boolean;
+  /** `svc update --insecure-skip-signature`: install without checking the archive's signature. */
+  skipSignature: boolean;
   positionals: string[];
 }
 
-const BOOLEAN: Record<string, 'json' | 'dryRun' | 'help'> = {
+const BOOLEAN: Record<string, 'json' | 'dryRun' | 'help' | 'skipSignature'> = {
+  '--insecure-skip-signature': 'skipSignature',
   '--json': 'json',
   '--dry-run': 'dryRun',
   '--help': 'help',
@@ -21,7 +24,14 @@ const BOOLEAN: Record<string, 'json' | 'dryRun' | 'help'> = {
  * that costs every gated command measurable start-up time, and four flags do not need it.
  */
 export function parseSvcArgs(args: string[]): ParsedArgs {
-  const parsed: ParsedArgs = { url: undefined, json: false, dryRun: false, help: false, positionals: [] };
+  const parsed: ParsedArgs = {
+    url: undefined,
+    json: false,
+    dryRun: false,
+    help: false,
+    skipSignature: false,
+    positionals: [],
+  };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     if (arg === '--') {

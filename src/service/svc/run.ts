@@ -40,8 +40,13 @@ export async function main(
         hint: `one of: ${Object.keys(COMMANDS).join(', ')} (svc --help)`,
       });
     }
-    for (const flag of ['json', 'dry-run'] as const) {
-      if ((flag === 'json' ? parsed.json : parsed.dryRun) && !command.flags.includes(flag)) {
+    const given = {
+      json: parsed.json,
+      'dry-run': parsed.dryRun,
+      'insecure-skip-signature': parsed.skipSignature,
+    };
+    for (const flag of ['json', 'dry-run', 'insecure-skip-signature'] as const) {
+      if (given[flag] && !command.flags.includes(flag)) {
         throw new UsageError('UNKNOWN_OPTION', `svc ${name} does not take --${flag}`, {
           hint: `usage: svc ${command.usage}`,
         });
@@ -57,6 +62,7 @@ export async function main(
       url: parsed.url,
       json: parsed.json,
       dryRun: parsed.dryRun,
+      skipSignature: parsed.skipSignature,
     };
     // Load the command while the gate waits for the server: the wait is otherwise idle time.
     const runner = command.load();
@@ -74,15 +80,17 @@ export async function main(
 /** The compatibility gate: check, print what it says on stderr, show the soft notice at most once. */
 async function runGate(ctx: SvcContext): Promise<GatedRun> {
   const { baseUrl } = requireApi(ctx.url, ctx.env, ctx.config);
+  const timeoutMs = selectTimeout(ctx.env);
+  const deadline = performance.now() + timeoutMs;
   const gate = await checkCliCompatibility({
     baseUrl,
     cliVersion: ctx.cliVersion,
-    timeoutMs: selectTimeout(ctx.env),
+    timeoutMs,
     mode: selectGateMode(ctx.env, ctx.config),
   });
   for (const message of gate.messages) say(message.level, message.text);
   if (gate.notice && noticeWanted(ctx.env, process.stderr.isTTY === true)) {
     if (await firstTimeFor(stateDir(ctx.env), gate.notice.key)) say('notice', gate.notice.text);
   }
-  return { baseUrl, gate };
+  return { baseUrl, gate, deadline, timeoutMs };
 }

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, type KeyObject, sign } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -12,6 +12,15 @@ export interface CliArchive {
   path: string;
   sha256: string;
   size: number;
+  /** `<path>.sig` when the archive was signed (base64 ECDSA P-256 / SHA-256 over its bytes). */
+  signaturePath?: string;
+}
+
+/** Sign the archive (issue 19): the public key svc bakes in, and the key that signs the bytes. */
+export interface ArchiveSigning {
+  /** SPKI PEM: baked into svc, which checks the next archive it installs against it. */
+  publicKeyPem: string;
+  privateKey: KeyObject;
 }
 
 /**
@@ -23,6 +32,10 @@ export async function buildCliArchive(options: {
   version: string;
   outFile: string;
   installCommand?: string;
+  /** Bake this SPKI PEM into svc without signing here (`release build` signs the archive itself). */
+  publicKeyPem?: string;
+  /** Bake the key and sign the archive into `<outFile>.sig` (tests, bench). */
+  signing?: ArchiveSigning | undefined;
 }): Promise<CliArchive> {
   const version = options.version.trim();
   if (!version || version.length > 128 || /[\s\u0000-\u001f\u007f-\u009f]/.test(version)) {
@@ -37,13 +50,29 @@ export async function buildCliArchive(options: {
       version,
       outFile: join(pkg, 'svc.js'),
       ...(options.installCommand ? { installCommand: options.installCommand } : {}),
+      ...(options.signing || options.publicKeyPem
+        ? { publicKeyPem: options.signing?.publicKeyPem ?? options.publicKeyPem! }
+        : {}),
     });
     await writeFile(join(pkg, 'package.json'), `${JSON.stringify(cliPackageJson(version), null, 2)}\n`);
     const packed = await npmPack(pkg, stage);
     const bytes = await readFile(join(stage, packed));
     const path = resolve(options.outFile);
+    const signaturePath = `${path}.sig`;
     await writeFileAtomically(path, bytes);
-    return { path, sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length };
+    const archive: CliArchive = {
+      path,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      size: bytes.length,
+    };
+    if (options.signing) {
+      const signature = sign('sha256', bytes, options.signing.privateKey).toString('base64');
+      await writeFileAtomically(signaturePath, `${signature}\n`);
+      archive.signaturePath = signaturePath;
+    } else if (!options.publicKeyPem) {
+      await rm(signaturePath, { force: true }); // a signature of an older archive must not stay beside it
+    }
+    return archive;
   } finally {
     await rm(stage, { recursive: true, force: true });
   }

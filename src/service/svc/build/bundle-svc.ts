@@ -15,6 +15,8 @@ export interface BundleOptions {
   outFile: string;
   /** The upgrade command the gate prints (`{url}` for the archive URL); default the npm form. */
   installCommand?: string;
+  /** SPKI PEM of the release signing key: `svc update` checks archives against it (issue 19). */
+  publicKeyPem?: string;
 }
 
 /**
@@ -44,6 +46,8 @@ export async function bundleSvc(options: BundleOptions): Promise<void> {
     define: {
       __SVC_BUNDLED__: 'true',
       ...(options.installCommand ? { __SVC_INSTALL_COMMAND__: JSON.stringify(options.installCommand) } : {}),
+      // Only `svc update` reads it (update/baked-key.ts), so --version and the gate never touch it.
+      __SVC_PUBLIC_KEY__: JSON.stringify(options.publicKeyPem ?? ''),
     },
   });
 }

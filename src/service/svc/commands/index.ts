@@ -4,7 +4,7 @@ export interface CommandDefinition {
   usage: string;
   summary: string;
   /** Flags this command accepts besides the global `--url`. */
-  flags: ('json' | 'dry-run')[];
+  flags: ('json' | 'dry-run' | 'insecure-skip-signature')[];
   /**
    * Whether the compatibility gate runs first. Not for the remedies: `update` (the gate must not
    * block its own fix), `doctor` (it reports a too-old CLI as a finding) and `config` (local only,
@@ -38,9 +38,9 @@ export const COMMANDS: Record<string, CommandDefinition> = {
     load: async () => (await import('./doctor.ts')).runDoctor,
   },
   update: {
-    usage: 'update [--dry-run]',
-    summary: 'install the CLI archive the API serves, checked by SHA-256 and length',
-    flags: ['dry-run'],
+    usage: 'update [--dry-run] [--insecure-skip-signature]',
+    summary: 'install the CLI archive the API serves, checked by signature (when signed), SHA-256 and length',
+    flags: ['dry-run', 'insecure-skip-signature'],
     gated: false,
     load: async () => (await import('./update.ts')).runUpdate,
   },

@@ -1,8 +1,8 @@
 import { ExternalError } from '../../../errors.ts';
-import { selectTimeout } from '../config/select-api.ts';
 import type { GatedRun, SvcContext } from '../context.ts';
 import { probeVersion } from '../gate/probe.ts';
 import { out, outJson } from '../output.ts';
+import { sanitize } from '../sanitize.ts';
 
 /**
  * `svc status`: the stand-in for the service's ordinary commands (the spec does not show them).
@@ -10,12 +10,17 @@ import { out, outJson } from '../output.ts';
  * does not answer, as any command that needs the API would.
  */
 export async function runStatus(ctx: SvcContext, gated: GatedRun | undefined): Promise<number> {
-  const { baseUrl } = gated!;
+  const { baseUrl, deadline, timeoutMs } = gated!;
   const started = performance.now();
-  const probe = await probeVersion(baseUrl, {
-    timeoutMs: selectTimeout(ctx.env),
-    cliVersion: ctx.cliVersion,
-  });
+  // What is left of the one deadline the gate started (a stalled server used all of it).
+  const left = Math.floor(deadline - started);
+  const probe =
+    left > 0
+      ? await probeVersion(baseUrl, { timeoutMs: left, cliVersion: ctx.cliVersion })
+      : ({
+          kind: 'failed',
+          reason: `no complete answer within ${timeoutMs} ms (SVC_VERSION_CHECK_TIMEOUT_MS), the version check included`,
+        } as const);
   const ms = Math.round(performance.now() - started);
   if (probe.kind === 'failed') {
     throw new ExternalError('API_UNAVAILABLE', `${baseUrl} did not answer: ${probe.reason}`, {
@@ -27,7 +32,7 @@ export async function runStatus(ctx: SvcContext, gated: GatedRun | undefined): P
     return 0;
   }
   out(
-    `${baseUrl}: API ${probe.version ?? '(no valid version field)'}, minimum CLI ${probe.minCliVersion} (${ms} ms)`,
+    `${baseUrl}: API ${probe.version ?? '(no valid version field)'}, minimum CLI ${sanitize(probe.minCliVersion, 40)} (${ms} ms)`,
   );
   return 0;
 }

@@ -7,25 +7,29 @@ import { requireApi, selectTimeout } from '../config/select-api.ts';
 import type { SvcContext } from '../context.ts';
 import { upgradeCommand } from '../gate/decide.ts';
 import { installPrefixOf, runningScript } from '../install-prefix.ts';
-import { out, progress } from '../output.ts';
+import { out, progress, say } from '../output.ts';
 import { describeSvcs, findSvcOnPath } from '../path-scan.ts';
+import { bakedPublicKey } from '../update/baked-key.ts';
 import { ARCHIVE_PATH, downloadArchive } from '../update/download.ts';
-import { npmInstallGlobal } from '../update/npm-install.ts';
+import { installChecked } from '../update/install-checked.ts';
 import { preflightArchive } from '../update/preflight.ts';
 import { refuseBelowServerMinimum } from '../update/server-minimum.ts';
+import { checkArchiveSignature, type SignatureCheck } from '../update/signature.ts';
 
 const DOWNLOAD_TIMEOUT_MS = 120_000;
 
 /**
- * `svc update [--url <base_url>] [--dry-run]`: download, check (SHA-256, length, a trial run),
- * install with npm into the prefix this svc came from, then make sure the `svc` first on PATH is
- * the new one. Never gated: it is the remedy the gate points to. Every check happens before npm
+ * `svc update [--url <base_url>] [--dry-run] [--insecure-skip-signature]`: download, check
+ * (signature when this svc carries a key, SHA-256, length, the archive's shape, a trial run),
+ * install exactly the checked bytes with npm into the prefix this svc came from (and put the old
+ * CLI back if the installed one does not report the checked version), then make sure the `svc`
+ * first on PATH is the new one. Never gated: it is the remedy the gate points to. Every check happens before npm
  * runs, so a bad download leaves the installed CLI as it was.
  */
 export async function runUpdate(ctx: SvcContext): Promise<number> {
   if (ctx.operands.length) {
     throw new UsageError('USAGE', `unexpected arguments: ${ctx.operands.join(' ')}`, {
-      hint: 'svc update [--url <base_url>] [--dry-run]',
+      hint: 'svc update [--url <base_url>] [--dry-run] [--insecure-skip-signature]',
     });
   }
   const { baseUrl } = requireApi(ctx.url, ctx.env, ctx.config);
@@ -48,8 +52,15 @@ export async function runUpdate(ctx: SvcContext): Promise<number> {
       cliVersion: ctx.cliVersion,
       timeoutMs: DOWNLOAD_TIMEOUT_MS,
     });
+    // Before any byte of the archive runs (the trial) or is installed.
+    reportSignature(
+      ctx,
+      baseUrl,
+      await checkArchiveSignature(archive.file, archive.signature, bakedPublicKey(), ctx.skipSignature),
+    );
     await mkdir(join(work, 'trial'));
     const checked = await preflightArchive(archive.file, join(work, 'trial'));
+    if (archive.url !== `${baseUrl}${ARCHIVE_PATH}`) progress(`the bytes came from ${archive.url}`);
     progress(`checked: ${archive.size} bytes, SHA-256 ${archive.sha256}, it runs as svc ${checked.version}`);
     await refuseBelowServerMinimum({
       baseUrl,
@@ -74,11 +85,30 @@ export async function runUpdate(ctx: SvcContext): Promise<number> {
       return 0;
     }
     progress(`installing into ${prefix}`);
-    await npmInstallGlobal(prefix!, archive.file, process.env);
+    await installChecked({
+      prefix: prefix!,
+      file: archive.file,
+      sha256: archive.sha256,
+      version: checked.version,
+      work,
+      env: process.env,
+    });
     return await confirmOnPath(ctx, prefix!, checked.version);
   } finally {
     await rm(work, { recursive: true, force: true });
   }
+}
+
+function reportSignature(ctx: SvcContext, baseUrl: string, check: SignatureCheck): void {
+  if (check.status === 'verified')
+    progress(`signature verified with key ${check.keyId} (baked into this svc)`);
+  else if (check.status === 'skipped')
+    say(
+      'warning',
+      `--insecure-skip-signature: NOT checking that the archive is signed by key ${check.keyId}; only the server's own checksum is checked, so whoever controls what ${baseUrl} serves decides what is installed`,
+    );
+  else if (ctx.skipSignature) progress('this svc carries no signing key: there is no signature to skip');
+  else progress("this svc carries no signing key: the archive is checked against the server's checksum only");
 }
 
 /** Run the `svc` first on PATH; if it is not the new one, say which ones are in the way. */
@@ -96,7 +126,9 @@ async function confirmOnPath(ctx: SvcContext, prefix: string, version: string): 
   const fix =
     ours === -1
       ? `${join(prefix, 'bin')} is not on PATH: add it before the others${inTheWay.length ? `, or remove ${inTheWay.map((e) => e.path).join(', ')}` : ''}`
-      : `remove ${inTheWay.map((e) => `${e.path} (svc ${e.version ?? '?'})`).join(', ')}, which come${inTheWay.length === 1 ? 's' : ''} first on PATH`;
+      : inTheWay.length === 0
+        ? `the svc in ${join(prefix, 'bin')} does not report ${version}; run svc update again, or reinstall with: ${upgradeCommand(ctx.url ?? '<api_base_url>')}`
+        : `remove ${inTheWay.map((e) => `${e.path} (svc ${e.version ?? '?'})`).join(', ')}, which come${inTheWay.length === 1 ? 's' : ''} first on PATH`;
   throw new RuleError(
     'UPDATE_SHADOWED',
     `installed svc ${version} into ${prefix}, but the svc first on PATH is ${first ? `${first.path} (svc ${first.version ?? '?'})` : 'missing'}.\nsvc on PATH, in order:\n  ${listing}`,

@@ -98,7 +98,8 @@ export function decideCompatibility(input: DecideInput): GateDecision {
     return { ...base, outcome: 'not-checked', run: true, reason: why, messages };
   }
 
-  const server = { version: probe.version, minCliVersion: probe.minCliVersion };
+  // Every server string the gate prints is capped (a 60,000-digit minimum is valid X.Y.Z).
+  const server = { version: probe.version, minCliVersion: sanitize(probe.minCliVersion, 40) };
   const messages: GateMessage[] = probe.problems.map((problem) => ({
     level: 'warning' as const,
     text: `the version document of ${baseUrl} is partly invalid: ${problem}`,
@@ -116,7 +117,7 @@ export function decideCompatibility(input: DecideInput): GateDecision {
         server,
         outcome: 'below-minimum-warned',
         run: true,
-        reason: verdict.reason,
+        reason: sanitize(verdict.reason, 200),
         messages,
       };
     }
@@ -130,7 +131,14 @@ export function decideCompatibility(input: DecideInput): GateDecision {
         `  svc update --url ${baseUrl}`,
       ].join('\n'),
     });
-    return { ...base, server, outcome: 'blocked', run: false, reason: verdict.reason, messages };
+    return {
+      ...base,
+      server,
+      outcome: 'blocked',
+      run: false,
+      reason: sanitize(verdict.reason, 200),
+      messages,
+    };
   }
 
   const decision: GateDecision = {
@@ -138,7 +146,7 @@ export function decideCompatibility(input: DecideInput): GateDecision {
     server,
     outcome: 'pass',
     run: true,
-    reason: verdict.reason,
+    reason: sanitize(verdict.reason, 200),
     messages,
   };
   const theirs = server.version === undefined ? undefined : parseVersion(server.version);

@@ -26,7 +26,8 @@ describe('readVersionDocument', () => {
     [answer('"1.0.0"'), /not a JSON object/],
     [answer('{"version":"v1","min_cli_version":1}'), /min_cli_version is number 1, not a string/],
     [answer('{"version":"v1"}'), /min_cli_version is missing/],
-    [answer('{"version":"v1","min_cli_version":"v1.0.0"}'), /"v1.0.0" is not of the form X.Y.Z/],
+    [answer('{"version":"v1","min_cli_version":"vv1.0.0"}'), /"vv1.0.0" is not of the form X.Y.Z/],
+    [answer('{"version":"v1","min_cli_version":"V1.0.0"}'), /"V1.0.0" is not of the form X.Y.Z/],
     [answer('{"version":"v1","min_cli_version":"1.0"}'), /not of the form X.Y.Z/],
     [{ status: 200, body: Buffer.from([0xff, 0xfe, 0x00]) }, /not UTF-8/],
   ])('fails with a reason: %#', (input, reason) => {
@@ -51,5 +52,13 @@ describe('readVersionDocument', () => {
     expect(probe.kind === 'failed' && probe.reason).not.toMatch(/[\u0000-\u001f]/);
     const ok = readVersionDocument(answer('{"version":"v1\\u001b[2J","min_cli_version":"1.0.0"}'));
     expect(ok.kind === 'document' && ok.version).toBe('v1[2J');
+  });
+
+  it('reads a minimum sent with a leading v ("v1.5.0") as 1.5.0 (issue 19)', () => {
+    expect(readVersionDocument(answer('{"version":"v2.0.0","min_cli_version":"v1.5.0"}'))).toMatchObject({
+      kind: 'document',
+      minCliVersion: '1.5.0',
+      problems: [],
+    });
   });
 });

@@ -47,13 +47,16 @@ export function readVersionDocument(answer: RawAnswer): VersionProbe {
   if (typeof min !== 'string') {
     return { kind: 'failed', reason: `min_cli_version is ${shown(min, 40)}, not a string` };
   }
-  if (!parseCore(min))
-    return { kind: 'failed', reason: `min_cli_version ${shown(min)} is not of the form X.Y.Z` };
+  // "v1.5.0" is read as 1.5.0, as the origin system's own client does: a server's `v` must not
+  // turn the hard gate off (the spec says min_cli_version carries no `v`; tolerate it, say nothing).
+  const minimum = /^v\d/.test(min) ? min.slice(1) : min;
+  if (!parseCore(minimum))
+    return { kind: 'failed', reason: `min_cli_version ${shown(min, 40)} is not of the form X.Y.Z` };
   const problems = typeof version === 'string' ? [] : [`version is ${shown(version, 40)}, not a string`];
   return {
     kind: 'document',
     version: typeof version === 'string' ? sanitize(version) : undefined,
-    minCliVersion: min,
+    minCliVersion: minimum,
     problems,
   };
 }

@@ -48,8 +48,21 @@ export async function openUrl(
         status,
       );
     }
-    current = parseHttpUrl(location, current);
+    current = refuseDowngrade(current, parseHttpUrl(location, current));
   }
+}
+
+/**
+ * A redirect never leaves https for plain http: the bytes (an archive and its checksum header
+ * alike, or the version document) would come from whoever holds the unprotected leg.
+ */
+function refuseDowngrade(from: URL, to: URL): URL {
+  if (from.protocol === 'https:' && to.protocol === 'http:') {
+    throw new FetchFailure(
+      `refused a redirect from https to plain http (${sanitize(to.href)}): the answer would not be protected`,
+    );
+  }
+  return to;
 }
 
 function parseHttpUrl(text: string, base?: URL): URL {

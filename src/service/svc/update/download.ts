@@ -5,14 +5,19 @@ import { pipeline } from 'node:stream/promises';
 import { ExternalError } from '../../../errors.ts';
 import { FetchFailure, openUrl } from '../http/open-url.ts';
 import { sanitize } from '../sanitize.ts';
+import { SIGNATURE_HEADER } from './signature.ts';
 
 export const ARCHIVE_PATH = '/api/cli/download/service-cli.tar.gz';
 const MAX_ARCHIVE_BYTES = 100 * 1024 * 1024;
 
 export interface Downloaded {
   file: string;
+  /** The URL the bytes came from, after any redirects (never a downgrade to http). */
+  url: string;
   sha256: string;
   size: number;
+  /** The `X-Signature-ECDSA-SHA256` header, when the API sent one (checked by signature.ts). */
+  signature?: string;
 }
 
 export interface DownloadOptions {
@@ -41,13 +46,16 @@ export async function downloadArchive(
     headers: { 'user-agent': `svc/${options.cliVersion}`, accept: 'application/gzip' },
   };
   try {
-    const { response } = await openUrl(url, open).catch((error: unknown) => {
+    const { response, url: from } = await openUrl(url, open).catch((error: unknown) => {
       throw failed(url, error instanceof FetchFailure ? error.reason : String(error));
     });
     const status = response.statusCode ?? 0;
     if (status < 200 || status > 299) {
       response.destroy();
-      throw failed(url, `the server answered ${status} ${sanitize(response.statusMessage ?? '', 60)}`.trim());
+      throw failed(
+        from,
+        `the server answered ${status} ${sanitize(response.statusMessage ?? '', 60)}`.trim(),
+      );
     }
     const expected = String(response.headers['x-checksum-sha256'] ?? '')
       .trim()
@@ -56,7 +64,7 @@ export async function downloadArchive(
       response.destroy();
       throw new ExternalError(
         'ARCHIVE_NO_CHECKSUM',
-        `${url} sent no valid X-Checksum-SHA256 header, so the archive cannot be checked`,
+        `${from} sent no valid X-Checksum-SHA256 header, so the archive cannot be checked`,
         {
           hint: 'nothing was installed; update the API (it must send the SHA-256 of the archive), or install by hand with npm install -g <url>',
         },
@@ -68,7 +76,7 @@ export async function downloadArchive(
         : Number(response.headers['content-length']);
     if (declared !== undefined && declared > MAX_ARCHIVE_BYTES) {
       response.destroy();
-      throw failed(url, `the archive is ${declared} bytes, more than the ${MAX_ARCHIVE_BYTES} allowed`);
+      throw failed(from, `the archive is ${declared} bytes, more than the ${MAX_ARCHIVE_BYTES} allowed`);
     }
 
     const hash = createHash('sha256');
@@ -90,13 +98,13 @@ export async function downloadArchive(
       const reason = controller.signal.aborted
         ? open.abortReason
         : `the connection ended after ${size}${declared === undefined ? '' : ` of ${declared}`} bytes (${sanitize((error as Error).message, 80)})`;
-      throw failed(url, reason);
+      throw failed(from, reason);
     }
     const sha256 = hash.digest('hex');
     if (declared !== undefined && declared !== size) {
       throw new ExternalError(
         'ARCHIVE_LENGTH_MISMATCH',
-        `the archive from ${url} is ${size} bytes but the server announced ${declared}`,
+        `the archive from ${from} is ${size} bytes but the server announced ${declared}`,
         {
           hint: 'the download was cut short; nothing was installed. Try again.',
         },
@@ -105,13 +113,14 @@ export async function downloadArchive(
     if (sha256 !== expected) {
       throw new ExternalError(
         'ARCHIVE_CHECKSUM_MISMATCH',
-        `the archive from ${url} has SHA-256 ${sha256}, but the server announced ${expected}`,
+        `the archive from ${from} has SHA-256 ${sha256}, but the server announced ${expected}`,
         {
           hint: 'the archive was corrupted or replaced on the way; nothing was installed',
         },
       );
     }
-    return { file, sha256, size };
+    const signature = String(response.headers[SIGNATURE_HEADER] ?? '').trim();
+    return { file, url: from, sha256, size, ...(signature ? { signature: signature.slice(0, 512) } : {}) };
   } finally {
     clearTimeout(timer);
     controller.abort();

@@ -26,15 +26,17 @@ export async function preflightArchive(file: string, scratch: string): Promise<C
   }
   const manifestEntry = entries.find((entry) => entry.path === 'package.json');
   if (!manifestEntry) throw bad('it has no package.json');
-  let manifest: { name?: unknown; version?: unknown; bin?: unknown };
+  let manifest: Record<string, unknown>;
   try {
     manifest = JSON.parse(manifestEntry.content.toString('utf8'));
   } catch {
     throw bad('its package.json is not JSON');
   }
-  if (manifest.name !== 'service-cli')
-    throw bad(`it is the package ${JSON.stringify(sanitize(String(manifest.name)))}, not service-cli`);
-  const binPath = (manifest.bin as Record<string, unknown> | undefined)?.['svc'];
+  if (manifest['name'] !== 'service-cli')
+    throw bad(`it is the package ${JSON.stringify(sanitize(String(manifest['name'])))}, not service-cli`);
+  const refusal = packageJsonRefusal(manifest);
+  if (refusal) throw bad(refusal);
+  const binPath = (manifest['bin'] as Record<string, unknown>)['svc'];
   if (typeof binPath !== 'string') throw bad('its package.json has no "svc" bin');
   const wanted = normalize(binPath).replace(/^(\.\/)+/, '');
   const bin = entries.find((entry) => normalize(entry.path) === wanted);
@@ -50,7 +52,39 @@ export async function preflightArchive(file: string, scratch: string): Promise<C
   });
   const match = /^svc (\S+)\n?$/.exec(printed);
   if (!match) throw bad(`its svc does not run (--version printed ${JSON.stringify(sanitize(printed, 80))})`);
-  return { version: sanitize(match[1]!), packageVersion: sanitize(String(manifest.version)) };
+  return { version: sanitize(match[1]!), packageVersion: sanitize(String(manifest['version'])) };
+}
+
+/**
+ * What npm would put on the user's PATH or fetch beyond the checked bytes: only the one `svc`
+ * command may be installed (an archive declaring `ls` or `git` would shadow the real ones), and
+ * nothing may come from a registry (those bytes were never checked). Null when acceptable.
+ */
+export function packageJsonRefusal(manifest: Record<string, unknown>): string | undefined {
+  const bin = manifest['bin'];
+  if (typeof bin === 'string')
+    return 'its package.json declares its bin as a string (a command named after the package), not "svc"';
+  if (bin === null || typeof bin !== 'object' || Array.isArray(bin))
+    return 'its package.json has no "svc" bin';
+  const names = Object.keys(bin);
+  const others = names.filter((name) => name !== 'svc');
+  if (others.length)
+    return `it would install commands other than svc: ${others.map((n) => JSON.stringify(sanitize(n, 40))).join(', ')}`;
+  const directories = manifest['directories'] as Record<string, unknown> | undefined;
+  if (directories && typeof directories === 'object' && 'bin' in directories)
+    return 'its package.json sets directories.bin (every file there would become a command)';
+  for (const field of [
+    'dependencies',
+    'optionalDependencies',
+    'peerDependencies',
+    'bundleDependencies',
+    'bundledDependencies',
+  ]) {
+    const value = manifest[field];
+    if (value && typeof value === 'object' && Object.keys(value).length)
+      return `its package.json has ${field} (npm would install code that was not checked)`;
+  }
+  return undefined;
 }
 
 function bad(why: string): ExternalError {
