@@ -20,15 +20,19 @@ function project(files: Record<string, string>): string {
   return dir;
 }
 
-async function entries(tar: Buffer): Promise<Record<string, { mode: number; body: string }>> {
-  const out: Record<string, { mode: number; body: string }> = {};
+async function entries(tar: Buffer): Promise<Record<string, { mode: number; body: string; mtime: number }>> {
+  const out: Record<string, { mode: number; body: string; mtime: number }> = {};
   const reader = extract();
   reader.on('entry', (header, stream, next) => {
     const chunks: Buffer[] = [];
     stream.on('data', (chunk: unknown) => chunks.push(chunk as Buffer));
     stream.on('end', () => {
       if (header.type === 'file')
-        out[header.name] = { mode: header.mode ?? 0, body: Buffer.concat(chunks).toString() };
+        out[header.name] = {
+          mode: header.mode ?? 0,
+          body: Buffer.concat(chunks).toString(),
+          mtime: (header.mtime?.getTime() ?? 0) / 1000,
+        };
       next();
     });
   });
@@ -86,6 +90,21 @@ describe('dockerContext', () => {
     expect(context.dockerfile).toBe('.release.Dockerfile');
     expect(files['.release.Dockerfile']!.body).toBe('FROM scratch\n');
     expect(Object.keys(files).sort()).toEqual(['.release.Dockerfile', 'main.js']);
+  });
+
+  it('gives an added file its own time when it names one (a copy Docker must see as changed)', async () => {
+    const dir = project({ 'c/Dockerfile': 'FROM scratch\n', 'c/app/web/version.json': '{}' });
+    const context = await dockerContext({
+      contextDir: join(dir, 'c'),
+      dockerfile: join(dir, 'c/Dockerfile'),
+      extra: [
+        { path: 'version-layer/app/web/version.json', source: join(dir, 'c/app/web/version.json'), mtime: 6 },
+      ],
+      epoch: 5,
+    });
+    const files = await entries(context.tar);
+    expect(files['app/web/version.json']!.mtime).toBe(5);
+    expect(files['version-layer/app/web/version.json']).toMatchObject({ body: '{}', mtime: 6 });
   });
 
   it('gives equal bytes for equal inputs', async () => {

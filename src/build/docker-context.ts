@@ -30,7 +30,8 @@ export interface DockerContext {
 export async function dockerContext(options: {
   contextDir: string;
   dockerfile: string;
-  extra: readonly { path: string; source: string }[];
+  /** `mtime` (seconds): the file's own time in the tar, instead of `epoch`. */
+  extra: readonly { path: string; source: string; mtime?: number }[];
   epoch: number;
 }): Promise<DockerContext> {
   const ignoreFile = `${options.contextDir}/.dockerignore`;
@@ -53,7 +54,13 @@ export async function dockerContext(options: {
     const path = file.path.replace(/^\/+/, '');
     const at = kept.findIndex((entry) => entry.path.replace(/^\/+/, '') === path);
     if (at >= 0) kept.splice(at, 1); // the build's own file wins over a stale one in the folder
-    kept.push({ type: 'file', path, source: file.source, mode: 0o644 });
+    kept.push({
+      type: 'file',
+      path,
+      source: file.source,
+      mode: 0o644,
+      ...(file.mtime === undefined ? {} : { mtime: file.mtime }),
+    });
   }
   return { tar: await packTar(kept, options.epoch), dockerfile };
 }

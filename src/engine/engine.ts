@@ -3,8 +3,8 @@ import type { StoreImageRef } from '../registry/image-ref.ts';
 /** One thing to put in a layer. Paths are absolute in the image (`/app/api/main.mjs`). */
 export type LayerEntry =
   | { type: 'dir'; path: string; mode?: number }
-  | { type: 'file'; path: string; mode?: number; source: string }
-  | { type: 'file'; path: string; mode?: number; content: Uint8Array | string }
+  | { type: 'file'; path: string; mode?: number; mtime?: number; source: string }
+  | { type: 'file'; path: string; mode?: number; mtime?: number; content: Uint8Array | string }
   | { type: 'symlink'; path: string; target: string };
 
 /** What a build puts on top of its base. */

@@ -2,6 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import type Docker from 'dockerode';
+import { extract } from 'tar-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recipeSpec } from '../../src/build/image-specs.ts';
 import { imageArtifact } from '../../src/config/artifacts.ts';
@@ -153,6 +156,14 @@ describe('release build --engine docker --push', () => {
     }
   });
 
+  it('puts in the last layer of the api and web images only the files the label names (and their folders)', async () => {
+    for (const name of ['api', 'web'] as const) {
+      const entries = await lastLayerEntries(dockerd.docker, out.images[name].reference);
+      const files = entries.filter((e) => e.type !== 'directory').map((e) => `/${e.name}`);
+      expect(files.sort()).toEqual(VERSION_FILES[name]!.split(',').sort());
+    }
+  });
+
   it.each(ARTIFACTS)('runs the %s image and it reports the stamped version', async (name) => {
     const container = await runContainer(dockerd.docker, out.images[name].reference, ARTIFACT_RUN[name]);
     try {
@@ -268,3 +279,34 @@ describe('release build --engine docker without an engine', () => {
     }
   });
 });
+
+/** The entries (name, type) of an image's last layer, from the engine's `docker save`. */
+async function lastLayerEntries(docker: Docker, name: string): Promise<{ name: string; type: string }[]> {
+  const files = new Map<string, Buffer>();
+  await readTar((await docker.getImage(name).get()) as NodeJS.ReadableStream, (entryName, body) =>
+    files.set(entryName, body),
+  );
+  const [manifest] = JSON.parse(files.get('manifest.json')!.toString('utf8')) as { Layers: string[] }[];
+  const entries: { name: string; type: string }[] = [];
+  await readTar(Readable.from([files.get(manifest!.Layers.at(-1)!)!]), (entryName, _body, type) =>
+    entries.push({ name: entryName.replace(/\/$/, ''), type }),
+  );
+  return entries;
+}
+
+async function readTar(
+  stream: NodeJS.ReadableStream,
+  onEntry: (name: string, body: Buffer, type: string) => void,
+): Promise<void> {
+  const reader = extract();
+  const done = (async () => {
+    for await (const entry of reader) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of entry) chunks.push(chunk as Buffer);
+      onEntry(entry.header.name, Buffer.concat(chunks), entry.header.type ?? 'file');
+    }
+  })();
+  stream.on('error', (error) => reader.destroy(error as Error));
+  stream.pipe(reader as unknown as NodeJS.WritableStream);
+  await done;
+}

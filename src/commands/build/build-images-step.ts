@@ -86,7 +86,7 @@ async function dockerRecipe(
       ...(cliArchive
         ? [{ path: artifact.cliArchive ?? DEFAULT_CLI_ARCHIVE.docker, source: cliArchive }]
         : []),
-      ...(artifact.role === 'web' ? webVersionLayerFiles(contextDir) : []),
+      ...(artifact.role === 'web' ? webVersionLayerFiles(contextDir, ctx.epoch!) : []),
     ],
     epoch: ctx.epoch!,
   });
@@ -119,9 +119,16 @@ function webVersionFiles(entries: readonly LayerEntry[]): string[] {
  * A web client's version.json and index.html (under the context's `app/`), also staged under
  * `version-layer/`: a Dockerfile that copies that folder last puts them in a layer of their own
  * above the code, the version layer a full release re-stamps (templates/docker/web.Dockerfile).
+ * These copies are one second newer than the rest of the context: were they identical to the
+ * code layer's copies (content, mode, size and time), the engine's differ (vfs, or any that
+ * compares metadata) would find nothing changed, the COPY would make an empty layer, which Docker
+ * leaves out of the image, and the code layer would become the last one.
  */
-function webVersionLayerFiles(contextDir: string): { path: string; source: string }[] {
+function webVersionLayerFiles(
+  contextDir: string,
+  epoch: number,
+): { path: string; source: string; mtime: number }[] {
   return ['app/web/version.json', 'app/web/index.html']
     .filter((path) => existsSync(join(contextDir, path)))
-    .map((path) => ({ path: `version-layer/${path}`, source: join(contextDir, path) }));
+    .map((path) => ({ path: `version-layer/${path}`, source: join(contextDir, path), mtime: epoch + 1 }));
 }

@@ -26,7 +26,7 @@ const gzipAsync = promisify(gzip);
 
 /**
  * A deterministic layer: entries sorted by path, every parent directory present, uid/gid 0 and
- * no user names, one fixed mtime, fixed modes (0755 for directories, 0644 for files unless the
+ * no user names, one fixed mtime (a file entry may name its own), fixed modes (0755 for directories, 0644 for files unless the
  * entry says otherwise). Nothing from the build machine (owner, times, umask) reaches the bytes.
  */
 export async function createLayer(entries: readonly LayerEntry[], mtimeSeconds: number): Promise<Layer> {
@@ -57,7 +57,12 @@ export async function packTar(entries: readonly LayerEntry[], mtimeSeconds: numb
       await addEntry(tar, { ...header, type: 'symlink', linkname: entry.target, mode: 0o777 });
     } else {
       const body = 'source' in entry ? await readFile(entry.source) : Buffer.from(entry.content);
-      await addEntry(tar, { ...header, type: 'file', mode: entry.mode ?? 0o644, size: body.length }, body);
+      const own = entry.mtime === undefined ? {} : { mtime: new Date(entry.mtime * 1000) };
+      await addEntry(
+        tar,
+        { ...header, ...own, type: 'file', mode: entry.mode ?? 0o644, size: body.length },
+        body,
+      );
     }
   }
   tar.finalize();
