@@ -10,6 +10,8 @@ export interface LabelInput {
   source: string;
   /** The image's name (`service-api`). */
   title: string;
+  /** Labels of the toolkit's own beside the five OCI ones (the API's min_cli_version). */
+  extra?: Record<string, string>;
 }
 
 /** The OCI annotation labels every image carries (image-spec annotations.md). */
@@ -20,6 +22,7 @@ export function imageLabels(input: LabelInput): Record<string, string> {
     'org.opencontainers.image.source': input.source,
     'org.opencontainers.image.title': input.title,
     'org.opencontainers.image.version': input.tag,
+    ...input.extra,
   };
 }
 

@@ -22,6 +22,8 @@ export function artifactRuleProblems(artifacts: Record<string, ArtifactConfig>):
     else byImage.set(artifact.image, artifact.name);
     if (artifact.cliArchive !== undefined && artifact.role !== 'api')
       problems.push(`${at}.cliArchive: only the api artifact serves the CLI archive`);
+    if (artifact.minCliVersion !== undefined && artifact.role !== 'api')
+      problems.push(`${at}.minCliVersion: only the api artifact serves a min_cli_version`);
   }
   return problems;
 }

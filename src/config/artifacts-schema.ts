@@ -67,6 +67,14 @@ export const imageArtifactSchema = z.strictObject({
     .optional(),
   /** api only: where the CLI archive goes (docker: in the context; oci: in the image). */
   cliArchive: z.string().min(1).optional(),
+  /**
+   * api only: the `min_cli_version` this API serves (X.Y.Z). Build and promote refuse a CLI below
+   * it, and the image carries it as a label so `release upgrade` can warn before it starts.
+   */
+  minCliVersion: z
+    .string()
+    .regex(/^\d+\.\d+\.\d+$/, 'expected X.Y.Z (no v), as the API serves it')
+    .optional(),
 });
 
 /** The CLI: any language, built by a command that writes one archive. */

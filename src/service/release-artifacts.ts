@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { packageRoot } from '../shared/package-root.ts';
+import { MIN_CLI_VERSION } from './api/min-cli-version.ts';
 
 /**
  * The reference service's build command (run with this node, without a shell). Found from the
@@ -38,11 +39,15 @@ export function referenceArtifacts() {
   return {
     // The CLI archive goes where `cliArchive`'s defaults put it: `service-cli.tar.gz` at the root
     // of the docker context (the Dockerfile copies it), `/app/service-cli.tar.gz` in an oci image.
-    api: image(
-      'api',
-      { SERVICE_CLI_ARCHIVE: `${APP}/service-cli.tar.gz`, HOST: '0.0.0.0', PORT: '8080' },
-      '8080',
-    ),
+    api: {
+      ...image(
+        'api',
+        { SERVICE_CLI_ARCHIVE: `${APP}/service-cli.tar.gz`, HOST: '0.0.0.0', PORT: '8080' },
+        '8080',
+      ),
+      // What the reference API serves as min_cli_version: build and promote hold its CLI to it.
+      minCliVersion: MIN_CLI_VERSION,
+    },
     worker: image('worker', { WORKER_HEALTH_HOST: '0.0.0.0', WORKER_HEALTH_PORT: '8081' }, '8081'),
     web: image('web', { WEB_ROOT: `${APP}/web`, HOST: '0.0.0.0', PORT: '8080' }, '8080'),
     cli: {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recipeSpec } from '../../src/build/image-specs.ts';
 import { imageArtifact } from '../../src/config/artifacts.ts';
 import { validateConfig } from '../../src/config/validate.ts';
+import { MIN_CLI_VERSION } from '../../src/service/api/min-cli-version.ts';
 import { referenceArtifacts } from '../../src/service/release-artifacts.ts';
 import { type Dockerd, startDockerd } from '../helpers/dockerd.ts';
 import { GitRepo } from '../helpers/git-repo.ts';
@@ -120,6 +121,8 @@ describe('release build --engine docker --push', () => {
         'org.opencontainers.image.version': TAG,
         // The files a release re-stamps, copied last into a layer of their own.
         ...(VERSION_FILES[name] ? { 'org.service-release.version-layer.files': VERSION_FILES[name] } : {}),
+        // The API's min_cli_version, for `release upgrade` to read before it starts.
+        ...(name === 'api' ? { 'io.service-release.min-cli-version': MIN_CLI_VERSION } : {}),
       });
     }
   });

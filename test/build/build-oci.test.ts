@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MIN_CLI_VERSION } from '../../src/service/api/min-cli-version.ts';
 import { type Dockerd, startDockerd } from '../helpers/dockerd.ts';
 import { GitRepo } from '../helpers/git-repo.ts';
 import { writeReferenceConfig } from '../helpers/reference-config.ts';
@@ -89,7 +90,7 @@ describe('release build --engine oci', () => {
       const image = skopeoJson('inspect', `oci:${layout}/service-${name}:${TAG}`);
       expect(image['Digest']).toBe(first.images[name].digest);
       const layers = image['Layers'] as string[];
-      // Issue 14: the api's and web's version files are a last layer of their own, named by labels.
+      // The api's and web's version files are a last layer of their own, named by labels.
       const versionLayer: Record<string, string> =
         name === 'worker'
           ? {}
@@ -105,6 +106,8 @@ describe('release build --engine oci', () => {
         'org.opencontainers.image.title': `service-${name}`,
         'org.opencontainers.image.version': TAG,
         ...versionLayer,
+        // The API's min_cli_version, for `release upgrade` to read before it starts.
+        ...(name === 'api' ? { 'io.service-release.min-cli-version': MIN_CLI_VERSION } : {}),
       });
       expect(layers).toHaveLength(name === 'worker' ? 2 : 3); // the base, the app, the version layer
       const config = skopeoJson('inspect', '--config', `oci:${layout}/service-${name}:${TAG}`) as {

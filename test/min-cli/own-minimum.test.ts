@@ -1,9 +1,10 @@
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIN_CLI_VERSION } from '../../src/service/api/min-cli-version.ts';
 import type { StartedProcess } from '../../src/util/start-process.ts';
 import { GitRepo } from '../helpers/git-repo.ts';
+import { writeReferenceConfig } from '../helpers/reference-config.ts';
 import { jsonOf, runRelease } from '../helpers/run-release.ts';
 import {
   archiveOf,
@@ -17,10 +18,11 @@ import {
   svcIn,
 } from '../svc/support.ts';
 
-// Issue 14, item 5: nothing may ship a CLI that its own API blocks. `release build` and `release
-// promote` refuse a CLI below the API's min_cli_version (the reference API's constant, or
-// api.minCliVersion for a project's own API); `svc update` refuses an archive below the serving
-// API's minimum and keeps the installed svc.
+// Nothing may ship a CLI that its own API blocks. `release build` and `release promote` refuse a
+// CLI below the min_cli_version the config declares for its API (the api artifact's
+// minCliVersion, which the reference declares as its constant, or api.minCliVersion), and never
+// assume one a project did not declare; `svc update` refuses an archive below the serving API's
+// minimum and keeps the installed svc.
 
 interface ErrorJson {
   error: { code: string; message: string; hint: string };
@@ -32,6 +34,7 @@ describe('release build and promote: CLI_BELOW_OWN_MINIMUM', () => {
     expect(MIN_CLI_VERSION).toBe('1.0.0');
     repo = GitRepo.create('own-minimum-');
     repo.write('.gitignore', 'dist/\n.release/\n');
+    writeReferenceConfig(repo.dir);
     repo.commit('first');
     repo.tag('v0.4.0');
     const stamp = await runRelease(['stamp'], { cwd: repo.dir });
@@ -81,6 +84,12 @@ describe('release build and promote: CLI_BELOW_OWN_MINIMUM', () => {
         },
       },
     };
+    // Without a declared minimum nothing is assumed: the reference API's 1.0.0 is not this API's.
+    rmSync(join(repo.dir, 'release.config.mjs'), { force: true });
+    repo.write('release.config.json', JSON.stringify({ artifacts }));
+    const undeclared = await runRelease(['build', '--only', 'cli', '--json'], { cwd: repo.dir });
+    expect(undeclared.code, undeclared.stderr).toBe(0);
+    rmSync(join(repo.dir, 'dist/own-cli.tgz'), { force: true });
     repo.write('release.config.json', JSON.stringify({ api: { minCliVersion: '0.3.0' }, artifacts }));
     const result = await runRelease(['build', '--only', 'cli', '--json'], {
       cwd: repo.dir,

@@ -5,6 +5,7 @@ import { dockerContext } from '../../build/docker-context.ts';
 import { imageLabels, type LabelInput, recipeSpec, versionVariable } from '../../build/image-specs.ts';
 import { recipeEntries } from '../../build/recipe-entries.ts';
 import { DEFAULT_CLI_ARCHIVE, type ImageArtifactConfig } from '../../config/artifacts-schema.ts';
+import { MIN_CLI_LABEL, ownMinimum } from '../../config/own-minimum.ts';
 import { createDockerEngine } from '../../engine/docker/docker-engine.ts';
 import type { DockerRecipe, Engine, OciRecipe } from '../../engine/engine.ts';
 import type { LayerEntry } from '../../engine/oci/layer.ts';
@@ -26,6 +27,9 @@ export const buildImagesStep: Step<BuildContext> = {
         epoch: ctx.epoch!,
         source: ctx.source!,
         title: artifact.image,
+        ...(artifact.role === 'api' && ownMinimum(ctx.config)
+          ? { extra: { [MIN_CLI_LABEL]: ownMinimum(ctx.config)!.min } }
+          : {}),
       };
       const cli = artifact.role === 'api' ? ctx.cli : undefined;
       ctx.built[artifact.name] = await engine.build(

@@ -1,4 +1,5 @@
 import { imageOfRole } from '../../config/artifacts.ts';
+import { MIN_CLI_LABEL } from '../../config/own-minimum.ts';
 import { RuleError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import type { ImageStore } from '../../registry/store.ts';
@@ -6,7 +7,7 @@ import { SERVICE_ROLES, type TargetImage } from '../../upgrade/swarm-types.ts';
 import { record, type UpgradeContext } from './upgrade-context.ts';
 
 /** The label a target API image may carry with its `min_cli_version` (read before any change). */
-export const MIN_CLI_LABEL = 'io.service-release.min-cli-version';
+export { MIN_CLI_LABEL };
 
 /** `<tag>` -> the manifest digest of each artifact to upgrade, as the store has it now. */
 export const resolveTargetsStep: Step<UpgradeContext> = {
