@@ -33,6 +33,8 @@ export interface NpmClientOptions {
   configDir: string;
   env: Record<string, string | undefined>;
   timeoutMs?: number;
+  /** npm's own retries of a failed request (`fetch-retries`); a probe with a deadline sets 0. */
+  fetchRetries?: number;
 }
 
 const PASSED =
@@ -121,6 +123,7 @@ export function npmEnv(options: NpmClientOptions): Record<string, string> {
   const npmrc = join(options.configDir, '.npmrc');
   const userconfigSet = Object.keys(env).some((k) => k.toLowerCase() === 'npm_config_userconfig');
   if (!userconfigSet && existsSync(npmrc)) env['npm_config_userconfig'] = npmrc;
+  if (options.fetchRetries !== undefined) env['npm_config_fetch_retries'] = String(options.fetchRetries);
   env['npm_config_update_notifier'] = 'false';
   env['npm_config_fund'] = 'false';
   env['npm_config_audit'] = 'false';
