@@ -28,6 +28,7 @@ export const verifyPackageStep: Step<VerifyContext> = {
         configDir: ctx.configDir,
         env: ctx.env,
         timeoutMs: Math.max(ctx.options.timeoutMs, 30_000),
+        fetchRetries: 0,
       }),
       name: ctx.config.artifacts.cli.package,
       tag: imageTagOf(parseVersion(outcome.reference!.tag)),
