@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { npmClient, tarballDigest } from '../../cli-package/npm-client.ts';
 import { planPackage } from '../../cli-package/package-plan.ts';
 import { packageVersionOf } from '../../cli-package/package-version.ts';
-import { restampCliArchive } from '../../cli-package/restamp-archive.ts';
+import { REGISTRY_MARK, restampCliArchive } from '../../cli-package/restamp-archive.ts';
 import { cliArtifact } from '../../config/artifacts.ts';
 import { RuleError, UsageError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
@@ -37,7 +37,8 @@ export const promotePackagePlanStep: Step<PromoteContext> = {
     );
     const baked = bakedVersion(bytes, name);
     const wanted = bakedName(version);
-    const final = sameTag(baked, version) ? bytes : await restampCliArchive(bytes, wanted);
+    // The registry's copy: the version of this promotion and the registry mark; svc.js as built.
+    const final = await restampCliArchive(bytes, sameTag(baked, version) ? baked : wanted, REGISTRY_MARK);
     const digest = tarballDigest(final);
     const npmVersion = packageVersionOf(wanted);
     const state = await npm.readState(name, [npmVersion]);
