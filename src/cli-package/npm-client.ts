@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { ExternalError, RuleError } from '../errors.ts';
+import { registerSecret } from '../shared/redact.ts';
 import type { PackageState, TarballDigest } from './package-plan.ts';
 
 /**
@@ -43,6 +44,8 @@ const PASSED =
 export function npmClient(options: NpmClientOptions): NpmClient {
   const env = npmEnv(options);
   const secrets = secretsIn(env);
+  // Also hidden from every line the command line prints, whatever carries them there.
+  for (const secret of secrets) registerSecret(secret);
   const run = async (args: string[], what: string): Promise<string> => {
     const result = await execa('npm', args, {
       env,

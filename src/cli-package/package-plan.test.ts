@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Channel } from '../channels/channel-of.ts';
 import { RuleError } from '../errors.ts';
 import { compareVersionStrings } from '../version/compare.ts';
+import { packageVersionOf } from '../version/package-version.ts';
 import {
   type PackageInput,
   type PackagePlan,
@@ -9,7 +10,6 @@ import {
   planPackage,
   type TarballDigest,
 } from './package-plan.ts';
-import { packageVersionOf } from './package-version.ts';
 
 const A = { integrity: 'sha512-AAAA', shasum: 'aaaa' };
 const B = { integrity: 'sha512-BBBB', shasum: 'bbbb' };

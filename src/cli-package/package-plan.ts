@@ -2,8 +2,8 @@ import { type Channel, channelRefusal } from '../channels/channel-of.ts';
 import { RuleError } from '../errors.ts';
 import { compareVersions } from '../version/compare.ts';
 import { isOrdered, type OrderedVersion } from '../version/kinds.ts';
+import { packageVersionOf } from '../version/package-version.ts';
 import { parseVersion } from '../version/parse.ts';
-import { packageVersionOf } from './package-version.ts';
 
 /** A tarball's identity as the npm registry records it (`dist.integrity`, `dist.shasum`). */
 export interface TarballDigest {

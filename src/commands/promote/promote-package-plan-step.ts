@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { npmClient, tarballDigest } from '../../cli-package/npm-client.ts';
 import { planPackage } from '../../cli-package/package-plan.ts';
-import { packageVersionOf } from '../../cli-package/package-version.ts';
 import { REGISTRY_MARK, restampCliArchive } from '../../cli-package/restamp-archive.ts';
 import { cliArtifact } from '../../config/artifacts.ts';
 import { RuleError, UsageError } from '../../errors.ts';
@@ -12,6 +11,7 @@ import { cliRecord } from '../../record/release-record.ts';
 import { readPackageArchive } from '../../service/svc/update/read-archive.ts';
 import { sameTag } from '../../version/compare.ts';
 import { imageTagOf } from '../../version/image-tag.ts';
+import { packageVersionOf } from '../../version/package-version.ts';
 import { parseVersion } from '../../version/parse.ts';
 import type { PromoteContext } from './promote-context.ts';
 

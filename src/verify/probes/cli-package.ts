@@ -1,6 +1,6 @@
 import type { NpmClient } from '../../cli-package/npm-client.ts';
-import { packageVersionOf } from '../../cli-package/package-version.ts';
-import { sanitize } from '../http.ts';
+import { printable } from '../../shared/printable.ts';
+import { packageVersionOf } from '../../version/package-version.ts';
 import type { CliPackageReading } from '../types.ts';
 
 export type { CliPackageReading };
@@ -18,6 +18,6 @@ export async function probeCliPackage(options: {
     const state = await options.npm.readState(options.name);
     return { ...base, registry, exists: Object.hasOwn(state.versions, version), distTags: state.distTags };
   } catch (error) {
-    return { ...base, exists: undefined, error: sanitize((error as Error).message, 300) };
+    return { ...base, exists: undefined, error: printable((error as Error).message, { max: 300 }) };
   }
 }

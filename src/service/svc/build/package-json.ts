@@ -1,6 +1,6 @@
-import { packageVersionOf } from '../../../cli-package/package-version.ts';
+import { packageVersionOf } from '../../../version/package-version.ts';
 
-/** The npm version for a svc version: see cli-package/package-version.ts (one mapping for build and publish). */
+/** The npm version for a svc version: see version/package-version.ts (one mapping for build and publish). */
 export const npmVersionOf = packageVersionOf;
 
 /** The installed package's manifest: one bundled file, bin `svc`, no dependencies. */

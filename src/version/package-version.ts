@@ -1,5 +1,5 @@
-import { stripV } from '../version/compare.ts';
-import { parseVersion } from '../version/parse.ts';
+import { stripV } from './compare.ts';
+import { parseVersion } from './parse.ts';
 
 /**
  * The npm version of the `service-cli` package for a svc version (pure). npm takes only semver:
