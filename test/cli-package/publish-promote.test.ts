@@ -110,6 +110,22 @@ describe('release promote publishes the CLI package through the channels', { tim
     expect(npmProxy.log.some((l) => l === 'PUT /service-cli')).toBe(true);
   });
 
+  it('--dry-run prints the package plan and publishes nothing', async () => {
+    const { repo } = await project('v1.5.0');
+    npmProxy.log.length = 0;
+    const result = await promote(repo, ['--channel', 'release', '--dry-run']);
+    expect(result.code, result.stderr).toBe(0);
+    const out = jsonOf<{
+      package: { version: string; publish: boolean; published: boolean; distTags: unknown[] };
+    }>(result);
+    expect(out.package).toMatchObject({ version: '1.5.0', publish: true, published: false });
+    expect(out.package.distTags).toEqual([
+      expect.objectContaining({ tag: 'latest', from: '1.4.0', to: '1.5.0' }),
+    ]);
+    expect(npmProxy.log.filter((l) => !l.startsWith('GET'))).toEqual([]);
+    expect(tags()).toEqual({ latest: '1.4.0' });
+  });
+
   it('dev: a prerelease after the tag under dev; latest and next stay', async () => {
     const { repo, version } = await project('v1.4.0', { commitsAfter: 3 });
     expect(version).toMatch(/^v1\.4\.0-3-g[0-9a-f]{7}$/);
