@@ -1,4 +1,5 @@
 import { npmClient } from '../../cli-package/npm-client.ts';
+import { cliArtifact } from '../../config/artifacts.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { checkCliPackage } from '../../verify/check-cli-package.ts';
 import { probeCliPackage } from '../../verify/probes/cli-package.ts';
@@ -16,7 +17,7 @@ export const verifyPackageStep: Step<VerifyContext> = {
   skip: (ctx) =>
     !ctx.store
       ? 'pass --registry to check the registries'
-      : !ctx.config.artifacts.cli.publish
+      : !cliArtifact(ctx.config)?.publish
         ? 'artifacts.cli.publish is off'
         : !ctx.outcome?.reference
           ? 'no readable tag to look up'
@@ -30,7 +31,7 @@ export const verifyPackageStep: Step<VerifyContext> = {
         timeoutMs: Math.max(ctx.options.timeoutMs, 30_000),
         fetchRetries: 0,
       }),
-      name: ctx.config.artifacts.cli.package,
+      name: cliArtifact(ctx.config)!.package,
       tag: imageTagOf(parseVersion(outcome.reference!.tag)),
     });
     outcome.findings.push(...checkCliPackage(reading));
