@@ -1,7 +1,7 @@
 /**
  * The API's answer to "is the CLI published to npm?": `/api/version` carries this header with the
- * package name when the build had `artifacts.cli.publish` on (the image sets SERVICE_CLI_PACKAGE,
- * see build/image-specs.ts). The version document itself keeps exactly its two fields.
+ * package name when the API runs with SERVICE_CLI_PACKAGE set (with publishing on, the api
+ * artifact's `env` in the config). The version document itself keeps exactly its two fields.
  */
 export const CLI_PACKAGE_HEADER = 'X-Service-Cli-Package';
 
