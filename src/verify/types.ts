@@ -149,6 +149,9 @@ export interface ProvenanceReading {
   /** With signing.publicKey: the rc's signature, and the release's bound to that rc. */
   rcSignature?: 'valid' | 'missing' | 'invalid';
   releaseSignature?: 'bound' | 'unbound' | 'missing' | 'invalid';
+  error?: string;
+}
+
 /** The CLI package of a deployment's tag in the npm registry (`release verify --registry`). */
 export interface CliPackageReading {
   package: string;
