@@ -14,8 +14,14 @@ import { readPackageArchive } from '../service/svc/update/read-archive.ts';
  * `restampCliArchive(build(v1), v2)` is byte-identical to `build(v2)`.
  *
  * Used when a release is made from an rc: the release's archive carries the rc's tested code.
+ * `fields` are set in package.json as well (the npm registry's copy marks itself, see
+ * REGISTRY_MARK).
  */
-export async function restampCliArchive(archive: Buffer, version: string): Promise<Buffer> {
+export async function restampCliArchive(
+  archive: Buffer,
+  version: string,
+  fields: Record<string, string> = {},
+): Promise<Buffer> {
   const wanted = version.trim();
   if (!wanted || wanted.length > 128 || /[\s\u0000-\u001f\u007f-\u009f]/.test(wanted)) {
     throw new UsageError('CLI_VERSION_INVALID', `"${version}" cannot be baked into svc`, {
@@ -44,6 +50,7 @@ export async function restampCliArchive(archive: Buffer, version: string): Promi
   // Assigning existing keys keeps their place, so the file differs from the build's only in values.
   manifest['version'] = npmVersionOf(wanted);
   manifest['serviceVersion'] = wanted;
+  Object.assign(manifest, fields);
 
   const stage = await mkdtemp(join(tmpdir(), 'svc-restamp-'));
   try {
@@ -66,3 +73,10 @@ export async function restampCliArchive(archive: Buffer, version: string): Promi
     await rm(stage, { recursive: true, force: true });
   }
 }
+
+/**
+ * The package.json field the copy published to the npm registry carries, so `svc doctor` can tell
+ * a registry install from one of the API's archive: npm keeps no record of where a global package
+ * came from, and the code bytes are the same.
+ */
+export const REGISTRY_MARK = { serviceCliDistribution: 'npm-registry' } as const;

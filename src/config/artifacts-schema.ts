@@ -87,6 +87,12 @@ export const cliArtifactSchema = z.strictObject({
     .string()
     .refine((text) => text.includes('{url}'), 'expected a command containing {url}')
     .default(DEFAULT_INSTALL_COMMAND),
+  /**
+   * `release promote` also publishes the CLI archive to the npm registry of npm's own config
+   * (README "Channels: images and the CLI package"). Off by default: the embedded default needs no
+   * registry.
+   */
+  publish: z.boolean().default(false),
 });
 
 export type ImageArtifactConfig = z.output<typeof imageArtifactSchema> & {

@@ -36,6 +36,7 @@ describe('validateConfig', () => {
           role: 'cli',
           package: 'service-cli',
           installCommand: 'npm install -g {url}',
+          publish: false,
         },
       },
     });

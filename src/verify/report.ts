@@ -143,6 +143,7 @@ export function reportJson(report: DeploymentReport) {
     ...(report.registry ? { registry: report.registry } : {}),
     ...(report.signatures ? { signatures: report.signatures } : {}),
     ...(report.provenance ? { provenance: report.provenance } : {}),
+    ...(report.cliPackage ? { cliPackage: report.cliPackage } : {}),
     elapsedMs: report.elapsedMs,
   };
 }
@@ -176,6 +177,13 @@ export function renderReport(report: DeploymentReport): string[] {
     lines.push(`signature ${s.repository}${s.digest ? `@${short(s.digest)}` : ''} (${s.of}): ${what}`);
   }
   for (const p of report.provenance ?? []) lines.push(provenanceLine(p));
+  if (report.cliPackage) {
+    const p = report.cliPackage;
+    const state = p.exists === undefined ? 'unreadable' : p.exists ? 'published' : 'MISSING';
+    lines.push(
+      `package ${p.registry || 'npm'}: ${p.package}@${p.version} ${state}; latest = ${p.distTags['latest'] ?? '(none)'}`,
+    );
+  }
   lines.push('');
   lines.push(verdictLine(report));
   lines.push(...renderFindings(report.findings, ''));

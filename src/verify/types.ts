@@ -81,6 +81,8 @@ export interface DeploymentReport {
   signatures?: SignatureReading[];
   /** A release with a store: each image's version, and the rc it was made from. */
   provenance?: ProvenanceReading[];
+  /** `--registry` with `artifacts.cli.publish`: the CLI package of the tag in the npm registry. */
+  cliPackage?: CliPackageReading;
   exitCode: 0 | 1 | 3;
   elapsedMs: number;
 }
@@ -147,5 +149,18 @@ export interface ProvenanceReading {
   /** With signing.publicKey: the rc's signature, and the release's bound to that rc. */
   rcSignature?: 'valid' | 'missing' | 'invalid';
   releaseSignature?: 'bound' | 'unbound' | 'missing' | 'invalid';
+  error?: string;
+}
+
+/** The CLI package of a deployment's tag in the npm registry (`release verify --registry`). */
+export interface CliPackageReading {
+  package: string;
+  /** The npm version of the deployment's tag (`v1.4.0` -> `1.4.0`). */
+  version: string;
+  registry: string;
+  /** undefined when it could not be read (`error` says why). */
+  exists: boolean | undefined;
+  /** The package's dist-tags (`latest`, `next`, `dev`). */
+  distTags: Record<string, string>;
   error?: string;
 }

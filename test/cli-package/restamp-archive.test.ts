@@ -53,7 +53,7 @@ describe('restampCliArchive', () => {
     const manifest = JSON.parse(
       readFileSync(join(prefix, 'lib/node_modules/service-cli/package.json'), 'utf8'),
     );
-    expect(manifest.version).toBe('0.0.0-dev.v2-0-0-4-gabcdef0');
+    expect(manifest.version).toBe('2.0.1-dev.4.gabcdef0');
   }, 120_000);
 
   it('refuses an unsafe version, a non-archive and another package', async () => {

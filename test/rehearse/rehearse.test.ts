@@ -36,12 +36,14 @@ describe('release rehearse (embedded default: no Docker, no registry)', () => {
     expect(report.steps.map((s) => s.title)).toEqual([
       'Prepare a workspace',
       'Start a local registry',
+      'Start a local npm registry',
       'Make a git repository from the reference service',
       'Stamp the version from git',
       'Build every artifact',
       'Promote to dev',
       'Promote the release candidate (signed), leaving latest alone',
       'Release the rc as the full release (re-stamped, same code layers)',
+      'Install the released CLI package from the npm registry',
       'Start the deployment on loopback (API, worker, web)',
       'Install svc from the API',
       'Verify the deployment is in step',
@@ -50,7 +52,12 @@ describe('release rehearse (embedded default: no Docker, no registry)', () => {
       'Verify again with the updated CLI',
     ]);
     for (const step of report.steps) {
-      expect(step.status).toBe(step.title === 'Start a local registry' ? 'skipped' : 'done');
+      const skipped = [
+        'Start a local registry',
+        'Start a local npm registry',
+        'Install the released CLI package',
+      ];
+      expect(step.status).toBe(skipped.some((t) => step.title.startsWith(t)) ? 'skipped' : 'done');
       expect(step.ms).toBeGreaterThanOrEqual(0);
     }
     expect(report.steps[1]!.reason).toBe('the embedded OCI layout needs no registry');
@@ -94,9 +101,9 @@ describe('release rehearse (embedded default: no Docker, no registry)', () => {
     const report = jsonOf<Report>(result);
     expect(report.ok).toBe(false);
     expect(report.error?.code).toBe('GIT_MISSING');
-    expect(report.steps.map((s) => s.status)).toEqual(['done', 'skipped', 'failed']);
-    expect(report.steps[2]).toMatchObject({ title: 'Make a git repository from the reference service' });
-    expect(report.steps[2]!.reason).toMatch(/git is not installed or not on PATH/);
+    expect(report.steps.map((s) => s.status)).toEqual(['done', 'skipped', 'skipped', 'failed']);
+    expect(report.steps[3]).toMatchObject({ title: 'Make a git repository from the reference service' });
+    expect(report.steps[3]!.reason).toMatch(/git is not installed or not on PATH/);
     expect(existsSync(report.workspace.path!)).toBe(false);
   });
 

@@ -80,7 +80,7 @@ describe('npm run build:cli', () => {
 
   it.each([
     [undefined, 'unknown', '0.0.0-dev.unknown'],
-    ['v1.4.0-3-gabcdef0-dirty', 'v1.4.0-3-gabcdef0-dirty', '0.0.0-dev.v1-4-0-3-gabcdef0-dirty'],
+    ['v1.4.0-3-gabcdef0-dirty', 'v1.4.0-3-gabcdef0-dirty', '1.4.1-dev.3.gabcdef0.dirty'],
   ])(
     'SERVICE_VERSION=%s: npm gets a valid semver, svc keeps the real version',
     async (env, baked, npmVersion) => {

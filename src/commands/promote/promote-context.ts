@@ -13,6 +13,7 @@ import type { SettleResult } from '../../registry/settle-latest.ts';
 import type { ImageStore } from '../../registry/store.ts';
 import type { RestampedImage } from '../../restamp/restamp-image.ts';
 import type { PromoteSigningFields } from '../sign/sign-context.ts';
+import type { PackagePromotion } from './package-promotion.ts';
 
 export interface PromoteContext extends BaseContext, PromoteSigningFields {
   channel: Channel;
@@ -39,4 +40,6 @@ export interface PromoteContext extends BaseContext, PromoteSigningFields {
   applyFailure?: PromotionFailedError;
   settle?: SettleResult;
   latestOutcome?: LatestOutcome;
+  /** The CLI package's part, when `artifacts.cli.publish` is on. */
+  cliPackage?: PackagePromotion;
 }

@@ -3,7 +3,10 @@ import { promoteApplyStep } from './promote-apply-step.ts';
 import { promoteCheckSignaturesStep } from './promote-check-signatures-step.ts';
 import type { PromoteContext } from './promote-context.ts';
 import { promoteMinCliStep } from './promote-min-cli-step.ts';
+import { promotePackagePlanStep } from './promote-package-plan-step.ts';
+import { promotePackageTagsStep } from './promote-package-tags-step.ts';
 import { promotePlanStep } from './promote-plan-step.ts';
+import { promotePublishPackageStep } from './promote-publish-package-step.ts';
 import { promotePushRestampedStep } from './promote-push-restamped-step.ts';
 import { promoteRecordStep } from './promote-record-step.ts';
 import { promoteRestampStep } from './promote-restamp-step.ts';
@@ -24,10 +27,13 @@ export const promotePipeline: readonly Step<PromoteContext>[] = [
   promoteCheckSignaturesStep, // release --from: every source digest validly signed, before any write
   promoteRestampStep, // release from an rc: new config and version layer over the rc's code layers
   promotePlanStep, // read the tags, compute the plan; immutable-tag refusals before any write
+  promotePackagePlanStep, // cli.publish: the package's version and dist-tags; immutable version, token checked
   promoteSigningKeyStep, // unlock the key before any write: rc refused without one unless --no-sign
   promotePushRestampedStep, // release from an rc: the new blobs and manifests, by digest, untagged
+  promotePublishPackageStep, // cli.publish: npm publish under a pending dist-tag, before any tag moves
   promoteApplyStep, // version tags for all, then latest/dev for all; dev put back on failure
   promoteSettleStep, // release: latest of all to the highest stable version all carry, re-read until stable
+  promotePackageTagsStep, // cli.publish: latest/next/dev dist-tag; on failure images' and package's put back
   promoteSignStep, // rc: sign each promoted digest and read it back (or record --no-sign)
   promoteSignReleaseStep, // release from an rc: sign each release digest, bound to its rc digest
   promoteRecordStep, // append to the record's promotions

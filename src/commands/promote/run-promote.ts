@@ -9,6 +9,7 @@ import { shortKeyId } from '../../signing/keys.ts';
 import type { GlobalOptions } from '../command-context.ts';
 import { baseContext } from '../command-context.ts';
 import { printJson, printLine, warn } from '../output.ts';
+import { packageLines, packageView, settlePackageAfterFailure } from './package-promotion.ts';
 import type { PromoteContext } from './promote-context.ts';
 import { promotePipeline } from './promote-pipeline.ts';
 import { settleSummary } from './promote-settle-step.ts';
@@ -38,6 +39,7 @@ export async function runPromote(options: PromoteOptions): Promise<void> {
   try {
     await runPipeline(promotePipeline, ctx, ctx);
   } catch (error) {
+    await settlePackageAfterFailure(ctx.cliPackage, error);
     if (error instanceof PromotionFailedError && ctx.plan) {
       // The error (stderr, or the --json document) says what was done and undone; show the plan too.
       error.plan = planView(store, ctx.plan);
@@ -59,12 +61,14 @@ export async function runPromote(options: PromoteOptions): Promise<void> {
         : (ctx.result ?? { status: 'promoted', written: [], undone: [], notUndone: [] }),
       signing: ctx.signing ?? null,
       latest: ctx.settle ? latestView(store, ctx) : null,
+      package: packageView(ctx.cliPackage, ctx.dryRun),
       warnings: ctx.warnings,
     });
   } else {
     printPlan(store, plan);
     if (ctx.settle) printLine(settleSummary(ctx));
     if (ctx.signing) printLine(signingLine(ctx.signing));
+    if (ctx.cliPackage) for (const line of packageLines(ctx.cliPackage, ctx.dryRun)) printLine(line);
     const kept = plan.artifacts.reduce((n, a) => n + a.kept.length, 0);
     printLine(
       ctx.dryRun

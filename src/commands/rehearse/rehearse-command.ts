@@ -15,6 +15,10 @@ export function rehearseCommand(program: Command): void {
         .choices(['oci', 'docker'])
         .default('oci'),
     )
+    .option(
+      '--publish',
+      'also publish the CLI package through the channels to a local Verdaccio (needs verdaccio installed)',
+    )
     .option('--keep', 'keep the temporary workspace (repository, store, installs) and print where it is')
     .action(async (options: RehearseOptions, command: Command) => {
       const { runRehearse } = await import('./run-rehearse.ts');

@@ -1,3 +1,4 @@
+import type { LocalNpmRegistry } from '../../cli-package/local-npm-registry.ts';
 import type { BaseContext } from '../../pipeline/context.ts';
 import type { LocalRegistry } from '../../registry/local-registry.ts';
 import type { StartedContainer } from './start-released-container.ts';
@@ -33,6 +34,9 @@ export interface RehearseContext extends BaseContext {
   services: StartedService[];
   containers: StartedContainer[];
   registry?: LocalRegistry;
+  /** `--publish`: promotions publish the CLI package to this local Verdaccio. */
+  publish?: boolean;
+  npmRegistry?: LocalNpmRegistry;
   urls?: { api: string; web: string; workerHealth: string };
   /** What each step found, one line per step title, for the report. */
   notes: Record<string, string>;

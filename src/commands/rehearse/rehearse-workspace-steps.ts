@@ -53,6 +53,7 @@ export const rehearseRepositoryStep: Step<RehearseContext> = {
     const config = {
       registry: ctx.registry ? `${ctx.registry.host}/rehearsal` : 'oci-layout:.release/oci',
       signing: { publicKey: 'keys/release-signing.pub', privateKey: 'keys/release-signing.key' },
+      ...(ctx.publish ? { artifacts: { cli: { publish: true } } } : {}),
     };
     // From here on the rehearsal works on this repository and its configuration, not the caller's.
     ctx.config = validateConfig(config, 'the rehearsal configuration');

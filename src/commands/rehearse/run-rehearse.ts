@@ -12,6 +12,8 @@ import { rehearsePipeline } from './rehearse-pipeline.ts';
 export interface RehearseOptions extends GlobalOptions {
   keep?: boolean;
   engine?: 'oci' | 'docker';
+  /** Publish the CLI package through the channels to a local Verdaccio. */
+  publish?: boolean;
 }
 
 /**
@@ -24,6 +26,7 @@ export async function runRehearse(options: RehearseOptions): Promise<void> {
     ...base,
     engine: options.engine ?? 'oci',
     keep: Boolean(options.keep),
+    publish: Boolean(options.publish),
     services: [],
     containers: [],
     notes: {},
@@ -54,5 +57,6 @@ async function cleanUp(ctx: RehearseContext): Promise<void> {
     ...ctx.containers.map((container) => container.stop()),
   ]);
   await ctx.registry?.stop();
+  await ctx.npmRegistry?.stop();
   if (ctx.workspace && !ctx.keep) await rm(ctx.workspace, { recursive: true, force: true });
 }

@@ -40,7 +40,8 @@ export async function makeRehearsalRepo(workspace: string, config: object): Prom
   await symlink(TOOLKIT_ROOT, join(repo, 'node_modules', 'service-release'), 'dir');
   await writeFile(
     join(repo, 'release.config.mjs'),
-    `import { referenceArtifacts } from 'service-release/reference';\n\nexport default { ...${JSON.stringify(config)}, artifacts: referenceArtifacts() };\n`,
+    // `config.artifacts.cli` (rehearse --publish) is merged into the reference CLI artifact.
+    `import { referenceArtifacts } from 'service-release/reference';\n\nconst base = referenceArtifacts();\nconst config = ${JSON.stringify(config)};\nconst cli = config.artifacts?.cli;\n\nexport default { ...config, artifacts: cli ? { ...base, cli: { ...base.cli, ...cli } } : base };\n`,
   );
   await writeFile(join(repo, '.gitignore'), 'dist/\n.release/\nnode_modules/\n');
   await git(repo, 'init', '-q', '-b', 'main');

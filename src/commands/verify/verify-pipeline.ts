@@ -1,6 +1,7 @@
 import type { Step } from '../../pipeline/step.ts';
 import { verifyCheckStep } from './verify-check-step.ts';
 import type { VerifyContext } from './verify-context.ts';
+import { verifyPackageStep } from './verify-package-step.ts';
 import { verifyProbeStep } from './verify-probe-step.ts';
 import { verifyProvenanceStep } from './verify-provenance-step.ts';
 import { verifyRegistryStep } from './verify-registry-step.ts';
@@ -17,4 +18,5 @@ export const verifyPipeline: readonly Step<VerifyContext>[] = [
   verifySignaturesStep, // signing.publicKey and a store: is each image's digest validly signed
   verifyProvenanceStep, // a store and a release: each image's version; made from a signed rc, same code
   verifyCheckStep, // one tag, nothing unknown, API = worker, the CLI's minimum and PATH order
+  verifyPackageStep, // --registry, cli.publish: service-cli@<tag> in the npm registry; latest for a release
 ];

@@ -23,7 +23,8 @@ async function main(env: NodeJS.ProcessEnv): Promise<number> {
       : `${NAME}: warning: no CLI archive at ${archiveFile}; the download answers 404`,
   );
   const webRoot = env['SERVICE_WEB_ROOT']?.trim() || undefined;
-  const server = createApiServer({ version, archive, webRoot });
+  const cliPackage = env['SERVICE_CLI_PACKAGE']?.trim() || undefined;
+  const server = createApiServer({ version, archive, webRoot, cliPackage });
   if (webRoot) log(`${NAME}: serving the web client from ${webRoot}`);
   const url = await listen(server, address);
   // Signal handlers first: whoever waits for the line below may signal at once.

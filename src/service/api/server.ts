@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { CLI_PACKAGE_HEADER, cliPackageName } from '../cli-package-header.ts';
 import { createHardenedServer, type ServerLimits } from '../http/create-server.ts';
 import { pathOf, sendNotFound } from '../http/json-response.ts';
 import { createStaticHandler } from '../http/static-files.ts';
@@ -16,6 +17,8 @@ export interface ApiServerOptions {
   /** Directory of the built web client to serve at `/` (same origin as the API). */
   webRoot?: string | undefined;
   limits?: Partial<ServerLimits>;
+  /** The npm package the CLI is published as (SERVICE_CLI_PACKAGE), announced in a header. */
+  cliPackage?: string | undefined;
 }
 
 /**
@@ -29,12 +32,16 @@ export function createApiServer(options: ApiServerOptions): Server {
     minCliVersion: options.minCliVersion ?? MIN_CLI_VERSION,
   });
   const archive = createArchiveHandler(options.archive);
+  const cliPackage = cliPackageName(options.cliPackage);
   const web = options.webRoot === undefined ? undefined : createStaticHandler(options.webRoot);
   return createHardenedServer(
     (req, res) => {
       // The version probe that every CLI invocation makes is checked first and pays for nothing else.
       const path = pathOf(req.url);
-      if (path === VERSION_PATH) return version(req, res);
+      if (path === VERSION_PATH) {
+        if (cliPackage) res.setHeader(CLI_PACKAGE_HEADER, cliPackage);
+        return version(req, res);
+      }
       if (path === CLI_ARCHIVE_PATH) return archive(req, res);
       if (web && path !== '/api' && !path.startsWith('/api/')) return web(req, res);
       sendNotFound(res);

@@ -1,19 +1,7 @@
-import { stripV } from '../../../version/compare.ts';
-import { parseVersion } from '../../../version/parse.ts';
+import { packageVersionOf } from '../../../version/package-version.ts';
 
-/**
- * The npm version for a svc version. npm only takes semver, so release, rc and other semver
- * versions lose their `v`; a git description, a bare hash or `unknown` become a `0.0.0-dev.`
- * prerelease. The real version stays baked into svc.js (and in `serviceVersion`).
- */
-export function npmVersionOf(version: string): string {
-  const parsed = parseVersion(version);
-  if (parsed.kind === 'release' || parsed.kind === 'rc' || parsed.kind === 'prerelease')
-    return stripV(version);
-  let id = version.replace(/[^0-9A-Za-z-]+/g, '-').replace(/^-+|-+$/g, '') || 'unknown';
-  if (/^\d+$/.test(id)) id = `x${id}`; // a numeric identifier may not have leading zeros
-  return `0.0.0-dev.${id}`;
-}
+/** The npm version for a svc version: see version/package-version.ts (one mapping for build and publish). */
+export const npmVersionOf = packageVersionOf;
 
 /** The installed package's manifest: one bundled file, bin `svc`, no dependencies. */
 export function cliPackageJson(version: string): Record<string, unknown> {

@@ -3,9 +3,10 @@ import { satisfiesMinimum } from '../../../version/minimum.ts';
 import { parseVersion } from '../../../version/parse.ts';
 import { selectApi, selectTimeout } from '../config/select-api.ts';
 import type { SvcContext } from '../context.ts';
-import { upgradeCommand } from '../gate/decide.ts';
+import { pinnedInstallCommand, upgradeCommand } from '../gate/decide.ts';
 import { probeVersion } from '../gate/probe.ts';
 import { installPrefixOf, runningScript } from '../install-prefix.ts';
+import { installSourceOf } from '../install-source.ts';
 import { out, outJson } from '../output.ts';
 import { describeSvcs, findSvcOnPath, olderComesFirst } from '../path-scan.ts';
 import { type Finding, findingsAboutApi } from './doctor-findings.ts';
@@ -60,6 +61,11 @@ export async function runDoctor(ctx: SvcContext): Promise<number> {
     });
   }
 
+  // How this svc was installed, and the pinned command for the server's version (issue 16).
+  const installed = installSourceOf(runningScript());
+  const pinned =
+    probe?.kind === 'document' ? pinnedInstallCommand(probe.cliPackage, probe.version) : undefined;
+
   if (ctx.json) {
     outJson({
       ok: findings.length === 0,
@@ -73,11 +79,15 @@ export async function runDoctor(ctx: SvcContext): Promise<number> {
               : {}),
           }
         : null,
+      installed: { from: installed.kind, text: installed.text },
+      pinned_install: pinned ?? null,
       svc_on_path: onPath.map(({ path, version }) => ({ path, version: version ?? null })),
       findings,
     });
     return findings.length ? 1 : 0;
   }
+  out(`svc ${ctx.cliVersion}: ${installed.text}`);
+  if (pinned) out(`pinned to the server's version: ${pinned}`);
   if (findings.length === 0) {
     const server =
       probe?.kind === 'document'

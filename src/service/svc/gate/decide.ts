@@ -1,4 +1,4 @@
-import { compareVersions } from '../../../version/compare.ts';
+import { compareVersions, stripV } from '../../../version/compare.ts';
 import { isOrdered } from '../../../version/kinds.ts';
 import { satisfiesMinimum } from '../../../version/minimum.ts';
 import { parseVersion } from '../../../version/parse.ts';
@@ -51,6 +51,20 @@ export interface DecideInput {
  */
 export function upgradeCommand(baseUrl: string, template = SVC_INSTALL_COMMAND): string {
   return template.split('{url}').join(`${baseUrl}/api/cli/download/service-cli.tar.gz`);
+}
+
+/**
+ * `npm install -g service-cli@1.4.0`: the pinned form, when the server says its CLI is published
+ * (a package name) and reports a release version; undefined otherwise.
+ */
+export function pinnedInstallCommand(
+  cliPackage: string | undefined,
+  serverVersion: string | undefined,
+): string | undefined {
+  if (!cliPackage || serverVersion === undefined) return undefined;
+  const version = parseVersion(serverVersion);
+  if (version.kind !== 'release' || version.dirty) return undefined;
+  return `npm install -g ${cliPackage}@${stripV(serverVersion)}`;
 }
 
 /**
@@ -129,6 +143,7 @@ export function decideCompatibility(input: DecideInput): GateDecision {
         `  ${upgradeCommand(baseUrl)}`,
         'or:',
         `  svc update --url ${baseUrl}`,
+        ...pinnedLines(probe.cliPackage, server.version),
       ].join('\n'),
     });
     return {
@@ -158,4 +173,9 @@ export function decideCompatibility(input: DecideInput): GateDecision {
     };
   }
   return decision;
+}
+
+function pinnedLines(cliPackage: string | undefined, serverVersion: string | undefined): string[] {
+  const pinned = pinnedInstallCommand(cliPackage, serverVersion);
+  return pinned ? ["or, pinned to the server's version from the npm registry:", `  ${sanitize(pinned)}`] : [];
 }

@@ -1,3 +1,4 @@
+import { CLI_PACKAGE_HEADER, cliPackageName } from '../../cli-package-header.ts';
 import { FetchFailure, openUrl, readBody } from '../http/open-url.ts';
 import { readVersionDocument, type VersionProbe } from './version-document.ts';
 
@@ -31,12 +32,14 @@ export async function probeVersion(baseUrl: string, options: ProbeOptions): Prom
     const body =
       status >= 200 && status <= 299 ? await readBody(response, MAX_DOCUMENT_BYTES, open) : new Uint8Array();
     response.destroy();
-    return readVersionDocument({
+    const read = readVersionDocument({
       status,
       statusText: response.statusMessage,
       contentType: response.headers['content-type'],
       body,
     });
+    const cliPackage = cliPackageName(response.headers[CLI_PACKAGE_HEADER.toLowerCase()]);
+    return read.kind === 'document' && cliPackage ? { ...read, cliPackage } : read;
   } catch (error) {
     if (error instanceof FetchFailure)
       return { kind: 'failed', reason: error.reason, ...(error.status ? { status: error.status } : {}) };

@@ -13,6 +13,8 @@ export type VersionProbe =
       minCliVersion: string;
       /** Parts of the document that were wrong but did not stop a decision. */
       problems: string[];
+      /** The npm package the server says its CLI is published as (a header), when it says so. */
+      cliPackage?: string;
     }
   | { kind: 'failed'; reason: string; status?: number };
 

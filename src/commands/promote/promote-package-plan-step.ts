@@ -1,0 +1,131 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { npmClient, tarballDigest } from '../../cli-package/npm-client.ts';
+import { planPackage } from '../../cli-package/package-plan.ts';
+import { REGISTRY_MARK, restampCliArchive } from '../../cli-package/restamp-archive.ts';
+import { cliArtifact } from '../../config/artifacts.ts';
+import { RuleError, UsageError } from '../../errors.ts';
+import type { Step } from '../../pipeline/step.ts';
+import { cliRecord } from '../../record/release-record.ts';
+import { readPackageArchive } from '../../service/svc/update/read-archive.ts';
+import { sameTag } from '../../version/compare.ts';
+import { imageTagOf } from '../../version/image-tag.ts';
+import { packageVersionOf } from '../../version/package-version.ts';
+import { parseVersion } from '../../version/parse.ts';
+import type { PromoteContext } from './promote-context.ts';
+
+/**
+ * `artifacts.cli.publish`: find the CLI tarball, read the package from the npm registry and plan
+ * the publish and dist-tags (pure, cli-package/package-plan.ts). Every refusal happens here, before
+ * any write: other bytes under a published version, a token the registry does not accept.
+ *
+ * The tarball is the build's archive (re-stamped when promoted under another version). A release
+ * made `--from` an rc publishes the rc's published tarball re-stamped: the same svc.js as tested.
+ */
+export const promotePackagePlanStep: Step<PromoteContext> = {
+  title: 'Plan the CLI package',
+  skip: (ctx) => (cliArtifact(ctx.config)?.publish ? false : 'artifacts.cli.publish is off'),
+  async run(ctx, io) {
+    const name = cliArtifact(ctx.config)!.package;
+    const npm = npmClient({ configDir: ctx.configDir, env: ctx.env });
+    const registry = await npm.registry();
+    const version = ctx.version!;
+    const stage = await mkdtemp(join(tmpdir(), 'release-cli-package-'));
+    const { bytes, origin } = await sourceArchive(ctx, name, npm, stage).finally(() =>
+      rm(stage, { recursive: true, force: true }),
+    );
+    const baked = bakedVersion(bytes, name);
+    const wanted = bakedName(version);
+    // The registry's copy: the version of this promotion and the registry mark; svc.js as built.
+    const final = await restampCliArchive(bytes, sameTag(baked, version) ? baked : wanted, REGISTRY_MARK);
+    const digest = tarballDigest(final);
+    const npmVersion = packageVersionOf(wanted);
+    const state = await npm.readState(name, [npmVersion]);
+    const plan = planPackage({
+      channel: ctx.channel,
+      version: wanted,
+      dirty: ctx.dirty ?? false,
+      tarball: digest,
+      state,
+    });
+    if (plan.publish || plan.distTags.length) {
+      // Prove the token now: a refusal must come before any image tag or package is written.
+      if (!ctx.dryRun) await npm.whoami();
+    }
+    ctx.cliPackage = {
+      npm,
+      registry,
+      plan,
+      tarball: final,
+      origin: sameTag(baked, version) ? origin : `${origin}, re-stamped ${wanted}`,
+      integrity: digest.integrity,
+      moved: [],
+      undone: [],
+      notUndone: [],
+    };
+    io.progress(
+      `${name}@${plan.version} on ${registry}: ${plan.publish ? 'publish' : 'already published'}, ${plan.distTags.map((w) => `${w.tag} -> ${w.to}`).join(', ') || 'no dist-tag moves'}`,
+    );
+  },
+};
+
+async function sourceArchive(
+  ctx: PromoteContext,
+  name: string,
+  npm: ReturnType<typeof npmClient>,
+  stage: string,
+): Promise<{ bytes: Buffer; origin: string }> {
+  const from = ctx.from ? parseVersion(ctx.from) : undefined;
+  if (ctx.channel === 'release' && from?.kind === 'rc') {
+    const rcVersion = packageVersionOf(ctx.from!);
+    const state = await npm.readState(name);
+    if (Object.hasOwn(state.versions, rcVersion)) {
+      const file = await npm.download(name, rcVersion, stage);
+      return { bytes: await readFile(file), origin: `${name}@${rcVersion} from the registry` };
+    }
+    ctx.warnings.push(
+      `${name}@${rcVersion} is not in the registry: the CLI package is made from the release record's archive`,
+    );
+  }
+  const archive = ctx.record ? cliRecord(ctx.record)?.archive : undefined;
+  if (!archive)
+    throw new UsageError(
+      'CLI_ARCHIVE_MISSING',
+      `the release record at ${ctx.recordPath} has no CLI archive to publish`,
+      {
+        hint: 'run `release build` (it builds the CLI archive and records it), or set artifacts.cli.publish to false',
+      },
+    );
+  const path = resolve(ctx.cwd, archive);
+  const bytes = await readFile(path).catch(() => {
+    throw new UsageError(
+      'CLI_ARCHIVE_MISSING',
+      `the CLI archive ${path} named by the release record is missing`,
+      {
+        hint: 'run `release build` again',
+      },
+    );
+  });
+  return { bytes, origin: path };
+}
+
+/** The version svc prints, from the archive's package.json (`serviceVersion`). */
+function bakedVersion(bytes: Buffer, name: string): string {
+  const manifest = readPackageArchive(bytes).find((e) => e.path === 'package.json');
+  const parsed = manifest ? (JSON.parse(manifest.content.toString('utf8')) as Record<string, unknown>) : {};
+  if (parsed['name'] !== name)
+    throw new RuleError(
+      'CLI_PACKAGE_NAME',
+      `the CLI archive is the package ${JSON.stringify(parsed['name'])}, not ${name}`,
+      {
+        hint: 'set artifacts.cli.package to the name the archive carries',
+      },
+    );
+  return String(parsed['serviceVersion'] ?? 'unknown');
+}
+
+/** The version baked into svc: releases and rcs carry the image tag's `v`, like `release build`. */
+function bakedName(version: string): string {
+  return imageTagOf(parseVersion(version));
+}
