@@ -3,11 +3,10 @@ import { readFile, rm, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { buildCommandEnv, runBuildCommand } from '../../build/run-build-command.ts';
 import { cliArtifact } from '../../config/artifacts.ts';
-import { UsageError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { writeFileAtomically } from '../../shared/atomic-write.ts';
 import { hasSigningKey, readPublicKey, readSigningKey } from '../../signing/key-files.ts';
-import { shortKeyId } from '../../signing/keys.ts';
+import { PASSPHRASE_ENV, shortKeyId } from '../../signing/keys.ts';
 import { invalid } from './build-check-artifacts-step.ts';
 import { type BuildContext, imagesToBuild } from './build-context.ts';
 
@@ -15,7 +14,7 @@ import { type BuildContext, imagesToBuild } from './build-context.ts';
  * The CLI archive, in any language: the CLI's build command runs (no shell, in the project,
  * SERVICE_VERSION set, and the project's install command for the gate), and the archive it
  * names must be one it wrote; its SHA-256 and size are recorded. The api image serves it.
- * With `signing.publicKey` configured (issue 19), the command gets the key as
+ * With `signing.publicKey` configured and its private key at hand, the command gets the key as
  * SERVICE_CLI_PUBLIC_KEY (the reference svc bakes it in, and its `svc update` then installs only
  * archives signed by it) and the archive is signed into `<archive>.sig`.
  */
@@ -71,20 +70,32 @@ export const buildCliArchiveStep: Step<BuildContext> = {
   },
 };
 
+/**
+ * Whether this build signs its CLI archive: only when signing.publicKey is configured and the
+ * matching private key can be used here. Baking the key is tied to signing, so an svc never
+ * carries a key its own API's archive is not signed with. A build without the private key (a CI
+ * job without the signing secrets, a key made after the first build) still builds, unsigned, and
+ * says so: signing is a property of the release, and a missing secret must not stop a dev build.
+ * A private key that is given but unusable (wrong passphrase, another key) is an error.
+ */
 async function archiveSigning(
   ctx: BuildContext,
 ): Promise<{ publicKeyPem: string; privateKey: KeyObject } | undefined> {
-  const publicKey = await readPublicKey(ctx);
-  if (!publicKey) return undefined;
-  if (!hasSigningKey(ctx)) {
-    throw new UsageError(
-      'SIGNING_KEY_MISSING',
-      `signing.publicKey is configured, so svc bakes key ${shortKeyId(publicKey.keyId)} and installs only archives it signs: the CLI archive must be signed, and no private key was given`,
-      {
-        hint: 'set RELEASE_SIGNING_KEY (the key file or its PEM) and RELEASE_SIGNING_PASSPHRASE, or signing.privateKey in the config',
-      },
+  if (!ctx.config.signing?.publicKey) return undefined;
+  const unsigned = (why: string) => {
+    ctx.warnings.push(
+      `the CLI archive is not signed (${why}): this svc bakes no key, so its \`svc update\` checks only the checksum`,
     );
-  }
+    return undefined;
+  };
+  const publicKey = await readPublicKey(ctx).catch((error: Error) => error);
+  if (publicKey instanceof Error) return unsigned(publicKey.message);
+  if (!publicKey) return undefined;
+  if (!hasSigningKey(ctx))
+    return unsigned(
+      `no private key: set RELEASE_SIGNING_KEY and RELEASE_SIGNING_PASSPHRASE, or signing.privateKey, to sign it with key ${shortKeyId(publicKey.keyId)}`,
+    );
+  if (!ctx.env[PASSPHRASE_ENV]) return unsigned(`${PASSPHRASE_ENV} is not set`);
   const key = await readSigningKey(ctx);
   return { publicKeyPem: publicKey.pem, privateKey: key.privateKey };
 }
