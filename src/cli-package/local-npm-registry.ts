@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { ExternalError } from '../errors.ts';
 import { freePort } from '../util/free-port.ts';
+import { stopChild } from '../util/stop-child.ts';
 
 export interface LocalNpmRegistryOptions {
   /** Directory for its config, htpasswd and storage; removed by `stop()`. */
@@ -76,7 +77,7 @@ export async function startLocalNpmRegistry(options: LocalNpmRegistryOptions): P
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
   const stop = async () => {
-    await kill(child);
+    await stopChild(child);
     await rm(dir, { recursive: true, force: true });
   };
   try {
@@ -145,13 +146,4 @@ async function waitUntilUp(url: string, child: ChildProcess, output: () => strin
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new ExternalError('VERDACCIO_FAILED', `Verdaccio did not answer within 30 s: ${output()}`);
-}
-
-async function kill(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-  await exited;
-  clearTimeout(timer);
 }

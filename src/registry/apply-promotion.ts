@@ -147,21 +147,29 @@ export async function applyPromotion(
   return result;
 }
 
+/** Point a tag back where it was before `write` (remove it when it did not exist). */
+export async function putTagBack(
+  store: ImageStore,
+  write: Pick<TagWrite, 'repository' | 'tag' | 'from'>,
+): Promise<void> {
+  if (write.from === null) {
+    if (!store.deleteTag) throw new Error(`${store.name} cannot delete tags`);
+    await store.deleteTag(write.repository, write.tag);
+    return;
+  }
+  const previous = await store.getManifest(write.repository, write.from);
+  if (!previous) throw new Error(`the previous manifest ${short(write.from)} is gone`);
+  await store.putManifest(write.repository, write.tag, previous.bytes, previous.descriptor.mediaType);
+}
+
 async function undo(store: ImageStore, touched: TagWrite[], result: PromotionResult): Promise<void> {
   for (const write of touched) {
     const reference = referenceOf(store, write.repository, write.tag);
     try {
       await retry(async () => {
-        if (write.from === null) {
-          // The write in flight may never have landed: then there is nothing to remove.
-          if (!(await store.resolve(write.repository, write.tag))) return;
-          if (!store.deleteTag) throw new Error(`${store.name} cannot delete tags`);
-          await store.deleteTag(write.repository, write.tag);
-        } else {
-          const previous = await store.getManifest(write.repository, write.from);
-          if (!previous) throw new Error(`the previous manifest ${short(write.from)} is gone`);
-          await store.putManifest(write.repository, write.tag, previous.bytes, previous.descriptor.mediaType);
-        }
+        // The write in flight may never have landed: then there is nothing to remove.
+        if (write.from === null && !(await store.resolve(write.repository, write.tag))) return;
+        await putTagBack(store, write);
       });
       result.written = result.written.filter((w) => w.reference !== reference);
       result.undone.push({ artifact: write.artifact, reference, from: write.to, to: write.from });

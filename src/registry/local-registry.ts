@@ -3,6 +3,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ExternalError } from '../errors.ts';
 import { freePort } from '../util/free-port.ts';
+import { stopChild } from '../util/stop-child.ts';
 
 export interface LocalRegistryOptions {
   /** Directory for its config and storage; removed by `stop()`. */
@@ -56,7 +57,7 @@ export async function startLocalRegistry(options: LocalRegistryOptions): Promise
     child.once('error', reject);
   });
   const stop = async () => {
-    await kill(child);
+    await stopChild(child);
     await rm(dir, { recursive: true, force: true });
   };
   try {
@@ -93,13 +94,4 @@ async function waitUntilUp(url: string, child: ChildProcess, stderr: () => strin
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new ExternalError('REGISTRY_FAILED', `docker-registry did not answer within 20 s: ${stderr()}`);
-}
-
-async function kill(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-  await exited;
-  clearTimeout(timer);
 }

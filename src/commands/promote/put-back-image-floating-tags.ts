@@ -1,5 +1,5 @@
 import { orderedWrites, short } from '../../channels/promotion-plan.ts';
-import { referenceOf } from '../../registry/apply-promotion.ts';
+import { putTagBack, referenceOf } from '../../registry/apply-promotion.ts';
 import type { PromoteContext } from './promote-context.ts';
 
 /**
@@ -19,14 +19,7 @@ export async function putBackImageFloatingTags(
     const reference = referenceOf(store, write.repository, write.tag);
     if (!written.has(reference)) continue;
     try {
-      if (write.from === null) {
-        if (!store.deleteTag) throw new Error(`${store.name} cannot delete tags`);
-        await store.deleteTag(write.repository, write.tag);
-      } else {
-        const previous = await store.getManifest(write.repository, write.from);
-        if (!previous) throw new Error(`the previous manifest ${short(write.from)} is gone`);
-        await store.putManifest(write.repository, write.tag, previous.bytes, previous.descriptor.mediaType);
-      }
+      await putTagBack(store, write);
       undone.push(`${reference} back to ${write.from === null ? '(removed)' : short(write.from)}`);
     } catch (error) {
       notUndone.push(`${reference} stays at ${short(write.to)}: ${(error as Error).message}`);
