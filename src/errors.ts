@@ -19,6 +19,8 @@ export const CONFIG_INVALID = 'CONFIG_INVALID';
 export const INTERNAL = 'INTERNAL';
 /** The store cannot delete a tag, so an undo cannot remove one it created (ExternalError). */
 export const TAG_DELETE_UNSUPPORTED = 'TAG_DELETE_UNSUPPORTED';
+/** A CLI archive the toolkit cannot read or re-stamp (UsageError). */
+export const CLI_ARCHIVE_INVALID = 'CLI_ARCHIVE_INVALID';
 /** No signing key was given (UsageError). */
 export const SIGNING_KEY_MISSING = 'SIGNING_KEY_MISSING';
 

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, normalize } from 'node:path';
-import { UsageError } from '../errors.ts';
+import { CLI_ARCHIVE_INVALID, UsageError } from '../errors.ts';
 import { npmPack } from '../service/svc/build/build-cli-archive.ts';
 import { npmVersionOf } from '../service/svc/build/package-json.ts';
 import { readPackageArchive } from '../service/svc/update/read-archive.ts';
@@ -33,20 +33,25 @@ export async function restampCliArchive(
     entries = readPackageArchive(archive);
   } catch (error) {
     throw new UsageError(
-      'CLI_ARCHIVE_INVALID',
+      CLI_ARCHIVE_INVALID,
       `the CLI archive cannot be re-stamped: ${(error as Error).message}`,
     );
   }
   const manifestEntry = entries.find((entry) => entry.path === 'package.json');
-  if (!manifestEntry) throw new UsageError('CLI_ARCHIVE_INVALID', 'the CLI archive has no package.json');
+  if (!manifestEntry) throw new UsageError(CLI_ARCHIVE_INVALID, 'the CLI archive has no package.json');
   let manifest: Record<string, unknown>;
   try {
     manifest = JSON.parse(manifestEntry.content.toString('utf8')) as Record<string, unknown>;
   } catch {
-    throw new UsageError('CLI_ARCHIVE_INVALID', "the CLI archive's package.json is not JSON");
+    throw new UsageError(CLI_ARCHIVE_INVALID, "the CLI archive's package.json is not JSON");
   }
-  if (manifest['name'] !== 'service-cli')
-    throw new UsageError('CLI_ARCHIVE_INVALID', 'the archive is not the service-cli package');
+  // What marks an svc built by this toolkit (whatever the package is called): it reads its
+  // version from here, so this is the one field a re-stamp must change.
+  if (typeof manifest['serviceVersion'] !== 'string')
+    throw new UsageError(
+      CLI_ARCHIVE_INVALID,
+      'the archive does not carry its version in package.json serviceVersion (not an svc built by service-release)',
+    );
   // Assigning existing keys keeps their place, so the file differs from the build's only in values.
   manifest['version'] = npmVersionOf(wanted);
   manifest['serviceVersion'] = wanted;
@@ -59,7 +64,7 @@ export async function restampCliArchive(
       const path = normalize(entry.path);
       if (!path || path.startsWith('..') || path.startsWith('/'))
         throw new UsageError(
-          'CLI_ARCHIVE_INVALID',
+          CLI_ARCHIVE_INVALID,
           `the CLI archive has an unsafe path ${JSON.stringify(path)}`,
         );
       await mkdir(dirname(join(pkg, path)), { recursive: true });

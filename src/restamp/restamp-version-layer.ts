@@ -5,7 +5,7 @@ import { gunzip } from 'node:zlib';
 import { extract } from 'tar-stream';
 import { restampCliArchive } from '../cli-package/restamp-archive.ts';
 import { createLayerFromTar, type Layer, type LayerEntry, packTar } from '../engine/oci/layer.ts';
-import { RuleError } from '../errors.ts';
+import { CLI_ARCHIVE_INVALID, isReleaseError, RuleError } from '../errors.ts';
 import { escapeHtml } from '../service/web/build/client-version.ts';
 
 const gunzipAsync = promisify(gunzip);
@@ -71,8 +71,22 @@ async function restampFile(path: string, content: Buffer, version: string): Prom
       );
     return Buffer.from(html.replace(META, `$1${escapeHtml(version)}$2`));
   }
-  if (name.endsWith('.tar.gz') || name.endsWith('.tgz')) return restampCliArchive(content, version);
+  if (name.endsWith('.tar.gz') || name.endsWith('.tgz')) return restampArchive(content, version);
   throw new RuleError('VERSION_LAYER_INVALID', `no rule re-stamps ${path} (version.json, *.html, *.tar.gz)`);
+}
+
+/**
+ * A CLI archive the toolkit can re-stamp (an svc it built) gets the release version; any other
+ * CLI (a Python sdist, a project's own npm package) stays byte-identical: its version is the
+ * project's to carry, and the API of the release reports the release tag from its environment.
+ */
+async function restampArchive(content: Buffer, version: string): Promise<Buffer> {
+  try {
+    return await restampCliArchive(content, version);
+  } catch (error) {
+    if (isReleaseError(error) && error.code === CLI_ARCHIVE_INVALID) return content;
+    throw error;
+  }
 }
 
 type ReadEntry =
