@@ -8,7 +8,7 @@
  * process start, which is part of what a CI job using it pays. Bounded: 5 rounds per size, and the
  * whole run stops after 150 s.
  *
- * Issue 14: a full release from an rc re-stamps the image (new config and version layer over the
+ * A full release from an rc re-stamps the image (new config and version layer over the
  * rc's code layers). The "release re-stamp" rows measure that whole path for one artifact (read
  * the rc manifest, config and small version layer, push the two new blobs and the manifest, plan,
  * write vX.Y.Z and latest): its requests per artifact must not grow with the code layer's size.

@@ -46,7 +46,7 @@ interface Command {
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
-  // BENCH_SVC_SIGNED=1: an svc with the release signing key baked in (issue 19), to show that
+  // BENCH_SVC_SIGNED=1: an svc with the release signing key baked in, to show that
   // --version and the gate cost the same with it (only `svc update` reads the key).
   const signed = process.env['BENCH_SVC_SIGNED'] === '1';
   const key = signed ? generateKeyPairSync('ec', { namedCurve: 'prime256v1' }) : undefined;

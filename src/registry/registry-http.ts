@@ -37,7 +37,7 @@ export class RegistryHttp {
   async send(req: RegistryRequest): Promise<Response> {
     let response = await this.once(req);
     // docker-registry's filesystem storage answers 500 to a read of a tag that another client is
-    // rewriting at that moment (concurrent promotions, issue 19): a read is asked again, twice.
+    // rewriting at that moment (concurrent promotions): a read is asked again, twice.
     for (
       let i = 1;
       i <= 2 && response.status === 500 && (req.method === 'GET' || req.method === 'HEAD');

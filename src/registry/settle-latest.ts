@@ -7,7 +7,7 @@ import {
 import type { ImageStore, Manifest } from './store.ts';
 
 /*
- * Why concurrent promotions converge (issue 19), with no compare-and-swap on tags.
+ * Why concurrent promotions converge, with no compare-and-swap on tags.
  *
  * A registry gives us one primitive: a PUT of a tag is atomic and the last one wins. Any number
  * of `release promote --channel release` runs may interleave their reads and writes arbitrarily.

@@ -257,7 +257,7 @@ describe('release promote publishes the CLI package through the channels', { tim
     const result = await promote(repo, ['--channel', 'release'], true);
     expect(tags()).not.toHaveProperty('promote-pending');
     if (result.code === 0) {
-      // The promotion's settle step (issue 19) wrote latest again: everything moved.
+      // The promotion's settle step wrote latest again: everything moved.
       expect(tags()).toMatchObject({ latest: '2.2.0' });
       expect(await latestImages()).toEqual(ARTIFACTS.map((a) => digests[a]));
       // Put the history back where the later tests expect it (2.0.0 is latest again).

@@ -6,7 +6,7 @@ import { LayoutStore } from '../../src/registry/layout-store.ts';
 import type { GitRepo } from '../helpers/git-repo.ts';
 import { type ImageSets, makeImageSets, runRounds, slotProjects } from './concurrent.ts';
 
-// Concurrent `release promote` processes writing one OCI image layout (issue 19): 4 processes per
+// Concurrent `release promote` processes writing one OCI image layout: 4 processes per
 // round (a backport, two newer releases, an rc or dev), 30 rounds, invariants after each round.
 const ROUNDS = 30;
 const SLOTS = 4;

@@ -5,7 +5,7 @@ import { type RunningRegistry, startRegistry } from '../helpers/registry.ts';
 import { type FaultMode, type RegistryProxy, startProxy } from '../registry/proxy.ts';
 import { type ImageSets, makeImageSets, runRounds, slotProjects } from './concurrent.ts';
 
-// Concurrent `release promote` processes against one real docker-registry (issue 19): 4 processes
+// Concurrent `release promote` processes against one real docker-registry: 4 processes
 // per round (a backport, two newer releases, an rc or dev), 30 rounds, invariants after each;
 // then 30 rounds where one release run goes through the fault proxy and its nth request fails
 // (refused, or applied with the answer lost).

@@ -8,7 +8,7 @@ import { makeImage, pushImage, type TestImage } from '../helpers/make-image.ts';
 import { jsonOf, type RunResult, runRelease } from '../helpers/run-release.ts';
 import { ARTIFACTS, type Artifact, digestsOf, REPOS, recordDigests, stampedProject } from './project.ts';
 
-// Shared by the concurrency suites (issue 19): rounds of N concurrent `release promote`
+// Shared by the concurrency suites: rounds of N concurrent `release promote`
 // processes over one store, each round from a fresh seed, invariants checked after each round.
 
 /** The stable version every round starts with, tagged and `latest`. */

@@ -16,7 +16,7 @@ import { ARTIFACTS, type Artifact, digestsOf, pushRelease, REPOS } from './proje
 // A full promotion (read the store, plan, write, undo on failure) through a proxy that fails the
 // Nth request, for every N the promotion makes, in two ways: refused before the registry sees it,
 // and applied by the registry with the answer lost. After each run, `latest` of all artifacts is
-// all old or all new (at the highest version all carry: the settle of issue 19), and no version tag changed digest. The registry uses basic auth, so the 401
+// all old or all new (at the highest version all carry: the settle step), and no version tag changed digest. The registry uses basic auth, so the 401
 // challenges are among the requests that fail.
 const user = 'ci';
 const password = `pw-${randomBytes(8).toString('hex')}`;
@@ -91,7 +91,7 @@ async function promote(ns: string): Promise<'promoted' | 'repaired' | string> {
     }));
     const state = await readStoreState(store, intent, sources);
     const plan = planPromotion({ ...intent, artifacts: state.states });
-    // As the release pipeline does (issue 19): write, then settle latest whether or not a write
+    // As the release pipeline does: write, then settle latest whether or not a write
     // failed; the failure stands unless every tag of the version is in place and latest settled.
     let failure: unknown;
     await applyPromotion(store, plan, state.manifests, undefined, { settlesLatest: true }).catch((e) => {

@@ -139,7 +139,7 @@ describe('release promote (registry, basic auth)', { timeout: 120_000 }, () => {
     );
   });
 
-  it('a failed latest write is repaired by the settle, and the run says so (issue 19)', async () => {
+  it('a failed latest write is repaired by the settle, and the run says so', async () => {
     const { repo, env, store } = await project('v5.0.0');
     const old = await pushRelease(store, ['v4.0.0', 'latest']);
     const built = await pushRelease(store, []);

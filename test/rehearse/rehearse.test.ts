@@ -67,7 +67,7 @@ describe('release rehearse (embedded default: no Docker, no registry)', () => {
       /^engine oci; api sha256:[0-9a-f]{12}, worker sha256:[0-9a-f]{12}, web sha256:[0-9a-f]{12}/,
     );
     expect(detail('Promote the release candidate')).toContain('latest: absent, untouched');
-    // Issue 14: the release is the rc re-stamped (same code layers) and reports its own tag.
+    // The release is the rc re-stamped (same code layers) and reports its own tag.
     expect(detail('Release the rc')).toBe(
       'v1.0.0 and latest re-stamped from the signed rc, reporting v1.0.0; code layers: api 2 equal + version layer, worker 2 equal, web 2 equal + version layer; release signed, bound to the rc',
     );

@@ -17,7 +17,7 @@ import { type RunningRegistry, startRegistry } from '../helpers/registry.ts';
 import { jsonOf, type RunResult, runRelease } from '../helpers/run-release.ts';
 import { publicKeyOf } from './keys.ts';
 
-// Issue 14 against a real docker-registry: the reference service built as v1.0.0-rc.1 (oci engine,
+// Against a real docker-registry: the reference service built as v1.0.0-rc.1 (oci engine,
 // pushed), promoted and signed as the rc, then released as v1.0.0 from it. The release must keep
 // every code layer (checked by digest and by skopeo), change only the version fields of the config
 // and the version layer, be signed bound to the rc, and verify must refuse a tampered version layer.

@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 
 // npm pack cannot make a hostile archive: these are written by hand, as ustar entries, the way an
-// attacker's server would serve them (issue 19).
+// attacker's server would serve them.
 
 export interface TarEntry {
   name: string;

@@ -11,7 +11,7 @@ import { runRelease } from '../helpers/run-release.ts';
 import type { StartedProcess } from '../helpers/start-process.ts';
 import { baseEnv, npmInstall, packageFileIn, run, Scratch, sha256Of, startApi, svcIn } from './support.ts';
 
-// Authenticity of `svc update` (issue 19): an svc built with the release key baked in installs
+// Authenticity of `svc update`: an svc built with the release key baked in installs
 // only archives signed by that key, served by the real service-api (signature from
 // `<archive>.sig`, sent in X-Signature-ECDSA-SHA256). Wrongly signed and unsigned archives are
 // refused before any byte runs; --insecure-skip-signature says what it skips. And `release build`

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { brokenSvc, craftedArchive, goodSvc, packageJson, paxRecords } from './crafted-archive.ts';
 import { archiveOf, baseEnv, npmInstall, packageFileIn, run, Scratch, sha256Of, svcIn } from './support.ts';
 
-// Issue 19, as an attacker would try it: `svc update` and the gate over an https URL that
+// As an attacker would try it: `svc update` and the gate over an https URL that
 // redirects to plain http (a TLS server of our own, cert from openssl), crafted archives (two
 // entries for one file, links, entries outside package/, a pax header that changes the size,
 // extra bins), an archive that runs in the trial but not once installed, a 60,000-digit and a

@@ -30,7 +30,7 @@ export async function main(
         version: env['SERVICE_VERSION']?.trim() || 'unknown',
         outFile: resolve(cwd, rest[0]!),
         ...(env['SERVICE_CLI_INSTALL_COMMAND'] ? { installCommand: env['SERVICE_CLI_INSTALL_COMMAND'] } : {}),
-        // issue 19: the release signing key `release build` passes when signing.publicKey is set.
+        // The release signing key `release build` passes when signing.publicKey is set.
         ...(env['SERVICE_CLI_PUBLIC_KEY'] ? { publicKeyPem: env['SERVICE_CLI_PUBLIC_KEY'] } : {}),
       });
       process.stdout.write(`wrote ${rest[0]}: ${archive.size} bytes, sha256 ${archive.sha256}\n`);

@@ -16,7 +16,7 @@ export interface CliArchive {
   signaturePath?: string;
 }
 
-/** Sign the archive (issue 19): the public key svc bakes in, and the key that signs the bytes. */
+/** Sign the archive: the public key svc bakes in, and the key that signs the bytes. */
 export interface ArchiveSigning {
   /** SPKI PEM: baked into svc, which checks the next archive it installs against it. */
   publicKeyPem: string;

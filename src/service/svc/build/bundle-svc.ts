@@ -15,7 +15,7 @@ export interface BundleOptions {
   outFile: string;
   /** The upgrade command the gate prints (`{url}` for the archive URL); default the npm form. */
   installCommand?: string;
-  /** SPKI PEM of the release signing key: `svc update` checks archives against it (issue 19). */
+  /** SPKI PEM of the release signing key: `svc update` checks archives against it. */
   publicKeyPem?: string;
 }
 

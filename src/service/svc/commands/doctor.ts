@@ -61,7 +61,7 @@ export async function runDoctor(ctx: SvcContext): Promise<number> {
     });
   }
 
-  // How this svc was installed, and the pinned command for the server's version (issue 16).
+  // How this svc was installed, and the pinned command for the server's version.
   const installed = installSourceOf(runningScript());
   const pinned =
     probe?.kind === 'document' ? pinnedInstallCommand(probe.cliPackage, probe.version) : undefined;

@@ -15,7 +15,7 @@ const blocked = (probe: VersionProbe) =>
     .messages.map((m) => m.text)
     .join('\n');
 
-describe('the pinned npm form in the gate (issue 16)', () => {
+describe('the pinned npm form in the gate', () => {
   it.each([
     ['service-cli', 'v1.4.0', 'npm install -g service-cli@1.4.0'],
     ['service-cli', '1.4.0', 'npm install -g service-cli@1.4.0'],

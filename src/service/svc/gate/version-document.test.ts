@@ -54,7 +54,7 @@ describe('readVersionDocument', () => {
     expect(ok.kind === 'document' && ok.version).toBe('v1[2J');
   });
 
-  it('reads a minimum sent with a leading v ("v1.5.0") as 1.5.0 (issue 19)', () => {
+  it('reads a minimum sent with a leading v ("v1.5.0") as 1.5.0', () => {
     expect(readVersionDocument(answer('{"version":"v2.0.0","min_cli_version":"v1.5.0"}'))).toMatchObject({
       kind: 'document',
       minCliVersion: '1.5.0',

@@ -16,7 +16,7 @@ const PAX_KEYS = new Set(['path', 'mtime', 'atime', 'ctime', 'uid', 'gid', 'unam
  * The regular files of an npm package tarball (gzip + ustar), read in memory, and refused unless
  * it can mean only one thing: every entry a regular file or directory under `package/` (no links,
  * devices, GNU long names or global pax headers), no `.`/`..`/empty path segment, no path twice
- * (two `package/svc.js` entries: the trial would run one and npm install the other, issue 19).
+ * (two `package/svc.js` entries: the trial would run one and npm install the other).
  * npm's top directory (`package/`) is dropped from the paths returned. Throws an Error with a
  * plain reason, phrased to follow "it is" / "it has".
  */

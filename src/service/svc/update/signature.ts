@@ -12,7 +12,7 @@ export type SignatureCheck =
   | { status: 'skipped'; keyId: string };
 
 /**
- * Authenticity, not only integrity (issue 19): the checksum header proves only that the bytes are
+ * Authenticity, not only integrity: the checksum header proves only that the bytes are
  * what the same server said. When this svc was built with `signing.publicKey`, the archive must
  * carry a signature by that key, checked here, before any byte of it runs (the trial run) or is
  * installed. node:crypto only: no Sigstore in the svc bundle.
