@@ -144,6 +144,8 @@ describe('release build --engine docker --push', () => {
         epoch: 1_700_000_060,
         source: 'unknown',
         title: `service-${name}`,
+        // What the build adds for the API: the min_cli_version it serves, as a label.
+        ...(name === 'api' ? { extra: { 'io.service-release.min-cli-version': MIN_CLI_VERSION } } : {}),
       });
       for (const [key, value] of Object.entries(spec.env))
         expect(info.Config.Env).toContain(`${key}=${value}`);

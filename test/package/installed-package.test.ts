@@ -246,15 +246,10 @@ export default defineConfig({
     });
     const resign = npx(['sign', '--channel', 'rc'], signing);
     expect(resign.status, resign.stderr).toBe(0);
-    const released = json([
-      'promote',
-      '--channel',
-      'release',
-      '--from',
-      'v2.3.0-rc.1',
-      '--version',
-      'v2.3.0',
-    ]);
+    const released = json(
+      ['promote', '--channel', 'release', '--from', 'v2.3.0-rc.1', '--version', 'v2.3.0'],
+      signing, // the release is signed too, bound to the rc it came from
+    );
     expect(released).toMatchObject({ tag: 'v2.3.0', channel: 'release' });
 
     // The package's own reference API, reporting the released version, read by release verify.

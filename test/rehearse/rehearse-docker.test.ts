@@ -33,7 +33,12 @@ describe('release rehearse --engine docker (images, a registry, containers)', ()
     expect(report.error).toBeUndefined();
     expect(result.code).toBe(0);
     expect(report).toMatchObject({ ok: true, engine: 'docker' });
-    expect(report.steps.every((s) => s.status === 'done')).toBe(true);
+    // Every step ran but the two of the CLI package, which need --publish.
+    const publishing = ['Start a local npm registry', 'Install the released CLI package'];
+    for (const step of report.steps)
+      expect(step.status, step.title).toBe(
+        publishing.some((t) => step.title.startsWith(t)) ? 'skipped' : 'done',
+      );
     const detail = (title: string) => report.steps.find((s) => s.title.startsWith(title))?.detail ?? '';
     expect(detail('Start a local registry')).toMatch(/^docker-registry on 127\.0\.0\.1:\d+/);
     expect(detail('Make a git repository')).toMatch(/images go to 127\.0\.0\.1:\d+\/rehearsal$/);
