@@ -66,6 +66,21 @@ describe('judgeConvergence', () => {
     });
   });
 
+  it('rolling back, waits through a failed task while Swarm starts another, and converges on it', () => {
+    const failedThenRetried = [
+      task('old1', OLD, 'shutdown'),
+      task('n1', NEW, 'failed', { desired: 'shutdown', error: 'task: non-zero exit (2)', exitCode: 2 }),
+      task('n2', NEW, 'starting'),
+    ];
+    expect(judge(failedThenRetried, { tolerateFailedTasks: true })).toMatchObject({ status: 'waiting' });
+    const retried = [...failedThenRetried.slice(0, 2), task('n2', NEW, 'running')];
+    expect(judge(retried, { tolerateFailedTasks: true })).toEqual({ status: 'converged', running: 1 });
+    // Swarm giving up (pausing) still ends the wait.
+    expect(judge(failedThenRetried, { tolerateFailedTasks: true, updateState: 'paused' })).toMatchObject({
+      status: 'failed',
+    });
+  });
+
   it("ignores what happened before this update (an old task's crash is history)", () => {
     const old = task('old1', NEW, 'failed', { desired: 'shutdown' });
     expect(judge([old, task('n1', NEW, 'running')])).toEqual({ status: 'converged', running: 1 });

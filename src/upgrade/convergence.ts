@@ -21,6 +21,12 @@ export interface ConvergenceInput {
   /** Swarm's own update status of the service (`updating`, `paused`, `completed`...), if any. */
   updateState?: string;
   updateMessage?: string;
+  /**
+   * Rolling back: a failed task of the previous spec is not the end, Swarm's restart policy starts
+   * another (the first may have met the new task's process still releasing a host port). Only
+   * Swarm pausing the update, or the deadline, ends the wait.
+   */
+  tolerateFailedTasks?: boolean;
 }
 
 export type Convergence =
@@ -39,7 +45,8 @@ export function judgeConvergence(input: ConvergenceInput): Convergence {
   const fresh = input.tasks.filter((t) => !input.before.has(t.id));
   const mine = fresh.filter((t) => t.image === input.image);
   const broken = mine.find((t) => FAILED_STATES.has(t.state) || ENDED_STATES.has(t.state));
-  if (broken) return { status: 'failed', reason: describeFailure(broken), task: broken };
+  if (broken && !input.tolerateFailedTasks)
+    return { status: 'failed', reason: describeFailure(broken), task: broken };
   if (input.updateState === 'paused' || input.updateState?.startsWith('rollback')) {
     return {
       status: 'failed',

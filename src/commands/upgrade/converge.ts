@@ -28,6 +28,8 @@ export interface ConvergeRequest {
   deadline: number;
   /** Set by a sibling that failed: stop waiting, nothing more to learn here. */
   cancelled: () => boolean;
+  /** Rolling back: wait through Swarm's restarts of a failed task until the deadline. */
+  tolerateFailedTasks?: boolean;
   progress: (text: string) => void;
 }
 
@@ -61,6 +63,7 @@ export async function waitConverged(request: ConvergeRequest): Promise<void> {
       replicas,
       stableMs: request.stableMs,
       now,
+      ...(request.tolerateFailedTasks ? { tolerateFailedTasks: true } : {}),
       ...(inspected.updateState ? { updateState: inspected.updateState } : {}),
       ...(inspected.updateMessage ? { updateMessage: inspected.updateMessage } : {}),
     });

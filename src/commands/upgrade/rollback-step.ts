@@ -34,6 +34,7 @@ export const rollbackStep: Step<UpgradeContext> = {
             stableMs: ctx.monitorMs,
             deadline,
             cancelled: () => false,
+            tolerateFailedTasks: true,
             progress: io.progress,
           });
           record(ctx, `${planned.name}: converged on ${previous.image}`);
