@@ -145,3 +145,17 @@ describe('loadConfig', () => {
     expect((await loadConfig({ cwd: child })).config.registry).toBe('oci-layout:.release/oci');
   });
 });
+
+describe('a config module read twice by one process', () => {
+  it('is read afresh after it changed (an embedder, or tests, running commands in process)', async () => {
+    const dir = tempDir({
+      'release.config.mjs': 'export default { signing: { publicKey: "a.pub", privateKey: "a.key" } };',
+    });
+    expect((await loadConfig({ cwd: dir })).config.signing).toEqual({
+      publicKey: 'a.pub',
+      privateKey: 'a.key',
+    });
+    writeFileSync(join(dir, 'release.config.mjs'), 'export default { signing: { publicKey: "a.pub" } };');
+    expect((await loadConfig({ cwd: dir })).config.signing).toEqual({ publicKey: 'a.pub' });
+  });
+});

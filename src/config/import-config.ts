@@ -3,12 +3,17 @@ import { rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
+/** How many config modules this process imported: each import's own query string. */
+let loads = 0;
+
 /**
  * Import a JavaScript config module (`.mjs`, `.js`) and return its default export. The query
  * string makes a changed file load afresh when one process reads it twice (tests, embedders).
+ * Not `?t=`: Vite's module runner (vitest, Vite-based embedders) takes that for its own HMR
+ * timestamp and drops it, so the first version of the file was served again.
  */
 export async function importConfigModule(filepath: string): Promise<unknown> {
-  const mod = (await import(`${pathToFileURL(filepath).href}?t=${Date.now()}`)) as { default?: unknown };
+  const mod = (await import(`${pathToFileURL(filepath).href}?load=${++loads}`)) as { default?: unknown };
   return mod.default ?? mod;
 }
 
