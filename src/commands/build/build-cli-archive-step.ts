@@ -1,9 +1,10 @@
-import { createHash, type KeyObject, sign } from 'node:crypto';
+import { createHash, type KeyObject } from 'node:crypto';
 import { readFile, rm, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { buildCommandEnv, runBuildCommand } from '../../build/run-build-command.ts';
 import { cliArtifact } from '../../config/artifacts.ts';
 import type { Step } from '../../pipeline/step.ts';
+import { SIGNATURE_SUFFIX, signArchive, signatureFileText } from '../../shared/archive-signature.ts';
 import { writeFileAtomically } from '../../shared/atomic-write.ts';
 import { hasSigningKey, readPublicKey, readSigningKey } from '../../signing/key-files.ts';
 import { PASSPHRASE_ENV, shortKeyId } from '../../signing/keys.ts';
@@ -58,12 +59,11 @@ export const buildCliArchiveStep: Step<BuildContext> = {
     const bytes = await readFile(path);
     ctx.cli = { path, sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length };
     // A signature of an older archive must never stay beside a new one.
-    if (signing)
-      await writeFileAtomically(
-        `${path}.sig`,
-        `${sign('sha256', bytes, signing.privateKey).toString('base64')}\n`,
-      );
-    else await rm(`${path}.sig`, { force: true });
+    const signaturePath = `${path}${SIGNATURE_SUFFIX}`;
+    if (signing) {
+      await writeFileAtomically(signaturePath, signatureFileText(signArchive(bytes, signing.privateKey)));
+      ctx.cli.signature = signaturePath;
+    } else await rm(signaturePath, { force: true });
     io.progress(
       `${archive} sha256 ${ctx.cli.sha256.slice(0, 12)}${signing ? `, signed (${archive}.sig)` : ''}`,
     );

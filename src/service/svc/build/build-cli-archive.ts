@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
-import { createHash, type KeyObject, sign } from 'node:crypto';
+import { createHash, type KeyObject } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ExternalError, UsageError } from '../../../errors.ts';
+import { SIGNATURE_SUFFIX, signArchive, signatureFileText } from '../../../shared/archive-signature.ts';
 import { writeFileAtomically } from '../../../shared/atomic-write.ts';
 import { bundleSvc } from './bundle-svc.ts';
 import { cliPackageJson } from './package-json.ts';
@@ -58,7 +59,7 @@ export async function buildCliArchive(options: {
     const packed = await npmPack(pkg, stage);
     const bytes = await readFile(join(stage, packed));
     const path = resolve(options.outFile);
-    const signaturePath = `${path}.sig`;
+    const signaturePath = `${path}${SIGNATURE_SUFFIX}`;
     await writeFileAtomically(path, bytes);
     const archive: CliArchive = {
       path,
@@ -66,8 +67,10 @@ export async function buildCliArchive(options: {
       size: bytes.length,
     };
     if (options.signing) {
-      const signature = sign('sha256', bytes, options.signing.privateKey).toString('base64');
-      await writeFileAtomically(signaturePath, `${signature}\n`);
+      await writeFileAtomically(
+        signaturePath,
+        signatureFileText(signArchive(bytes, options.signing.privateKey)),
+      );
       archive.signaturePath = signaturePath;
     } else if (!options.publicKeyPem) {
       await rm(signaturePath, { force: true }); // a signature of an older archive must not stay beside it
