@@ -5,7 +5,7 @@ import { RuleError } from '../errors.ts';
 import { sha256Digest } from '../registry/digest.ts';
 import { type Descriptor, type ImageStore, type Manifest, MEDIA_TYPES } from '../registry/store.ts';
 import { restampConfig, versionOfConfig } from './restamp-config.ts';
-import { restampVersionLayer } from './restamp-version-layer.ts';
+import { type ArchiveSigner, restampVersionLayer } from './restamp-version-layer.ts';
 
 /** The release image made from an rc image: what was written (or, in a dry run, would be). */
 export interface RestampedImage {
@@ -43,18 +43,25 @@ interface IndexJson {
  * the rc's, a new config (version env, version label, the rc digest), and a new version layer where
  * the image has one. Reads the rc's config and version layer only (never a code layer), so the cost
  * does not grow with the image. Pure with respect to the store: nothing is written (see
- * pushRestamped). Deterministic: the same rc and version always give the same digest.
+ * pushRestamped). Deterministic: the same rc and version always give the same digest (a signed
+ * CLI archive in the version layer is re-signed by `options.sign`, deterministically too).
  */
 export async function restampImage(
   store: ImageStore,
   repository: string,
   rc: Manifest,
   version: string,
+  options: RestampOptions = {},
 ): Promise<RestampedImage> {
   const json = JSON.parse(Buffer.from(rc.bytes).toString('utf8')) as ImageManifestJson | IndexJson;
   if ('manifests' in json && Array.isArray(json.manifests))
-    return restampIndex(store, repository, rc, json as IndexJson, version);
-  return restampSingle(store, repository, rc, json as ImageManifestJson, version);
+    return restampIndex(store, repository, rc, json as IndexJson, version, options);
+  return restampSingle(store, repository, rc, json as ImageManifestJson, version, options);
+}
+
+export interface RestampOptions {
+  /** Signs a re-stamped CLI archive whose rc copy was signed (see restampVersionLayer). */
+  sign?: ArchiveSigner;
 }
 
 async function restampSingle(
@@ -63,6 +70,7 @@ async function restampSingle(
   rc: Manifest,
   json: ImageManifestJson,
   version: string,
+  options: RestampOptions,
 ): Promise<RestampedImage> {
   const warnings: string[] = [];
   const from = rc.descriptor.digest;
@@ -81,7 +89,12 @@ async function restampSingle(
         json.layers.map((l) => l.digest),
       )
     ) {
-      layer = await restampVersionLayer(await store.getBlob(repository, last.digest), files, version);
+      layer = await restampVersionLayer(
+        await store.getBlob(repository, last.digest),
+        files,
+        version,
+        options.sign,
+      );
     } else {
       warnings.push(
         `${repository}: the version layer its labels name is not its last layer; only the config was re-stamped, so ${files.join(', ')} still carry the rc's version`,
@@ -130,6 +143,7 @@ async function restampIndex(
   rc: Manifest,
   json: IndexJson,
   version: string,
+  options: RestampOptions,
 ): Promise<RestampedImage> {
   const result: RestampedImage = {
     from: rc.descriptor.digest,
@@ -159,6 +173,7 @@ async function restampIndex(
       manifest,
       JSON.parse(Buffer.from(manifest.bytes).toString('utf8')),
       version,
+      options,
     );
     result.blobs.push(...done.blobs);
     result.children.push(done.manifest);

@@ -1,7 +1,13 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { describe, expect, it } from 'vitest';
-import { createLayer } from '../engine/oci/layer.ts';
-import { restampVersionLayer } from './restamp-version-layer.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLayer, type Layer } from '../engine/oci/layer.ts';
+import { buildCliArchive, npmPack } from '../service/svc/build/build-cli-archive.ts';
+import { archiveSignatureValid, signArchive } from '../shared/archive-signature.ts';
+import { readVersionLayerFiles, restampVersionLayer } from './restamp-version-layer.ts';
 
 const html = (v: string) =>
   `<!doctype html><head><meta charset="utf-8" />\n<meta name="service-client-version" content="${v}" /></head>`;
@@ -47,6 +53,96 @@ describe('restampVersionLayer', () => {
     );
     await expect(restampVersionLayer(twoMetas.bytes, ['/app/index.html'], 'v1.0.0')).rejects.toThrow(
       /2 service-client-version <meta> tags/,
+    );
+  });
+});
+
+describe('restampVersionLayer with a signed CLI archive', () => {
+  const ARCHIVE = '/app/service-cli.tar.gz';
+  const SIGNATURE = `${ARCHIVE}.sig`;
+  const pair = () => {
+    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+    return { privateKey, publicKey };
+  };
+  const release = pair();
+  let stage: string;
+
+  beforeAll(() => {
+    stage = mkdtempSync(join(tmpdir(), 'restamp-sig-'));
+  });
+  afterAll(() => rmSync(stage, { recursive: true, force: true }));
+
+  async function apiLayer(archive: Buffer, signature: string) {
+    return createLayer(
+      [
+        { type: 'file', path: ARCHIVE, content: archive },
+        { type: 'file', path: SIGNATURE, content: `${signature}\n` },
+      ],
+      1_700_000_000,
+    );
+  }
+  async function filesOf(layer: Layer) {
+    return readVersionLayerFiles(layer.bytes);
+  }
+
+  it('re-signs the re-stamped svc archive, deterministically, and the rc signature would not verify it', async () => {
+    const built = await buildCliArchive({
+      version: 'v1.0.0-rc.1',
+      outFile: join(stage, 'rc.tgz'),
+      signing: {
+        publicKeyPem: release.publicKey.export({ type: 'spki', format: 'pem' }) as string,
+        privateKey: release.privateKey,
+      },
+    });
+    const bytes = readFileSync(built.path);
+    const rcSignature = readFileSync(built.signaturePath!, 'utf8').trim();
+    expect(archiveSignatureValid(bytes, rcSignature, release.publicKey)).toBe(true);
+    const rc = await apiLayer(bytes, rcSignature);
+    const paths: string[] = [];
+    const sign = (archive: Buffer, path: string) => {
+      paths.push(path);
+      return signArchive(archive, release.privateKey);
+    };
+    const out = await restampVersionLayer(rc.bytes, [ARCHIVE], 'v1.0.0', sign);
+    const files = await filesOf(out);
+    const archive = files.get(ARCHIVE)!;
+    const signature = files.get(SIGNATURE)!.toString('utf8').trim();
+    expect(paths).toEqual([ARCHIVE]);
+    expect(archive.equals(bytes)).toBe(false);
+    expect(archiveSignatureValid(archive, signature, release.publicKey)).toBe(true);
+    expect(archiveSignatureValid(archive, rcSignature, release.publicKey)).toBe(false);
+    expect(signature).not.toBe(rcSignature);
+    // The same rc, version and key give the same layer: a re-run re-stamps to the same digest.
+    expect((await restampVersionLayer(rc.bytes, [ARCHIVE], 'v1.0.0', sign)).digest).toBe(out.digest);
+    // Without a signer the re-stamp is refused rather than shipping the rc's now-wrong signature.
+    await expect(restampVersionLayer(rc.bytes, [ARCHIVE], 'v1.0.0')).rejects.toMatchObject({
+      code: 'ARCHIVE_SIGNING_KEY_MISSING',
+      exitCode: 1,
+    });
+  }, 60_000);
+
+  it('keeps a CLI that is not an svc byte-identical, with its signature, and needs no key', async () => {
+    const dir = join(stage, 'py', 'package');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'acme-cli', version: '1.0.0' }));
+    const packed = await npmPack(dir, join(stage, 'py'));
+    const bytes = readFileSync(join(stage, 'py', packed));
+    const signature = signArchive(bytes, release.privateKey);
+    const rc = await apiLayer(bytes, signature);
+    const out = await restampVersionLayer(rc.bytes, [ARCHIVE], 'v1.0.0');
+    expect(out.digest).toBe(rc.digest);
+  }, 60_000);
+
+  it('refuses a .sig that belongs to no listed archive', async () => {
+    const layer = await createLayer(
+      [
+        { type: 'file', path: '/app/web/version.json', content: '{}' },
+        { type: 'file', path: '/app/web/version.json.sig', content: 'x' },
+      ],
+      0,
+    );
+    await expect(restampVersionLayer(layer.bytes, ['/app/web/version.json'], 'v1.0.0')).rejects.toThrow(
+      /holds \/app\/web\/version\.json\.sig, which its label does not list/,
     );
   });
 });

@@ -5,8 +5,10 @@ import { gunzip } from 'node:zlib';
 import { extract } from 'tar-stream';
 import { restampCliArchive } from '../cli-package/restamp-archive.ts';
 import { createLayerFromTar, type Layer, type LayerEntry, packTar } from '../engine/oci/layer.ts';
+import { companionSignatures, isArchivePath } from '../engine/oci/version-layer.ts';
 import { CLI_ARCHIVE_INVALID, isReleaseError, RuleError } from '../errors.ts';
 import { escapeHtml } from '../service/web/build/client-version.ts';
+import { SIGNATURE_SUFFIX, signatureFileText } from '../shared/archive-signature.ts';
 
 const gunzipAsync = promisify(gunzip);
 
@@ -14,6 +16,24 @@ const gunzipAsync = promisify(gunzip);
 export const MAX_VERSION_LAYER_BYTES = 32 * 1024 * 1024;
 
 const META = /(<meta name="service-client-version" content=")[^"]*(")/g;
+
+/**
+ * Signs a re-stamped CLI archive (base64 signature of `archive`, the file at `path` in the layer).
+ * A release signs with the release key; verify, which has no private key, answers with the
+ * signature the release it checks carries, so re-stamping still reproduces the release's digest.
+ */
+export type ArchiveSigner = (archive: Buffer, path: string) => string | Promise<string>;
+
+/** The refusal when a signed archive is re-stamped and no key can sign the new bytes. */
+export function archiveSigningKeyMissing(archivePath: string): RuleError {
+  return new RuleError(
+    'ARCHIVE_SIGNING_KEY_MISSING',
+    `${archivePath} is signed, and the release re-packs it with its own version: its new signature needs the signing key`,
+    {
+      hint: 'pass --key <file>, or set RELEASE_SIGNING_KEY and RELEASE_SIGNING_PASSPHRASE (or signing.privateKey); nothing was written. Every svc built with the public key refuses an archive whose signature does not verify',
+    },
+  );
+}
 
 /**
  * The version layer of a release from the rc's: every file `files` names is re-written for
@@ -24,11 +44,19 @@ const META = /(<meta name="service-client-version" content=")[^"]*(")/g;
  * Kinds, by name: `version.json` -> `{"version": ...}`; `*.html` -> the content of
  * `<meta name="service-client-version">`; `*.tar.gz`/`*.tgz` -> the svc archive re-packed with the
  * version in its package metadata (restampCliArchive, svc.js byte-identical).
+ *
+ * A listed archive's signature (`<archive>.sig`, written by a signed build) travels with it
+ * without being listed: a Dockerfile copies it with a wildcard only when the build signed, so no
+ * fixed label could name it. When the re-stamp changes the archive, `sign` signs the new bytes
+ * (the svc in users' hands refuses an archive whose signature does not verify with its baked
+ * key, so the rc's signature must never be left beside a re-packed archive); without `sign` the
+ * re-stamp is refused. An archive kept byte-identical keeps its signature as it is.
  */
 export async function restampVersionLayer(
   blob: Uint8Array,
   files: readonly string[],
   version: string,
+  sign?: ArchiveSigner,
 ): Promise<Layer> {
   if (blob.length > MAX_VERSION_LAYER_BYTES) {
     throw new RuleError(
@@ -38,11 +66,18 @@ export async function restampVersionLayer(
   }
   const { entries, mtime } = await readLayer(Buffer.from(await gunzipAsync(blob)));
   const wanted = new Set(files);
+  const signatures = new Set(companionSignatures(files));
+  const restamped = new Map<string, { before: Buffer; after: Buffer }>();
   const out: LayerEntry[] = [];
   for (const entry of entries) {
     if (entry.type === 'file' && wanted.has(entry.path)) {
       wanted.delete(entry.path);
-      out.push({ ...entry, content: await restampFile(entry.path, Buffer.from(entry.content), version) });
+      const before = Buffer.from(entry.content);
+      const after = await restampFile(entry.path, before, version);
+      restamped.set(entry.path, { before, after });
+      out.push({ ...entry, content: after });
+    } else if (entry.type === 'file' && signatures.has(entry.path)) {
+      out.push(entry); // re-signed below, once its archive is re-stamped
     } else if (entry.type === 'dir') {
       out.push(entry);
     } else {
@@ -55,7 +90,27 @@ export async function restampVersionLayer(
   }
   if (wanted.size > 0)
     throw new RuleError('VERSION_LAYER_INVALID', `the version layer has no ${[...wanted].join(', ')}`);
+  for (const [index, entry] of out.entries()) {
+    if (entry.type !== 'file' || !signatures.has(entry.path)) continue;
+    const archivePath = entry.path.slice(0, -SIGNATURE_SUFFIX.length);
+    const archive = restamped.get(archivePath)!;
+    if (archive.before.equals(archive.after)) continue;
+    if (!sign) throw archiveSigningKeyMissing(archivePath);
+    out[index] = {
+      ...entry,
+      content: Buffer.from(signatureFileText(await sign(archive.after, archivePath))),
+    };
+  }
   return createLayerFromTar(await packTar(out, mtime));
+}
+
+/** The files of a version layer by path (a release's own archive and `.sig`, for verify). */
+export async function readVersionLayerFiles(blob: Uint8Array): Promise<Map<string, Buffer>> {
+  if (blob.length > MAX_VERSION_LAYER_BYTES) return new Map();
+  const { entries } = await readLayer(Buffer.from(await gunzipAsync(blob)));
+  return new Map(
+    entries.flatMap((e) => (e.type === 'file' ? [[e.path, Buffer.from(e.content)] as const] : [])),
+  );
 }
 
 async function restampFile(path: string, content: Buffer, version: string): Promise<Buffer> {
@@ -71,7 +126,7 @@ async function restampFile(path: string, content: Buffer, version: string): Prom
       );
     return Buffer.from(html.replace(META, `$1${escapeHtml(version)}$2`));
   }
-  if (name.endsWith('.tar.gz') || name.endsWith('.tgz')) return restampArchive(content, version);
+  if (isArchivePath(name)) return restampArchive(content, version);
   throw new RuleError('VERSION_LAYER_INVALID', `no rule re-stamps ${path} (version.json, *.html, *.tar.gz)`);
 }
 

@@ -50,6 +50,15 @@ export function checkProvenance(readings: ProvenanceReading[], requireSignature:
         ...about,
       });
     }
+    if (r.cliArchiveSignature === 'invalid' || r.cliArchiveSignature === 'missing') {
+      findings.push({
+        code: 'RELEASE_ARCHIVE_UNSIGNED',
+        message: `${r.artifact}: the CLI archive in ${ref} ${r.cliArchiveSignature === 'missing' ? 'lost the signature its rc had' : 'carries a signature that does not verify with signing.publicKey'}: every svc built with the key refuses to update from it`,
+        fix: `do not deploy ${ref}; release again from the rc with the signing key (release promote --channel release --from <rc tag> --version ${r.tag})`,
+        severity: 'drift',
+        ...about,
+      });
+    }
     if (r.rcSignature !== undefined && r.rcSignature !== 'valid') {
       findings.push({
         code: 'RELEASE_RC_UNSIGNED',

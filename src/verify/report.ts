@@ -207,6 +207,7 @@ function provenanceLine(p: ProvenanceReading): string {
     parts.push(p.restampMatches ? 'exactly the rc re-stamped' : 'NOT the rc re-stamped');
   if (p.rcSignature) parts.push(`rc signature ${p.rcSignature}`);
   if (p.releaseSignature) parts.push(`release signature ${p.releaseSignature}`);
+  if (p.cliArchiveSignature) parts.push(`CLI archive signature ${p.cliArchiveSignature}`);
   return `${head} ${reports}, ${parts.join(', ')}`;
 }
 

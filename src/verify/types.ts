@@ -149,6 +149,11 @@ export interface ProvenanceReading {
   /** With signing.publicKey: the rc's signature, and the release's bound to that rc. */
   rcSignature?: 'valid' | 'missing' | 'invalid';
   releaseSignature?: 'bound' | 'unbound' | 'missing' | 'invalid';
+  /**
+   * When the rc's CLI archive was signed: the release's re-signed archive's signature, checked
+   * with signing.publicKey (`unchecked` without one; `missing` when the release carries none).
+   */
+  cliArchiveSignature?: 'valid' | 'invalid' | 'missing' | 'unchecked';
   error?: string;
 }
 

@@ -17,6 +17,8 @@ EXPOSE 8080/tcp
 ENTRYPOINT ["/usr/local/bin/node"]
 CMD ["/app/main.mjs"]
 # Last, in a layer of its own: the CLI archive carries the version, so a full release made from an
-# rc re-stamps only this layer. Added to the context by `release build` (the api's cliArchive).
+# rc re-stamps only this layer. Added to the context by `release build` (the api's cliArchive),
+# with its signature service-cli.tar.gz.sig when the build signed it: the wildcard copies both, or
+# the archive alone. The signature travels with the archive unlisted, and a release re-signs it.
 LABEL org.service-release.version-layer.files=/app/service-cli.tar.gz
-COPY service-cli.tar.gz /app/service-cli.tar.gz
+COPY service-cli.tar.gz* /app/

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,12 +10,15 @@ import type { OciImageConfig } from '../../src/engine/oci/image-config.ts';
 import { createLayer, sha256 } from '../../src/engine/oci/layer.ts';
 import { RegistryStore } from '../../src/registry/registry-store.ts';
 import { MEDIA_TYPES } from '../../src/registry/store.ts';
+import { readVersionLayerFiles, restampVersionLayer } from '../../src/restamp/restamp-version-layer.ts';
+import { archiveSignatureValid, signArchive } from '../../src/shared/archive-signature.ts';
 import { checkImageSignature } from '../../src/signing/image-signature.ts';
 import { writeKeyPair } from '../../src/signing/key-files.ts';
 import { GitRepo } from '../helpers/git-repo.ts';
 import { writeReferenceConfig } from '../helpers/reference-config.ts';
 import { type RunningRegistry, startRegistry } from '../helpers/registry.ts';
 import { jsonOf, type RunResult, runRelease } from '../helpers/run-release.ts';
+import { baseEnv, npmInstall, run as runProcess, svcIn } from '../svc/support.ts';
 import { publicKeyOf } from './keys.ts';
 
 // Against a real docker-registry: the reference service built as v1.0.0-rc.1 (oci engine,
@@ -103,6 +107,14 @@ async function configOf(artifact: Artifact, reference: string): Promise<OciImage
   const m = await manifestOf(artifact, reference);
   return JSON.parse(Buffer.from(await store.getBlob(IMAGES[artifact], m.config.digest)).toString('utf8'));
 }
+
+/** The files of an image's version layer (its last layer), by absolute path. */
+async function versionLayerOf(artifact: Artifact, reference: string): Promise<Map<string, Buffer>> {
+  const layer = (await manifestOf(artifact, reference)).layers.at(-1)!;
+  return readVersionLayerFiles(await store.getBlob(IMAGES[artifact], layer.digest));
+}
+const CLI_ARCHIVE = '/app/service-cli.tar.gz';
+const CLI_SIGNATURE = `${CLI_ARCHIVE}.sig`;
 
 describe('release promote --channel release --from <rc>', () => {
   it('writes new digests that a dry run predicted, and tags latest on them', async () => {
@@ -197,6 +209,51 @@ describe('release promote --channel release --from <rc>', () => {
     expect(Buffer.compare(rel.svc, rc.svc)).toBe(0);
   });
 
+  it("serves the CLI archive signed: the .sig rides in the API's version layer, re-signed for the release", async () => {
+    const key = (await publicKeyOf(repo.dir)).key;
+    const rc = await versionLayerOf('api', RC);
+    const rel = await versionLayerOf('api', RELEASE);
+    expect([...rc.keys()].sort()).toEqual([CLI_ARCHIVE, CLI_SIGNATURE]);
+    expect([...rel.keys()].sort()).toEqual([CLI_ARCHIVE, CLI_SIGNATURE]);
+    const rcSignature = rc.get(CLI_SIGNATURE)!.toString('utf8');
+    const relSignature = rel.get(CLI_SIGNATURE)!.toString('utf8');
+    expect(archiveSignatureValid(rc.get(CLI_ARCHIVE)!, rcSignature, key)).toBe(true);
+    expect(archiveSignatureValid(rel.get(CLI_ARCHIVE)!, relSignature, key)).toBe(true);
+    // The rc's signature would not do: the release's archive is re-packed with its own version.
+    expect(archiveSignatureValid(rel.get(CLI_ARCHIVE)!, rcSignature, key)).toBe(false);
+    // The signature is no part of the code: the rc's code layers are all still there.
+    expect((await configOf('api', RELEASE)).config?.Labels?.['org.service-release.version-layer.files']).toBe(
+      CLI_ARCHIVE,
+    );
+  });
+
+  it('refuses to re-stamp a signed CLI archive without the key, before it writes anything', async () => {
+    const NEXT = 'v1.0.1';
+    const latest = Object.fromEntries(
+      await Promise.all(ARTIFACTS.map(async (a) => [a, (await store.resolve(IMAGES[a], 'latest'))?.digest])),
+    );
+    // The same project without a private key anywhere (no signing.privateKey, no --key, no env).
+    writeReferenceConfig(repo.dir, {
+      registry: registry.host,
+      signing: { publicKey: 'release-signing.pub' },
+    });
+    try {
+      const run = await release(['promote', '--channel', 'release', '--from', RC, '--version', NEXT]);
+      expect(run.code, run.stdout + run.stderr).toBe(1);
+      expect(run.stderr).toContain(`${CLI_ARCHIVE} is signed, and the release re-packs it`);
+      expect(run.stderr).toContain('nothing was written');
+      for (const a of ARTIFACTS) {
+        expect(await store.resolve(IMAGES[a], NEXT)).toBeUndefined();
+        expect((await store.resolve(IMAGES[a], 'latest'))?.digest).toBe(latest[a]);
+      }
+    } finally {
+      writeReferenceConfig(repo.dir, {
+        registry: registry.host,
+        signing: { publicKey: 'release-signing.pub', privateKey: 'release-signing.key' },
+      });
+    }
+  });
+
   it('checked the rc signatures, then signed the release bound to the rc: both verify', async () => {
     const out = jsonOf<PromoteJson>(releaseRun);
     expect(out.signing).toMatchObject({ status: 'verified' });
@@ -289,6 +346,7 @@ describe('release verify --registry on the release', () => {
       restampMatches: boolean;
       rcSignature: string;
       releaseSignature: string;
+      cliArchiveSignature?: string;
     }[];
   }
 
@@ -311,6 +369,8 @@ describe('release verify --registry on the release', () => {
         releaseSignature: 'bound',
       });
     }
+    // The API's archive was signed in the rc and re-signed for the release with the same key.
+    expect(out.provenance.find((p) => p.artifact === 'api')?.cliArchiveSignature).toBe('valid');
     const text = await release([
       'verify',
       '--url',
@@ -327,6 +387,75 @@ describe('release verify --registry on the release', () => {
     expect(text.stdout).toMatch(
       /image service-web:v1\.0\.0@sha256:[0-9a-f]{12}… reports v1\.0\.0, made from sha256:[0-9a-f]{12}… \(v1\.0\.0-rc\.1\), 2 code layer\(s\) equal to the rc's, exactly the rc re-stamped, rc signature valid, release signature bound/,
     );
+  });
+
+  it('an svc built as the rc, its key baked in, updates from the released API: the re-signed archive verifies', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'restamp-svc-'));
+    try {
+      const rcArchive = join(dir, 'service-cli.tar.gz');
+      writeFileSync(rcArchive, (await versionLayerOf('api', RC)).get(CLI_ARCHIVE)!);
+      const prefix = join(dir, 'prefix');
+      expect((await npmInstall(prefix, rcArchive)).code).toBe(0);
+      const env = baseEnv({ home: join(dir, 'home'), binDirs: [join(prefix, 'bin')] });
+      const result = await runProcess(svcIn(prefix), ['update', '--url', urls.api], {
+        env,
+        timeoutMs: 120_000,
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toMatch(/signature verified with key [0-9a-f]{16} \(baked into this svc\)/);
+      expect(result.stdout).toContain(`svc updated: ${RC} -> ${RELEASE}`);
+      const version = await runProcess(svcIn(prefix), ['--version'], { env });
+      expect(version.stdout).toContain(RELEASE);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
+
+  it("refuses a release whose CLI archive signature was swapped for another key's", async () => {
+    // Exactly the release, but the archive's .sig made by another key: the version layer is what
+    // re-stamping gives with that signature, config and manifest made consistent, pushed over the tag.
+    const repository = IMAGES.api;
+    const manifest = await manifestOf('api', RELEASE);
+    const config = await configOf('api', RELEASE);
+    const rcLayer = (await manifestOf('api', RC)).layers.at(-1)!;
+    const intruder = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+    const layer = await restampVersionLayer(
+      await store.getBlob(repository, rcLayer.digest),
+      [CLI_ARCHIVE],
+      RELEASE,
+      (archive) => signArchive(archive, intruder.privateKey),
+    );
+    await store.putBlob(repository, layer.digest, layer.bytes);
+    config.rootfs.diff_ids[config.rootfs.diff_ids.length - 1] = layer.diffId;
+    config.config!.Labels!['org.service-release.version-layer.digest'] = layer.digest;
+    const configBytes = Buffer.from(JSON.stringify(config));
+    await store.putBlob(repository, sha256(configBytes), configBytes);
+    const tampered = Buffer.from(
+      JSON.stringify({
+        ...manifest,
+        config: { ...manifest.config, digest: sha256(configBytes), size: configBytes.length },
+        layers: [
+          ...manifest.layers.slice(0, -1),
+          { ...manifest.layers.at(-1)!, digest: layer.digest, size: layer.size },
+        ],
+      }),
+    );
+    await store.putManifest(repository, RELEASE, tampered, MEDIA_TYPES.ociManifest);
+    try {
+      const result = await verify();
+      expect(result.code).toBe(1);
+      const out = jsonOf<VerifyJson>(result);
+      const api = out.findings.filter((f) => f.artifact === 'api').map((f) => f.code);
+      expect(api).toContain('RELEASE_ARCHIVE_UNSIGNED');
+      expect(api).toContain('RELEASE_NOT_BOUND');
+      expect(out.provenance.find((p) => p.artifact === 'api')).toMatchObject({
+        codeLayers: { equal: true },
+        cliArchiveSignature: 'invalid',
+      });
+    } finally {
+      const real = await store.getManifest(repository, releaseDigest.api);
+      await store.putManifest(repository, RELEASE, real!.bytes, real!.descriptor.mediaType);
+    }
   });
 
   it('refuses a release whose version layer was tampered with after the release', async () => {

@@ -150,15 +150,21 @@ describe('release build with signing.publicKey', () => {
 
       const keyFile = join(repo.dir, 'release.key');
       writeFileSync(keyFile, release.privatePem, { mode: 0o600 });
-      const built = await runRelease(['build', '--only', 'cli'], {
-        cwd: repo.dir,
-        env: { RELEASE_SIGNING_KEY: keyFile, RELEASE_SIGNING_PASSPHRASE: 'build-passphrase' },
-        timeoutMs: 120_000,
-      });
+      const signedBuild = () =>
+        runRelease(['build', '--only', 'cli', '--json'], {
+          cwd: repo.dir,
+          env: { RELEASE_SIGNING_KEY: keyFile, RELEASE_SIGNING_PASSPHRASE: 'build-passphrase' },
+          timeoutMs: 120_000,
+        });
+      const built = await signedBuild();
       expect(built.code, built.stderr).toBe(0);
       expect(built.stdout + built.stderr).not.toContain('build-passphrase');
+      expect(JSON.parse(built.stdout).cli).toMatchObject({ signature: 'dist/service-cli.tar.gz.sig' });
       const file = join(repo.dir, 'dist', 'service-cli.tar.gz');
-      expect(existsSync(`${file}.sig`)).toBe(true);
+      const signature = readFileSync(`${file}.sig`, 'utf8');
+      // Signing is deterministic: the same build signs to the same bytes (the API image stays reproducible).
+      expect((await signedBuild()).code).toBe(0);
+      expect(readFileSync(`${file}.sig`, 'utf8')).toBe(signature);
       // The API serves what the build signed, and an svc with the same key verifies it.
       const api = await startApi({ SERVICE_CLI_ARCHIVE: file, SERVICE_VERSION: 'v3.1.0' });
       try {

@@ -24,7 +24,8 @@ export interface BuildContext extends BaseContext {
   source?: string;
   engine?: EngineChoice;
   /** The CLI archive the CLI's build command wrote (absolute path), with its SHA-256 and size. */
-  cli?: { path: string; sha256: string; size: number };
+  /** The CLI archive built; `signature` is the `<archive>.sig` beside it when the build signed it. */
+  cli?: { path: string; sha256: string; size: number; signature?: string };
   built: Record<string, BuiltImage>;
 }
 

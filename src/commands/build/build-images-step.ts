@@ -12,6 +12,7 @@ import type { LayerEntry } from '../../engine/oci/layer.ts';
 import { createOciEngine } from '../../engine/oci/oci-engine.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { parseStoreImageRef } from '../../registry/image-ref.ts';
+import { SIGNATURE_SUFFIX } from '../../shared/archive-signature.ts';
 import { type BuildContext, imagesToBuild } from './build-context.ts';
 
 /** Build (and with --push, publish) each selected image with the chosen engine. */
@@ -36,8 +37,8 @@ export const buildImagesStep: Step<BuildContext> = {
         {
           artifact: artifact.name,
           ...(engine.name === 'oci'
-            ? { oci: await ociRecipe(ctx, artifact, labels, cli?.path) }
-            : { docker: await dockerRecipe(ctx, artifact, labels, cli?.path) }),
+            ? { oci: await ociRecipe(ctx, artifact, labels, cli) }
+            : { docker: await dockerRecipe(ctx, artifact, labels, cli) }),
           base: parseStoreImageRef(artifact.base),
           registry: ctx.config.registry,
           repository: artifact.image,
@@ -50,22 +51,30 @@ export const buildImagesStep: Step<BuildContext> = {
   },
 };
 
+type BuiltCli = BuildContext['cli'];
+
 /**
  * The daemonless recipe: the artifact's files as one layer and, for the api, the CLI archive as
- * a layer of its own on top (so a release can swap that small layer without touching the code).
+ * a layer of its own on top (so a release can swap that small layer without touching the code),
+ * with its signature beside it when the build signed it (the API serves it to `svc update`).
  */
 async function ociRecipe(
   ctx: BuildContext,
   artifact: ImageArtifactConfig,
   labels: LabelInput,
-  cliArchive: string | undefined,
+  cli: BuiltCli,
 ): Promise<OciRecipe> {
   const files = (artifact.files ?? []).map((f) => ({ source: resolve(ctx.configDir, f.from), to: f.to }));
   const layers: LayerEntry[][] = [await recipeEntries(files)];
   const spec = recipeSpec(artifact, labels);
-  if (cliArchive) {
+  if (cli) {
     const to = artifact.cliArchive ?? DEFAULT_CLI_ARCHIVE.oci;
-    layers.push([{ type: 'file', path: to, source: cliArchive, mode: 0o644 }]);
+    layers.push([
+      { type: 'file', path: to, source: cli.path, mode: 0o644 },
+      ...(cli.signature
+        ? [{ type: 'file' as const, path: `${to}${SIGNATURE_SUFFIX}`, source: cli.signature, mode: 0o644 }]
+        : []),
+    ]);
     spec.createdBy = [spec.createdBy as string, `release build: CLI archive ${to} (${artifact.name})`];
     spec.versionFiles = [to];
   }
@@ -75,21 +84,23 @@ async function ociRecipe(
   return { layers, spec };
 }
 
-/** The docker recipe: the context with its .dockerignore, the CLI archive added for the api. */
+/**
+ * The docker recipe: the context with its .dockerignore, the CLI archive added for the api, and
+ * its `.sig` beside it when the build signed it (templates/docker/api.Dockerfile copies both with
+ * one wildcard, so the same Dockerfile serves signed and unsigned builds).
+ */
 async function dockerRecipe(
   ctx: BuildContext,
   artifact: ImageArtifactConfig,
   labels: LabelInput,
-  cliArchive: string | undefined,
+  cli: BuiltCli,
 ): Promise<DockerRecipe> {
   const contextDir = resolve(ctx.configDir, artifact.context!);
   const context = await dockerContext({
     contextDir,
     dockerfile: resolve(ctx.configDir, dockerfileOf(artifact)!),
     extra: [
-      ...(cliArchive
-        ? [{ path: artifact.cliArchive ?? DEFAULT_CLI_ARCHIVE.docker, source: cliArchive }]
-        : []),
+      ...(cli ? cliContextFiles(artifact.cliArchive ?? DEFAULT_CLI_ARCHIVE.docker, cli) : []),
       ...(artifact.role === 'web' ? webVersionLayerFiles(contextDir, ctx.epoch!) : []),
     ],
     epoch: ctx.epoch!,
@@ -135,4 +146,9 @@ function webVersionLayerFiles(
   return ['app/web/version.json', 'app/web/index.html']
     .filter((path) => existsSync(join(contextDir, path)))
     .map((path) => ({ path: `version-layer/${path}`, source: join(contextDir, path), mtime: epoch + 1 }));
+}
+
+function cliContextFiles(path: string, cli: NonNullable<BuiltCli>): { path: string; source: string }[] {
+  const archive = { path, source: cli.path };
+  return cli.signature ? [archive, { path: `${path}${SIGNATURE_SUFFIX}`, source: cli.signature }] : [archive];
 }

@@ -44,6 +44,8 @@ export async function runBuild(
     archive: relative(ctx.cwd, ctx.cli.path),
     sha256: ctx.cli.sha256,
     size: ctx.cli.size,
+    // The `.sig` beside the archive when the build signed it, else null (an unsigned build says why in warnings).
+    signature: ctx.cli.signature ? relative(ctx.cwd, ctx.cli.signature) : null,
   };
   if (ctx.json) {
     printJson({
@@ -62,7 +64,10 @@ export async function runBuild(
     printLine(
       `${ctx.tag}  engine ${ctx.engine?.name ?? 'none'}${ctx.engine ? ` (${ctx.engine.reason})` : ''}`,
     );
-    if (cli) printLine(`  cli: ${cli.archive}  sha256 ${cli.sha256}`);
+    if (cli)
+      printLine(
+        `  cli: ${cli.archive}  sha256 ${cli.sha256}${cli.signature ? `  signed: ${cli.signature}` : ''}`,
+      );
     for (const [name, image] of Object.entries(images)) {
       printLine(
         `  ${name}: ${image.reference}${image.digest ? `@${image.digest}` : image.imageId ? `  (image ${image.imageId.slice(0, 19)}, not pushed)` : ''}`,

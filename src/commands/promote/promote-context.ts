@@ -12,6 +12,7 @@ import type {
 import type { SettleResult } from '../../registry/settle-latest.ts';
 import type { ImageStore } from '../../registry/store.ts';
 import type { RestampedImage } from '../../restamp/restamp-image.ts';
+import type { SigningKey } from '../../signing/keys.ts';
 import type { PromoteSigningFields } from '../sign/sign-context.ts';
 import type { PackagePromotion } from './package-promotion.ts';
 
@@ -32,6 +33,8 @@ export interface PromoteContext extends BaseContext, PromoteSigningFields {
   state?: StoreState;
   plan?: PromotionPlan;
   result?: PromotionResult;
+  /** release from an rc: the key that re-signed a signed CLI archive (reused to sign the release). */
+  archiveSigningKey?: SigningKey;
   /** release from an rc: per artifact, the re-stamped image the plan tags instead. */
   restamped?: Record<string, RestampedImage>;
   /** release from an rc: the release digests signed, bound to their rc digests. */

@@ -1,6 +1,10 @@
 import { short } from '../../channels/promotion-plan.ts';
+import { isReleaseError, SIGNING_KEY_MISSING } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { restampImage } from '../../restamp/restamp-image.ts';
+import { type ArchiveSigner, archiveSigningKeyMissing } from '../../restamp/restamp-version-layer.ts';
+import { signArchive } from '../../shared/archive-signature.ts';
+import { readSigningKey } from '../../signing/key-files.ts';
 import { sameTag } from '../../version/compare.ts';
 import { imageTagOf } from '../../version/image-tag.ts';
 import { parseVersion } from '../../version/parse.ts';
@@ -11,7 +15,8 @@ import type { PromoteContext } from './promote-context.ts';
  * re-stamped so the release reports its own tag (spec section 9, item 2): the rc's code layers
  * unchanged, a new config and version layer (src/restamp/). Computed here (a dry run shows the
  * release digests), pushed by the next step; images already built as this version (no --from)
- * are promoted as they are.
+ * are promoted as they are. A signed CLI archive in a version layer is re-signed with the release
+ * key, unlocked only when such an archive is met.
  */
 export const promoteRestampStep: Step<PromoteContext> = {
   title: 'Re-stamp the release candidate as the release',
@@ -26,7 +31,7 @@ export const promoteRestampStep: Step<PromoteContext> = {
       const { artifact, repository } = source;
       const rc = await ctx.store.getManifest(repository, source.reference);
       if (!rc) continue; // the plan step reports a missing source
-      const image = await restampImage(ctx.store, repository, rc, tag);
+      const image = await restampImage(ctx.store, repository, rc, tag, { sign: archiveSigner(ctx) });
       if (image.sourceVersion === undefined || sameTag(image.sourceVersion, tag)) {
         io.progress(`${artifact}: already ${image.sourceVersion ?? 'without a version'}, promoted as it is`);
         continue;
@@ -42,3 +47,21 @@ export const promoteRestampStep: Step<PromoteContext> = {
     ctx.restamped = restamped;
   },
 };
+
+/**
+ * The release key signs a re-packed CLI archive: unlocked on first use (most images carry no
+ * signed archive), the same key the signing steps then use, so the svc's baked key, the image
+ * signatures and the archive all name one key. Without a key, restampVersionLayer's refusal
+ * stands: no release may ship an archive its own svc users would refuse.
+ */
+function archiveSigner(ctx: PromoteContext): ArchiveSigner {
+  return async (archive, path) => {
+    try {
+      ctx.archiveSigningKey ??= await readSigningKey({ ...ctx, keyPath: ctx.keyPath });
+    } catch (error) {
+      if (isReleaseError(error) && error.code === SIGNING_KEY_MISSING) throw archiveSigningKeyMissing(path);
+      throw error;
+    }
+    return signArchive(archive, ctx.archiveSigningKey.privateKey);
+  };
+}

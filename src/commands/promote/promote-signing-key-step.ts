@@ -20,7 +20,7 @@ export const promoteSigningKeyStep: Step<PromoteContext> = {
           : false,
   async run(ctx, io) {
     try {
-      ctx.signingKey = await readSigningKey({ ...ctx, keyPath: ctx.keyPath });
+      ctx.signingKey = ctx.archiveSigningKey ?? (await readSigningKey({ ...ctx, keyPath: ctx.keyPath }));
     } catch (error) {
       // A full release is signed when a key is there; without one it is promoted, and
       // the output and record say it is unsigned. An rc without a key is refused.

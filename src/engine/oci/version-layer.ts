@@ -1,3 +1,5 @@
+import { SIGNATURE_SUFFIX } from '../../shared/archive-signature.ts';
+
 /**
  * How an image says which of its parts carry its version, so a full release can be made from an
  * rc by rewriting only those parts: the config (the env variables and labels below)
@@ -46,12 +48,29 @@ export function hasVersionLayer(
   return digest === undefined || digest === layers.at(-1);
 }
 
-/** Split entries into the code (everything else) and the version files named in `files`. */
+/**
+ * The signatures that travel with the listed files unlisted: `<archive>.sig` beside a listed CLI
+ * archive (`*.tar.gz`, `*.tgz`), written by a build that signed it. A Dockerfile copies it with a
+ * wildcard (`COPY service-cli.tar.gz* /app/`) only when the build signed, so no fixed label could
+ * name it; it belongs in the version layer because a re-stamped archive needs a new signature.
+ */
+export function companionSignatures(files: readonly string[]): string[] {
+  return files.filter(isArchivePath).map((file) => `${file}${SIGNATURE_SUFFIX}`);
+}
+
+export function isArchivePath(path: string): boolean {
+  return path.endsWith('.tar.gz') || path.endsWith('.tgz');
+}
+
+/**
+ * Split entries into the code (everything else) and the version files named in `files`, with
+ * their companion signatures when present.
+ */
 export function splitVersionFiles<T extends { path: string; type: string }>(
   entries: readonly T[],
   files: readonly string[],
 ): { code: T[]; version: T[] } {
-  const wanted = new Set(files);
+  const wanted = new Set([...files, ...companionSignatures(files)]);
   const version = entries.filter((e) => e.type !== 'dir' && wanted.has(e.path));
   const missing = files.filter((f) => !version.some((e) => e.path === f));
   if (missing.length) throw new Error(`version files not staged: ${missing.join(', ')}`);

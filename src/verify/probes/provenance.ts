@@ -1,8 +1,10 @@
 import type { OciImageConfig } from '../../engine/oci/image-config.ts';
 import { hasVersionLayer, RESTAMPED_FROM } from '../../engine/oci/version-layer.ts';
 import type { ImageStore, Manifest } from '../../registry/store.ts';
+import { releaseArchiveSignatures, sha256Hex } from '../../restamp/release-archive-signatures.ts';
 import { versionOfConfig } from '../../restamp/restamp-config.ts';
 import { restampImage } from '../../restamp/restamp-image.ts';
+import { archiveSignatureValid } from '../../shared/archive-signature.ts';
 import { printable } from '../../shared/printable.ts';
 import type { PublicSigningKey } from '../../signing/keys.ts';
 import type { ArtifactName, ProvenanceReading } from '../types.ts';
@@ -38,7 +40,23 @@ export async function probeProvenance(
         equal: mine.length === theirs.length && mine.every((d, i) => d === theirs[i]),
       };
     }
-    const again = await restampImage(store, repository, rcManifest, tag);
+    const carried = await releaseArchiveSignatures(store, repository, release);
+    const again = await restampImage(store, repository, rcManifest, tag, {
+      // Asked only when the rc's archive was signed and the re-stamp changed it.
+      sign: (archive) => {
+        const signature = carried.get(sha256Hex(archive));
+        if (signature === undefined) {
+          reading.cliArchiveSignature = 'missing';
+          return ''; // the layers then differ: the release is not the rc re-stamped
+        }
+        reading.cliArchiveSignature = !trusted
+          ? 'unchecked'
+          : archiveSignatureValid(archive, signature, trusted.key)
+            ? 'valid'
+            : 'invalid';
+        return signature;
+      },
+    });
     reading.restampMatches = again.manifest.descriptor.digest === release.descriptor.digest;
     if (trusted) {
       const { checkImageSignature } = await import('../../signing/image-signature.ts');
