@@ -41,14 +41,21 @@ describe('release rehearse --engine docker (images, a registry, containers)', ()
       );
     const detail = (title: string) => report.steps.find((s) => s.title.startsWith(title))?.detail ?? '';
     expect(detail('Start a local registry')).toMatch(/^docker-registry on 127\.0\.0\.1:\d+/);
-    expect(detail('Make a git repository')).toMatch(/images go to 127\.0\.0\.1:\d+\/rehearsal$/);
-    expect(detail('Build every artifact')).toMatch(/^engine docker; api sha256:/);
+    expect(detail('Make a git repository')).toMatch(
+      /images go to 127\.0\.0\.1:\d+\/rehearsal; release key [0-9a-f]{16}$/,
+    );
+    expect(detail('Build every artifact')).toMatch(
+      /^engine docker; api sha256:.*, signed \(dist\/service-cli\.tar\.gz\.sig\)$/,
+    );
     expect(detail('Start the deployment')).toMatch(/^containers: api http:\/\/127\.0\.0\.1:\d+/);
     // The release re-stamped from the rc reports its own tag everywhere, with the rc's code.
     expect(detail('Verify the deployment')).toBe(
       'in step at v1.0.0: api v1.0.0, worker v1.0.0, web v1.0.0, cli v1.0.0; api image v1.0.0 = rc code, worker image v1.0.0 = rc code, web image v1.0.0 = rc code',
     );
     expect(detail('Show the gate')).toMatch(/^exit 3: /);
+    // The Dockerfile's wildcard COPY put the archive's .sig in the version layer, the release
+    // re-signed it, and the old svc (key baked in) verified it.
+    expect(detail('Update the old CLI')).toMatch(/archive signature verified with key [0-9a-f]{16}/);
 
     const left = await dockerd.docker.listContainers({
       all: true,

@@ -64,7 +64,7 @@ describe('release rehearse (embedded default: no Docker, no registry)', () => {
     const detail = (title: string) => report.steps.find((s) => s.title.startsWith(title))?.detail ?? '';
     expect(detail('Stamp')).toBe('v1.0.0-rc.1 from git, channel rc');
     expect(detail('Build')).toMatch(
-      /^engine oci; api sha256:[0-9a-f]{12}, worker sha256:[0-9a-f]{12}, web sha256:[0-9a-f]{12}/,
+      /^engine oci; api sha256:[0-9a-f]{12}, worker sha256:[0-9a-f]{12}, web sha256:[0-9a-f]{12}; cli sha256 [0-9a-f]{12}, signed \(dist\/service-cli\.tar\.gz\.sig\)$/,
     );
     expect(detail('Promote the release candidate')).toContain('latest: absent, untouched');
     // The release is the rc re-stamped (same code layers) and reports its own tag.
@@ -78,7 +78,11 @@ describe('release rehearse (embedded default: no Docker, no registry)', () => {
     expect(detail('Show the gate')).toMatch(
       /^exit 3: .*v0\.9\.0.*1\.0\.0.*npm install -g http:\/\/127\.0\.0\.1:\d+\/api\/cli\/download\/service-cli\.tar\.gz/,
     );
-    expect(detail('Update the old CLI')).toBe('now svc v1.0.0; svc status runs (exit 0)');
+    // The old svc has the release key baked in: it checked the re-signed release archive.
+    expect(detail('Update the old CLI')).toMatch(
+      /^now svc v1\.0\.0, archive signature verified with key [0-9a-f]{16}; svc status runs \(exit 0\)$/,
+    );
+    expect(detail('Update the old CLI')).toContain(detail('Make a git repository').split('release key ')[1]!);
 
     // Everything it started is gone: the workspace and every process that ran from it.
     expect(report.workspace.kept).toBe(false);

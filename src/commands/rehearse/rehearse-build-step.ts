@@ -4,7 +4,7 @@ import { releaseJson } from './release-json.ts';
 
 interface BuildJson {
   engine: string;
-  cli: { sha256: string } | null;
+  cli: { sha256: string; signature: string | null } | null;
   images: Record<string, { digest: string | null }>;
 }
 
@@ -19,6 +19,8 @@ export const rehearseBuildStep: Step<RehearseContext> = {
     const images = Object.entries(json.images)
       .map(([name, image]) => `${name} ${image.digest?.slice(0, 19)}`)
       .join(', ');
-    ctx.notes[this.title] = `engine ${json.engine}; ${images}; cli sha256 ${json.cli?.sha256.slice(0, 12)}`;
+    const signed = json.cli?.signature ? `, signed (${json.cli.signature})` : '';
+    ctx.notes[this.title] =
+      `engine ${json.engine}; ${images}; cli sha256 ${json.cli?.sha256.slice(0, 12)}${signed}`;
   },
 };

@@ -1,5 +1,5 @@
-import { rename } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile, rename } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { buildCommandEnv, runBuildCommand } from '../../build/run-build-command.ts';
 import { cliArtifact } from '../../config/artifacts.ts';
 import { loadConfig } from '../../config/load.ts';
@@ -54,6 +54,14 @@ export const rehearseSvcUpdateStep: Step<RehearseContext> = {
     if (update.exitCode !== 0) {
       throw new RuleError('REHEARSAL_UPDATE', `svc update exited ${update.exitCode}\n${update.stderr}`);
     }
+    // The old svc carries the release key: the release's re-signed archive must have verified.
+    const verified = /signature verified with key ([0-9a-f]{16})/.exec(update.stderr)?.[1];
+    if (!verified) {
+      throw new RuleError(
+        'REHEARSAL_UPDATE_UNSIGNED',
+        `svc update installed without checking a signature, though the old svc has the release key baked in\n${update.stderr}`,
+      );
+    }
     const version = (await runSvc(['--version'], env)).stdout.trim();
     const status = await runSvc(['status', '--url', ctx.urls!.api], env);
     if (status.exitCode !== 0) {
@@ -62,13 +70,15 @@ export const rehearseSvcUpdateStep: Step<RehearseContext> = {
         `after the update, svc status still exits ${status.exitCode}\n${status.stderr}`,
       );
     }
-    ctx.notes[this.title] = `now ${version}; svc status runs (exit 0)`;
+    ctx.notes[this.title] =
+      `now ${version}, archive signature verified with key ${verified}; svc status runs (exit 0)`;
   },
 };
 
 /**
  * The project's CLI at an older version: its own build command (as `release build` runs it) with
- * SERVICE_VERSION set to that version; the archive is moved out of the project to `archive`.
+ * SERVICE_VERSION set to that version and the release's public key to bake in, as a signed build
+ * of that version would have; the archive is moved out of the project to `archive`.
  */
 async function buildOldCli(ctx: RehearseContext, archive: string): Promise<void> {
   const { config, dir } = await loadConfig({ cwd: ctx.repo! });
@@ -78,7 +88,9 @@ async function buildOldCli(ctx: RehearseContext, archive: string): Promise<void>
     at: `artifacts.${cli.name}.build.command`,
     command: cli.build.command,
     cwd: dir,
-    env: buildCommandEnv({ ...ctx.releaseEnv }, REHEARSAL.oldCliVersion),
+    env: buildCommandEnv({ ...ctx.releaseEnv }, REHEARSAL.oldCliVersion, {
+      SERVICE_CLI_PUBLIC_KEY: await readFile(resolve(dir, config.signing!.publicKey!), 'utf8'),
+    }),
     progress: () => undefined,
   });
   await rename(join(dir, cli.build.archive), archive);

@@ -26,17 +26,17 @@ export const rehearsePipeline: readonly Step<RehearseContext>[] = [
   rehearseWorkspaceStep, // a temp directory and the environment every command gets
   rehearseRegistryStep, // docker only: a docker-registry of our own on loopback
   rehearseNpmRegistryStep, // --publish: a Verdaccio of our own on loopback, npm's config pointing at it
-  rehearseRepositoryStep, // a git repo of the reference service, tagged v1.0.0-rc.1
+  rehearseRepositoryStep, // a git repo of the reference service, tagged v1.0.0-rc.1; release keygen
   rehearseStampStep, // release stamp: the version from git describe
-  rehearseBuildStep, // release build: CLI archive and three images (oci: no Docker at all)
+  rehearseBuildStep, // release build: CLI archive (signed, key baked in) and three images (oci: no Docker at all)
   rehearsePromoteDevStep, // release promote --channel dev
-  rehearsePromoteRcStep, // release keygen + promote --channel rc (signed); latest untouched
+  rehearsePromoteRcStep, // release promote --channel rc (signed); latest untouched
   rehearsePromoteReleaseStep, // tag v1.0.0, promote --from the rc: same digests, latest moves
   rehearsePackageStep, // --publish: dist-tags latest/next, npm install -g service-cli@1.0.0 prints v1.0.0
   rehearseDeployStep, // API, worker and web from the released images: processes or containers
   rehearseInstallCliStep, // npm install -g <api>/api/cli/download/service-cli.tar.gz
   rehearseVerifyStep('Verify the deployment is in step', 'cli-current'), // release verify
   rehearseGateBlocksStep, // an old svc is blocked with the upgrade command, exit 3
-  rehearseSvcUpdateStep, // svc update --url: the old CLI upgrades itself and passes
+  rehearseSvcUpdateStep, // svc update --url: the old CLI checks the release archive's signature, upgrades itself
   rehearseVerifyStep('Verify again with the updated CLI', 'cli-old'), // in step once more
 ];

@@ -25,11 +25,10 @@ export const rehearsePromoteDevStep: Step<RehearseContext> = {
   },
 };
 
-/** A key pair, then `release promote --channel rc` (signed); `latest` must not exist afterwards. */
+/** `release promote --channel rc` (signed); `latest` must not exist afterwards. */
 export const rehearsePromoteRcStep: Step<RehearseContext> = {
   title: 'Promote the release candidate (signed), leaving latest alone',
   async run(ctx) {
-    await releaseJson(['keygen', '--out', 'keys'], { cwd: ctx.repo!, env: ctx.releaseEnv! });
     const { json } = await releaseJson<PromoteJson>(['promote', '--channel', 'rc'], {
       cwd: ctx.repo!,
       env: ctx.releaseEnv!,

@@ -4,7 +4,9 @@ import { connectDocker, dockerAnswers, dockerEndpoint } from '../../engine/docke
 import { ExternalError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { startLocalRegistry } from '../../registry/local-registry.ts';
+import { shortKeyId } from '../../signing/keys.ts';
 import { REHEARSAL, type RehearseContext } from './rehearse-context.ts';
+import { releaseJson } from './release-json.ts';
 import { gitTag, isolatedPath, makeRehearsalRepo, makeWorkspace } from './workspace.ts';
 
 /** A throw-away directory for everything, and the environment every command in it gets. */
@@ -46,7 +48,12 @@ export const rehearseRegistryStep: Step<RehearseContext> = {
   },
 };
 
-/** A git repository holding the reference service, tagged as the release candidate. */
+/**
+ * A git repository holding the reference service, tagged as the release candidate, and the
+ * release key pair (`release keygen`) made before anything is built: the build signs the CLI
+ * archive and bakes the public key into svc, so the rehearsal shows the whole chain, from the
+ * signed rc to `svc update` checking the re-signed release archive with its baked key.
+ */
 export const rehearseRepositoryStep: Step<RehearseContext> = {
   title: 'Make a git repository from the reference service',
   async run(ctx) {
@@ -59,6 +66,11 @@ export const rehearseRepositoryStep: Step<RehearseContext> = {
     ctx.config = validateConfig(config, 'the rehearsal configuration');
     ctx.repo = await makeRehearsalRepo(ctx.workspace!, config);
     await gitTag(ctx.repo, REHEARSAL.rcTag);
-    ctx.notes[this.title] = `${ctx.repo} tagged ${REHEARSAL.rcTag}; images go to ${config.registry}`;
+    const { json } = await releaseJson<{ keyId: string }>(['keygen', '--out', 'keys'], {
+      cwd: ctx.repo,
+      env: ctx.releaseEnv!,
+    });
+    ctx.notes[this.title] =
+      `${ctx.repo} tagged ${REHEARSAL.rcTag}; images go to ${config.registry}; release key ${shortKeyId(json.keyId)}`;
   },
 };
