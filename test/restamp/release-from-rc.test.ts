@@ -7,7 +7,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type StartedService, startReleasedImage } from '../../src/commands/rehearse/start-released-image.ts';
 import type { OciImageConfig } from '../../src/engine/oci/image-config.ts';
-import { createLayer, sha256 } from '../../src/engine/oci/layer.ts';
+import { createLayer, type Layer, sha256 } from '../../src/engine/oci/layer.ts';
 import { RegistryStore } from '../../src/registry/registry-store.ts';
 import { MEDIA_TYPES } from '../../src/registry/store.ts';
 import { readVersionLayerFiles, restampVersionLayer } from '../../src/restamp/restamp-version-layer.ts';
@@ -106,6 +106,33 @@ async function manifestOf(artifact: Artifact, reference: string) {
 async function configOf(artifact: Artifact, reference: string): Promise<OciImageConfig> {
   const m = await manifestOf(artifact, reference);
   return JSON.parse(Buffer.from(await store.getBlob(IMAGES[artifact], m.config.digest)).toString('utf8'));
+}
+
+/**
+ * Replace the release's version layer by `layer`, config and manifest made consistent again, and
+ * push the result over the release tag (the registry lets a tag move): what an attacker with
+ * push rights could do after the release.
+ */
+async function pushOverRelease(artifact: Artifact, layer: Layer): Promise<void> {
+  const repository = IMAGES[artifact];
+  const manifest = await manifestOf(artifact, RELEASE);
+  const config = await configOf(artifact, RELEASE);
+  await store.putBlob(repository, layer.digest, layer.bytes);
+  config.rootfs.diff_ids[config.rootfs.diff_ids.length - 1] = layer.diffId;
+  config.config!.Labels!['org.service-release.version-layer.digest'] = layer.digest;
+  const configBytes = Buffer.from(JSON.stringify(config));
+  await store.putBlob(repository, sha256(configBytes), configBytes);
+  const tampered = Buffer.from(
+    JSON.stringify({
+      ...manifest,
+      config: { ...manifest.config, digest: sha256(configBytes), size: configBytes.length },
+      layers: [
+        ...manifest.layers.slice(0, -1),
+        { ...manifest.layers.at(-1)!, digest: layer.digest, size: layer.size },
+      ],
+    }),
+  );
+  await store.putManifest(repository, RELEASE, tampered, MEDIA_TYPES.ociManifest);
 }
 
 /** The files of an image's version layer (its last layer), by absolute path. */
@@ -415,8 +442,6 @@ describe('release verify --registry on the release', () => {
     // Exactly the release, but the archive's .sig made by another key: the version layer is what
     // re-stamping gives with that signature, config and manifest made consistent, pushed over the tag.
     const repository = IMAGES.api;
-    const manifest = await manifestOf('api', RELEASE);
-    const config = await configOf('api', RELEASE);
     const rcLayer = (await manifestOf('api', RC)).layers.at(-1)!;
     const intruder = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
     const layer = await restampVersionLayer(
@@ -425,22 +450,7 @@ describe('release verify --registry on the release', () => {
       RELEASE,
       (archive) => signArchive(archive, intruder.privateKey),
     );
-    await store.putBlob(repository, layer.digest, layer.bytes);
-    config.rootfs.diff_ids[config.rootfs.diff_ids.length - 1] = layer.diffId;
-    config.config!.Labels!['org.service-release.version-layer.digest'] = layer.digest;
-    const configBytes = Buffer.from(JSON.stringify(config));
-    await store.putBlob(repository, sha256(configBytes), configBytes);
-    const tampered = Buffer.from(
-      JSON.stringify({
-        ...manifest,
-        config: { ...manifest.config, digest: sha256(configBytes), size: configBytes.length },
-        layers: [
-          ...manifest.layers.slice(0, -1),
-          { ...manifest.layers.at(-1)!, digest: layer.digest, size: layer.size },
-        ],
-      }),
-    );
-    await store.putManifest(repository, RELEASE, tampered, MEDIA_TYPES.ociManifest);
+    await pushOverRelease('api', layer);
     try {
       const result = await verify();
       expect(result.code).toBe(1);
@@ -462,8 +472,6 @@ describe('release verify --registry on the release', () => {
     // A script slipped into index.html, the version left as it was: config and manifest made
     // consistent again, pushed over the release tag (the registry lets a tag move).
     const repository = IMAGES.web;
-    const manifest = await manifestOf('web', RELEASE);
-    const config = await configOf('web', RELEASE);
     const html = `<!doctype html><meta charset="utf-8" />\n<meta name="service-client-version" content="${RELEASE}" /><script>steal()</script>`;
     const layer = await createLayer(
       [
@@ -472,22 +480,7 @@ describe('release verify --registry on the release', () => {
       ],
       0,
     );
-    await store.putBlob(repository, layer.digest, layer.bytes);
-    config.rootfs.diff_ids[config.rootfs.diff_ids.length - 1] = layer.diffId;
-    config.config!.Labels!['org.service-release.version-layer.digest'] = layer.digest;
-    const configBytes = Buffer.from(JSON.stringify(config));
-    await store.putBlob(repository, sha256(configBytes), configBytes);
-    const tampered = Buffer.from(
-      JSON.stringify({
-        ...manifest,
-        config: { ...manifest.config, digest: sha256(configBytes), size: configBytes.length },
-        layers: [
-          ...manifest.layers.slice(0, -1),
-          { ...manifest.layers.at(-1)!, digest: layer.digest, size: layer.size },
-        ],
-      }),
-    );
-    await store.putManifest(repository, RELEASE, tampered, MEDIA_TYPES.ociManifest);
+    await pushOverRelease('web', layer);
 
     const result = await verify();
     expect(result.code).toBe(1);
