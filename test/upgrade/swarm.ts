@@ -1,3 +1,5 @@
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { followProgress, progressError } from '../../src/engine/docker/connect.ts';
 import { pushImage } from '../../src/engine/docker/push-image.ts';
@@ -13,6 +15,10 @@ import { jsonOf, runRelease } from '../helpers/run-release.ts';
  * releases made by `release build`, and an API and a worker service running the first one.
  * The API is on the host network (the only one this dockerd has) on a port of its own; the worker
  * is attached to no network (nothing connects to it: verify reads it from the engine).
+ *
+ * The API starts through a small launcher (bind-mounted from `launchDir`) that `failNextStart`
+ * can arm: the next start of that version exits 2 at once, once, as a task does that meets its
+ * host port still held by the task before it. Unarmed, it only runs the image's own entry point.
  */
 export interface SwarmRig {
   engine: Dockerd;
@@ -25,19 +31,55 @@ export interface SwarmRig {
   apiUrl: string;
   /** Digests per tag and artifact, as pushed. */
   digests: Record<string, { api: string; worker: string }>;
+  /** Host directory mounted at LAUNCH_TARGET in the API's tasks: the launcher and its marker. */
+  launchDir: string;
   stop(): Promise<void>;
 }
 
 export const API_SERVICE = 'svc_api';
 export const WORKER_SERVICE = 'svc_worker';
 
+const LAUNCH_TARGET = '/launch';
+const FAIL_MARKER = 'fail-next-start';
+
+/**
+ * Runs the API image's entry point, unless the marker names this task's version: then it removes
+ * the marker and exits 2 (what the API does when its port is in use) without starting anything.
+ */
+const LAUNCHER = `import { readFileSync, rmSync } from 'node:fs';
+const marker = '${LAUNCH_TARGET}/${FAIL_MARKER}';
+let armed;
+try { armed = readFileSync(marker, 'utf8').trim(); } catch {}
+if (armed && armed === process.env.SERVICE_VERSION) {
+  rmSync(marker);
+  process.stderr.write('launcher: this start of ' + armed + ' fails once, as the test asked\\n');
+  process.exit(2);
+}
+await import('file:///app/main.mjs');
+`;
+
+/** Make the next start of an API task of `version` exit 2, once. */
+export function failNextStart(rig: SwarmRig, version: string): void {
+  writeFileSync(join(rig.launchDir, FAIL_MARKER), version);
+}
+
+/** Path of the marker on the host: gone once a task met it. */
+export function failMarker(rig: SwarmRig): string {
+  return join(rig.launchDir, FAIL_MARKER);
+}
+
 export async function startSwarmRig(): Promise<SwarmRig> {
   const [engine, registry] = await Promise.all([startDockerd(), startRegistry()]);
   const docker = engine.docker;
   const repo = GitRepo.create('upgrade-');
+  // The API's tasks run as nobody: they must read the launcher and remove the marker.
+  const launchDir = mkdtempSync('/tmp/sr-upgrade-launch-');
+  chmodSync(launchDir, 0o777);
+  writeFileSync(join(launchDir, 'launcher.mjs'), LAUNCHER, { mode: 0o644 });
   const stop = async () => {
     await Promise.all([engine.stop(), registry.stop()]);
     repo.remove();
+    rmSync(launchDir, { recursive: true, force: true });
   };
   try {
     const namespace = `${registry.host}/acme`;
@@ -60,6 +102,7 @@ export async function startSwarmRig(): Promise<SwarmRig> {
       apiPort,
       apiUrl: `http://127.0.0.1:${apiPort}`,
       digests,
+      launchDir,
       stop,
     };
     return rig;
@@ -126,7 +169,9 @@ export async function createServices(rig: SwarmRig): Promise<void> {
     TaskTemplate: {
       ContainerSpec: {
         Image: pinned(rig, 'api', 'v1.0.0', v1.api),
+        Args: [`${LAUNCH_TARGET}/launcher.mjs`],
         Env: [`PORT=${rig.apiPort}`, 'HOST=127.0.0.1'],
+        Mounts: [{ Type: 'bind', Source: rig.launchDir, Target: LAUNCH_TARGET, ReadOnly: false }],
         StopGracePeriod: 2_000_000_000,
       },
       Networks: [{ Target: hostNetwork!.Id }],

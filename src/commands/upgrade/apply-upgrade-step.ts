@@ -64,7 +64,8 @@ async function runPhase(ctx: UpgradeContext, phase: PlannedService[], deadline: 
         cancelled: () => failed,
         progress: io.progress,
       }).then(
-        () => record(ctx, `${planned.name}: converged on ${planned.to.digest.slice(0, 19)}`),
+        // A wait also ends without error when a sibling failed: that is no convergence to record.
+        () => failed || record(ctx, `${planned.name}: converged on ${planned.to.digest.slice(0, 19)}`),
         (error: unknown) => {
           failed = true;
           throw error;

@@ -63,6 +63,14 @@ export async function updateService(
   }
 }
 
+/**
+ * Whether the engine refused a service update because its version index moved since it was read:
+ * someone else's change, or Swarm's own (each change of an update's status moves it too).
+ */
+export function isOutOfSequence(error: unknown): boolean {
+  return error instanceof ExternalError && /update out of sequence/i.test(error.message);
+}
+
 interface RawTask {
   ID: string;
   DesiredState?: string;
