@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { previousSpecAgain, rollbackSpec, SWARM_DEFAULT_UPDATE_CONFIG } from './rollback-spec.ts';
+import { previousSpecAgain, rollbackSpec } from './rollback-spec.ts';
 import type { ServiceSpec } from './swarm-types.ts';
+import { SWARM_DEFAULT_UPDATE_CONFIG } from './swarm-types.ts';
 
 const previous = (extra: Partial<ServiceSpec> = {}): ServiceSpec => ({
   Name: 'svc_api',

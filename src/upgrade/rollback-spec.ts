@@ -1,14 +1,5 @@
-import type { ServiceSpec } from './swarm-types.ts';
+import { type ServiceSpec, SWARM_DEFAULT_UPDATE_CONFIG } from './swarm-types.ts';
 import type { UpdateOrder } from './upgrade-plan.ts';
-
-/** What Swarm updates with when a spec names no update config (swarmkit's defaults). */
-export const SWARM_DEFAULT_UPDATE_CONFIG = {
-  Parallelism: 1,
-  FailureAction: 'pause',
-  Monitor: 5_000_000_000,
-  MaxFailureRatio: 0,
-  Order: 'stop-first',
-} as const;
 
 /**
  * The spec a rollback writes first: the previous spec, whole, except how Swarm carries the update

@@ -79,3 +79,16 @@ export function pinnedDigest(image: string): string | undefined {
   const at = image.indexOf('@');
   return at >= 0 ? image.slice(at + 1) : undefined;
 }
+
+/**
+ * What Swarm updates with when a spec names no update config (swarmkit's defaults). A spec we
+ * write with an update config must start from these, not from nothing: a config without
+ * `Parallelism` means 0 to Swarm, every task of the service replaced at once.
+ */
+export const SWARM_DEFAULT_UPDATE_CONFIG = {
+  Parallelism: 1,
+  FailureAction: 'pause',
+  Monitor: 5_000_000_000,
+  MaxFailureRatio: 0,
+  Order: 'stop-first',
+} as const;

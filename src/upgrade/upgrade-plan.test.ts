@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { RunningService, ServiceSpec, TargetImage } from './swarm-types.ts';
+import {
+  type RunningService,
+  type ServiceSpec,
+  SWARM_DEFAULT_UPDATE_CONFIG,
+  type TargetImage,
+} from './swarm-types.ts';
 import { nextSpec, pinnedImage, planUpgrade, updateOrder } from './upgrade-plan.ts';
 
 const REPO = '127.0.0.1:5000/acme';
@@ -120,6 +125,17 @@ describe('nextSpec', () => {
         ContainerSpec: { Image: planned!.to.image, Env: ['PORT=8080'] },
       },
       UpdateConfig: { ...before.UpdateConfig, Order: 'start-first', FailureAction: 'pause' },
+    });
+  });
+
+  it("keeps Swarm's defaults for a service without an update config: one task at a time, not all at once", () => {
+    const current = running('worker', `${REPO}/service-worker:v1.0.0@${digest('a')}`);
+    delete current.spec.UpdateConfig;
+    const [planned] = planUpgrade('v2.0.0', [current], [target('worker', 'd')]).services;
+    expect(nextSpec(current.spec, planned!).UpdateConfig).toEqual({
+      ...SWARM_DEFAULT_UPDATE_CONFIG,
+      Order: planned!.order,
+      FailureAction: 'pause',
     });
   });
 });

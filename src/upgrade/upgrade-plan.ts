@@ -3,6 +3,7 @@ import {
   type RunningService,
   type ServiceRole,
   type ServiceSpec,
+  SWARM_DEFAULT_UPDATE_CONFIG,
   type TargetImage,
 } from './swarm-types.ts';
 
@@ -94,13 +95,18 @@ export function planUpgrade(tag: string, running: RunningService[], targets: Tar
  * The spec a service is updated to: its current spec, whole, with only the image pinned to the
  * target digest, the update order the service allows, and Swarm's own failure action set to
  * pause (a per-service automatic rollback would race the stack-wide one this command runs).
+ * A service with no update config of its own keeps Swarm's defaults (one task at a time).
  */
 export function nextSpec(current: ServiceSpec, planned: PlannedService): ServiceSpec {
   const spec = structuredClone(current);
   const template = spec.TaskTemplate ?? {};
   spec.TaskTemplate = template;
   template.ContainerSpec = { ...(template.ContainerSpec ?? {}), Image: planned.to.image };
-  spec.UpdateConfig = { ...(spec.UpdateConfig ?? {}), Order: planned.order, FailureAction: 'pause' };
+  spec.UpdateConfig = {
+    ...(spec.UpdateConfig ?? SWARM_DEFAULT_UPDATE_CONFIG),
+    Order: planned.order,
+    FailureAction: 'pause',
+  };
   return spec;
 }
 
