@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 // Image repository names per the distribution spec: lowercase path components.
 export const REPOSITORY =

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { ConfigError } from '../errors.ts';
 import { artifactRuleProblems } from './artifact-rules.ts';
 import { configSchema, type ReleaseConfig } from './schema.ts';
