@@ -8,11 +8,17 @@ export interface RepoInfo {
   /** Tracked files differ from HEAD (untracked files do not count, as with `describe --dirty`). */
   dirty: boolean;
   shallow: boolean;
-  /** Whether any tag is reachable from HEAD. */
-  hasReachableTag: boolean;
+  /** `git describe --tags --always --dirty`, or null when git could not answer. */
+  describe: string | null;
 }
 
-/** The few git questions the toolkit asks about a source tree, one function, simple-git underneath. */
+/**
+ * The few git questions the toolkit asks about a source tree, one function, simple-git underneath.
+ * Three git processes, all at once: every `release stamp` pays for them at start-up, so each
+ * answers as much as it can. The description is the version itself (spec: `git describe --tags
+ * --always --dirty`), and its `-dirty` suffix is the dirty check (tracked files only, as the
+ * spec means it); one `git log` gives the commit and its time.
+ */
 export async function readRepoInfo(dir: string): Promise<RepoInfo> {
   const git = simpleGit({ baseDir: dir }).env(gitEnv(process.env));
   const ask = async (args: string[]): Promise<string | null> => {
@@ -22,21 +28,20 @@ export async function readRepoInfo(dir: string): Promise<RepoInfo> {
       return null;
     }
   };
-  const commit = await ask(['rev-parse', '--verify', '--quiet', 'HEAD']);
-  if (!commit)
-    return { commit: null, commitTime: null, dirty: false, shallow: false, hasReachableTag: false };
-  const [time, status, shallow, tag] = await Promise.all([
-    ask(['show', '-s', '--format=%ct', 'HEAD']),
-    ask(['status', '--porcelain', '--untracked-files=no']),
+  const [head, describe, shallow] = await Promise.all([
+    ask(['log', '-1', '--format=%H%n%ct', 'HEAD']),
+    ask(['describe', '--tags', '--always', '--dirty']),
     ask(['rev-parse', '--is-shallow-repository']),
-    ask(['describe', '--tags', '--abbrev=0']),
   ]);
+  const [commit, time] = head ? head.split('\n') : [];
+  if (!commit || !/^[0-9a-f]{40,64}$/.test(commit))
+    return { commit: null, commitTime: null, dirty: false, shallow: false, describe: null };
   return {
     commit,
-    commitTime: time ? Number(time) : null,
-    dirty: Boolean(status),
+    commitTime: time && /^\d+$/.test(time) ? Number(time) : null,
+    dirty: describe?.endsWith('-dirty') ?? false,
     shallow: shallow === 'true',
-    hasReachableTag: Boolean(tag),
+    describe: describe || null,
   };
 }
 

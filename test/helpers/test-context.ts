@@ -86,7 +86,7 @@ export const withVersion =
       commitTime: 1_700_000_000,
       dirty: false,
       shallow: false,
-      hasReachableTag: true,
+      describe: source === 'git' ? version : null,
       ...repo,
     };
   };

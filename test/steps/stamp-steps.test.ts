@@ -78,7 +78,32 @@ describe('resolveVersionStep', () => {
       const ctx = stampTestContext(withCwd(repo.dir));
       await resolveVersionStep.run(ctx, stepIO());
       expect(ctx.resolved).toEqual({ version: 'v3.1.0', source: 'git' });
-      expect(ctx.repo).toMatchObject({ commit: head, dirty: false, hasReachableTag: true });
+      expect(ctx.repo).toMatchObject({ commit: head, dirty: false, describe: 'v3.1.0', shallow: false });
+    } finally {
+      repo.remove();
+    }
+  });
+
+  it('is dirty for a changed tracked file, not for an untracked one (as describe --dirty)', async () => {
+    const repo = GitRepo.create('testctx-');
+    try {
+      repo.write('a.txt', 'one');
+      repo.commit('initial');
+      repo.annotatedTag('v3.2.0');
+      repo.write('untracked.txt', 'new');
+      const clean = stampTestContext(withCwd(repo.dir));
+      await resolveVersionStep.run(clean, stepIO());
+      expect(clean.repo).toMatchObject({ dirty: false, describe: 'v3.2.0' });
+      repo.write('a.txt', 'two');
+      const dirty = stampTestContext(withCwd(repo.dir));
+      await resolveVersionStep.run(dirty, stepIO());
+      expect(dirty.resolved).toEqual({ version: 'v3.2.0-dirty', source: 'git' });
+      expect(dirty.repo).toMatchObject({ dirty: true });
+      // SERVICE_VERSION names the version; the tree is still known to be dirty.
+      const fromEnv = stampTestContext(withCwd(repo.dir), withEnv({ SERVICE_VERSION: 'v3.2.0' }));
+      await resolveVersionStep.run(fromEnv, stepIO());
+      expect(fromEnv.resolved).toEqual({ version: 'v3.2.0', source: 'env' });
+      expect(fromEnv.repo).toMatchObject({ dirty: true, commitTime: expect.any(Number) });
     } finally {
       repo.remove();
     }
