@@ -1,5 +1,8 @@
 import { simpleGit } from 'simple-git';
 
+/** How long the git questions may take together: a repository on a slow network disk, at worst. */
+const GIT_DEADLINE_MS = 30_000;
+
 export interface RepoInfo {
   /** Full HEAD commit, or null outside a repository / before the first commit. */
   commit: string | null;
@@ -19,8 +22,26 @@ export interface RepoInfo {
  * --always --dirty`), and its `-dirty` suffix is the dirty check (tracked files only, as the
  * spec means it); one `git log` gives the commit and its time.
  */
-export async function readRepoInfo(dir: string): Promise<RepoInfo> {
-  const git = simpleGit({ baseDir: dir }).env(gitEnv(process.env));
+export async function readRepoInfo(dir: string, deadlineMs = GIT_DEADLINE_MS): Promise<RepoInfo> {
+  // simple-git settles a command on its 'close' or 50 ms after its 'exit', whichever is first,
+  // and that 50 ms timer outlives the answer: every stamp sat idle 50 ms before it could exit.
+  // 'close' alone is the complete answer (all output read). The deadline covers a git that
+  // never closes (something it started still holding its output): the answer is then "no
+  // repository information", and the abort stops what still runs. Cleared when done, it holds
+  // nothing open.
+  const deadline = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => {
+    timer = setTimeout(() => {
+      deadline.abort();
+      resolve(null);
+    }, deadlineMs);
+  });
+  const git = simpleGit({
+    baseDir: dir,
+    abort: deadline.signal,
+    completion: { onClose: true, onExit: false },
+  }).env(gitEnv(process.env));
   const ask = async (args: string[]): Promise<string | null> => {
     try {
       return (await git.raw(args)).trim();
@@ -28,14 +49,17 @@ export async function readRepoInfo(dir: string): Promise<RepoInfo> {
       return null;
     }
   };
-  const [head, describe, shallow] = await Promise.all([
-    ask(['log', '-1', '--format=%H%n%ct', 'HEAD']),
-    ask(['describe', '--tags', '--always', '--dirty']),
-    ask(['rev-parse', '--is-shallow-repository']),
-  ]);
+  const answers = await Promise.race([
+    Promise.all([
+      ask(['log', '-1', '--format=%H%n%ct', 'HEAD']),
+      ask(['describe', '--tags', '--always', '--dirty']),
+      ask(['rev-parse', '--is-shallow-repository']),
+    ]),
+    late,
+  ]).finally(() => clearTimeout(timer));
+  const [head, describe, shallow] = answers ?? [];
   const [commit, time] = head ? head.split('\n') : [];
-  if (!commit || !/^[0-9a-f]{40,64}$/.test(commit))
-    return { commit: null, commitTime: null, dirty: false, shallow: false, describe: null };
+  if (!commit || !/^[0-9a-f]{40,64}$/.test(commit)) return { ...NO_REPOSITORY };
   return {
     commit,
     commitTime: time && /^\d+$/.test(time) ? Number(time) : null,
@@ -44,6 +68,14 @@ export async function readRepoInfo(dir: string): Promise<RepoInfo> {
     describe: describe || null,
   };
 }
+
+const NO_REPOSITORY: RepoInfo = {
+  commit: null,
+  commitTime: null,
+  dirty: false,
+  shallow: false,
+  describe: null,
+};
 
 /**
  * The environment git gets: only what read-only questions need. Passing the caller's whole
