@@ -15,10 +15,11 @@ import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { request } from '../test/api/support.ts';
 import { type StartedProcess, startProcess } from '../test/helpers/start-process.ts';
+import { median, positiveEnv } from './support.ts';
 
-const SECONDS = positive('BENCH_SECONDS', 5);
-const ROUNDS = positive('BENCH_ROUNDS', 3);
-const CONNECTIONS = positive('BENCH_CONNECTIONS', 64);
+const SECONDS = positiveEnv('BENCH_SECONDS', 5);
+const ROUNDS = positiveEnv('BENCH_ROUNDS', 3);
+const CONNECTIONS = positiveEnv('BENCH_CONNECTIONS', 64);
 const TOOL = process.env['BENCH_TOOL'] ?? (spawnSync('wrk', ['--version']).error ? 'autocannon' : 'wrk');
 const API_BIN = fileURLToPath(new URL('../bin/service-api.js', import.meta.url));
 const AUTOCANNON = fileURLToPath(new URL('../node_modules/autocannon/autocannon.js', import.meta.url));
@@ -180,20 +181,8 @@ function startPinned([command, ...args]: string[], env: Record<string, string>):
   return startProcess(command!, { args, env, readyPattern: /listening on (http:\/\/\S+)/ });
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
 function fmt(value: number, digits: number): string {
   return value.toFixed(digits);
-}
-
-function positive(name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`);
-  return value;
 }
 
 await main();

@@ -30,6 +30,7 @@ import { pushRestamped, restampImage } from '../src/restamp/restamp-image.ts';
 import { makeImage, pushImage } from '../test/helpers/make-image.ts';
 import { startRegistry } from '../test/helpers/registry.ts';
 import { startProxy } from '../test/registry/proxy.ts';
+import { median } from './support.ts';
 
 const run = promisify(execFile);
 const ROUNDS = 5;
@@ -198,7 +199,6 @@ function measure(size: string, tool: string, started: number, tags: number): Row
   return { size, tool, ms: performance.now() - started, requests: proxy.log.length, auth, copy, tags };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 const summary = new Map<
   string,
   { ms: number; perTag: number; copyPerTag: number; authPerRun: number; rounds: number }

@@ -17,11 +17,11 @@
 // Env: BENCH_ROUNDS (default 40).
 
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { GitRepo } from '../test/helpers/git-repo.ts';
+import { childCpuTicks, median, positiveEnv } from './support.ts';
 
-const ROUNDS = positive('BENCH_ROUNDS', 40);
+const ROUNDS = positiveEnv('BENCH_ROUNDS', 40);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RELEASE_BIN = fileURLToPath(new URL('../bin/release.js', import.meta.url));
 
@@ -66,13 +66,13 @@ function main(): void {
     for (let round = -3; round < ROUNDS; round++) {
       for (let i = 0; i < commands.length; i++) {
         const c = commands[(i + Math.max(round, 0)) % commands.length]!;
-        const ticks = childTicks();
+        const ticks = childCpuTicks();
         const started = process.hrtime.bigint();
         spawnSync(c.argv[0]!, c.argv.slice(1), { cwd: c.cwd, env, stdio: 'pipe' });
         const ms = Number(process.hrtime.bigint() - started) / 1e6;
         if (round < 0) continue; // warm-up: page cache
         c.wallMs.push(ms);
-        c.cpuTicks += childTicks() - ticks;
+        c.cpuTicks += childCpuTicks() - ticks;
       }
     }
     report(commands);
@@ -109,23 +109,6 @@ function report(commands: Command[]): void {
       `${`${a} / ${b}`.padEnd(40)} ${`${wall.toFixed(2)}x`.padStart(7)} ${`${cpu.toFixed(2)}x`.padStart(7)}  <= ${target}x ${wall <= target ? 'met' : 'MISSED'}`,
     );
   }
-}
-
-/** CPU time (user + sys, in clock ticks) of this process's waited-for children so far. */
-function childTicks(): number {
-  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
-  return Number(fields[13]) + Number(fields[14]);
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-function positive(name: string, fallback: number): number {
-  const value = Number(process.env[name]);
-  return Number.isInteger(value) && value > 0 ? value : fallback;
 }
 
 main();

@@ -23,14 +23,15 @@
 
 import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildCliArchive } from '../src/service/svc/build/build-cli-archive.ts';
 import { startProcess } from '../test/helpers/start-process.ts';
+import { childCpuTicks, median, positiveEnv } from './support.ts';
 
-const ROUNDS = positive('BENCH_ROUNDS', 60);
+const ROUNDS = positiveEnv('BENCH_ROUNDS', 60);
 const API_BIN = fileURLToPath(new URL('../bin/service-api.js', import.meta.url));
 
 const BARE_GET = `require('node:http').get(process.env.SERVICE_API_URL + '/api/version', { agent: false }, (res) => {
@@ -102,13 +103,13 @@ async function main(): Promise<void> {
     for (let round = -5; round < ROUNDS; round++) {
       for (let i = 0; i < commands.length; i++) {
         const command = commands[(i + Math.max(round, 0)) % commands.length]!;
-        const ticks = childTicks();
+        const ticks = childCpuTicks();
         const started = process.hrtime.bigint();
         spawnSync(command.argv[0]!, command.argv.slice(1), { env, stdio: 'pipe' });
         const ms = Number(process.hrtime.bigint() - started) / 1e6;
         if (round < 0) continue; // warm-up: page cache, npm's link, the API's JIT
         command.wallMs.push(ms);
-        command.cpuTicks += childTicks() - ticks;
+        command.cpuTicks += childCpuTicks() - ticks;
       }
     }
     report(commands);
@@ -145,24 +146,6 @@ function report(commands: Command[]): void {
   line('svc status', 'svc --version', 1.3);
   console.log('for reference, what svc adds to a bare Node program making the same request:');
   line('svc version', 'node http GET', Number.POSITIVE_INFINITY);
-}
-
-/** CPU time (user + sys, in clock ticks) of this process's waited-for children so far. */
-function childTicks(): number {
-  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
-  // After "pid (comm) ": state is field 3, so cutime (16) and cstime (17) are at 13 and 14.
-  return Number(fields[13]) + Number(fields[14]);
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-function positive(name: string, fallback: number): number {
-  const value = Number(process.env[name]);
-  return Number.isInteger(value) && value > 0 ? value : fallback;
 }
 
 await main();

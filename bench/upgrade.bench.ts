@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { runRelease } from '../test/helpers/run-release.ts';
 import { API_SERVICE, createServices, pinned, startSwarmRig, WORKER_SERVICE } from '../test/upgrade/swarm.ts';
+import { median } from './support.ts';
 
 const run = promisify(execFile);
 const ROUNDS = 3;
@@ -99,7 +100,6 @@ for (const r of rows) {
   );
 }
 if (rows.length > 0) {
-  const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const up = median(rows.map((r) => r.upgrade));
   const dk = median(rows.map((r) => r.docker));
   const ratio = up / dk;

@@ -30,9 +30,10 @@ import { buildWeb } from '../src/service/web/build/build-web.ts';
 import { verifyFleet } from '../src/verify/fleet.ts';
 import { type StartedProcess, startProcess } from '../test/helpers/start-process.ts';
 import { startInProcessDeployment } from '../test/verify/in-process-deployments.ts';
+import { median, positiveEnv } from './support.ts';
 
-const COUNT = positive('BENCH_DEPLOYMENTS', 200);
-const ROUNDS = positive('BENCH_ROUNDS', 3);
+const COUNT = positiveEnv('BENCH_DEPLOYMENTS', 200);
+const ROUNDS = positiveEnv('BENCH_ROUNDS', 3);
 const LATENCY_MS = Number(process.env['BENCH_LATENCY_MS'] ?? 20);
 const TARGET_MS = 2_000;
 const SELF = fileURLToPath(import.meta.url);
@@ -169,19 +170,8 @@ function runCommand(args: string[]): Promise<number> {
   });
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
-
 function fmt(ms: number): string {
   return `${ms.toFixed(0).padStart(6)} ms`;
-}
-
-function positive(name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
-  return value;
 }
 
 if (process.argv[2] === '--serve') await serve(process.argv[3]!, Number(process.argv[4] ?? 0));
