@@ -17,7 +17,14 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { runRelease } from '../test/helpers/run-release.ts';
-import { API_SERVICE, createServices, pinned, startSwarmRig, WORKER_SERVICE } from '../test/upgrade/swarm.ts';
+import {
+  API_SERVICE,
+  createServices,
+  pinned,
+  rigTarget,
+  startSwarmRig,
+  WORKER_SERVICE,
+} from '../test/upgrade/swarm.ts';
 import { median } from './support.ts';
 
 const run = promisify(execFile);
@@ -40,22 +47,7 @@ try {
   for (let round = 0; round <= ROUNDS && Date.now() < DEADLINE; round++) {
     let started = performance.now();
     const result = await runRelease(
-      [
-        'upgrade',
-        '--config',
-        'upgrade.config.json',
-        '--to',
-        'v2.0.0',
-        '--url',
-        rig.apiUrl,
-        '--docker-host',
-        rig.engine.host,
-        '--service',
-        `api=${API_SERVICE}`,
-        '--service',
-        `worker=${WORKER_SERVICE}`,
-        '--json',
-      ],
+      ['upgrade', '--config', 'upgrade.config.json', '--to', 'v2.0.0', ...rigTarget(rig), '--json'],
       { cwd: rig.repo.dir, timeoutMs: 120_000, subprocess: true },
     );
     const upgrade = performance.now() - started;

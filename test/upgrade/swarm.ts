@@ -58,6 +58,14 @@ if (armed && armed === process.env.SERVICE_VERSION) {
 await import('file:///app/main.mjs');
 `;
 
+/** The flags that point `release upgrade` at the rig: its API, its engine, its two services. */
+export function rigTarget(rig: SwarmRig): string[] {
+  return [
+    ...['--url', rig.apiUrl, '--docker-host', rig.engine.host],
+    ...['--service', `api=${API_SERVICE}`, '--service', `worker=${WORKER_SERVICE}`],
+  ];
+}
+
 /** Make the next start of an API task of `version` exit 2, once. */
 export function failNextStart(rig: SwarmRig, version: string): void {
   writeFileSync(join(rig.launchDir, FAIL_MARKER), version);

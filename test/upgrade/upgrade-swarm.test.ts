@@ -10,6 +10,7 @@ import {
   failMarker,
   failNextStart,
   pinned,
+  rigTarget,
   type SwarmRig,
   serviceSpec,
   startSwarmRig,
@@ -75,14 +76,7 @@ function upgrade(args: string[], timeoutMs = 120_000): Promise<RunResult> {
   return runRelease(
     [
       'upgrade',
-      '--url',
-      rig.apiUrl,
-      '--docker-host',
-      rig.engine.host,
-      '--service',
-      `api=${API_SERVICE}`,
-      '--service',
-      `worker=${WORKER_SERVICE}`,
+      ...rigTarget(rig),
       // The crashing worker exits within a fraction of a second of starting: 1 s of watch is plenty.
       '--monitor',
       '1000',
