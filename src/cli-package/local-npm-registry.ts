@@ -4,7 +4,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { ExternalError } from '../errors.ts';
-import { freePort } from '../util/free-port.ts';
+import { freePort, retryOnPortClash } from '../util/free-port.ts';
 import { stopChild } from '../util/stop-child.ts';
 
 export interface LocalNpmRegistryOptions {
@@ -33,8 +33,12 @@ export interface LocalNpmRegistry {
  * Verdaccio is a devDependency: `release rehearse --publish` looks it up here and says how to
  * install it when it is missing.
  */
-export async function startLocalNpmRegistry(options: LocalNpmRegistryOptions): Promise<LocalNpmRegistry> {
+export function startLocalNpmRegistry(options: LocalNpmRegistryOptions): Promise<LocalNpmRegistry> {
   const bin = verdaccioBin();
+  return retryOnPortClash(() => startOnFreePort(bin, options));
+}
+
+async function startOnFreePort(bin: string, options: LocalNpmRegistryOptions): Promise<LocalNpmRegistry> {
   const { dir } = options;
   await mkdir(join(dir, 'storage'), { recursive: true });
   const port = await freePort();

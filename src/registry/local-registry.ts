@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ExternalError } from '../errors.ts';
-import { freePort } from '../util/free-port.ts';
+import { freePort, retryOnPortClash } from '../util/free-port.ts';
 import { stopChild } from '../util/stop-child.ts';
 
 export interface LocalRegistryOptions {
@@ -26,7 +26,11 @@ export interface LocalRegistry {
  * filesystem storage under `dir`. Resolves once `/v2/` answers. Used by the Docker rehearsal and,
  * with auth added, by the tests.
  */
-export async function startLocalRegistry(options: LocalRegistryOptions): Promise<LocalRegistry> {
+export function startLocalRegistry(options: LocalRegistryOptions): Promise<LocalRegistry> {
+  return retryOnPortClash(() => startOnFreePort(options));
+}
+
+async function startOnFreePort(options: LocalRegistryOptions): Promise<LocalRegistry> {
   const { dir } = options;
   await mkdir(dir, { recursive: true });
   const host = `127.0.0.1:${await freePort()}`;

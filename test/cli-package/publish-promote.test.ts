@@ -33,7 +33,11 @@ let npmUrl: string;
 const repos: GitRepo[] = [];
 
 beforeAll(async () => {
-  [images, npm] = await Promise.all([startRegistry({ htpasswd: { user, password } }), startNpmRegistry()]);
+  // Each assigned as it starts, so afterAll stops the one that did when the other failed.
+  await Promise.all([
+    startRegistry({ htpasswd: { user, password } }).then((r) => (images = r)),
+    startNpmRegistry().then((r) => (npm = r)),
+  ]);
   [imageProxy, npmProxy] = await Promise.all([startProxy(images.host), startProxy(new URL(npm.url).host)]);
   npmUrl = `http://${npmProxy.host}/`;
   scratch = mkdtempSync(join(tmpdir(), 'sr-publish-'));
@@ -48,7 +52,7 @@ afterAll(async () => {
   for (const repo of repos) repo.remove();
   await Promise.all([imageProxy?.stop(), npmProxy?.stop()]);
   await Promise.all([images?.stop(), npm?.stop()]);
-  rmSync(scratch, { recursive: true, force: true });
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
 const npmrc = (token = npm.token) => `registry=${npmUrl}\n//${npmProxy.host}/:_authToken=${token}\n`;
