@@ -33,9 +33,13 @@ export interface LocalNpmRegistry {
  * Verdaccio is a devDependency: `release rehearse --publish` looks it up here and says how to
  * install it when it is missing.
  */
-export function startLocalNpmRegistry(options: LocalNpmRegistryOptions): Promise<LocalNpmRegistry> {
+export async function startLocalNpmRegistry(options: LocalNpmRegistryOptions): Promise<LocalNpmRegistry> {
   const bin = verdaccioBin();
-  return retryOnPortClash(() => startOnFreePort(bin, options));
+  // An attempt that fails stops only its own process; the dir goes when the last one has failed.
+  return retryOnPortClash(() => startOnFreePort(bin, options)).catch(async (error) => {
+    await rm(options.dir, { recursive: true, force: true });
+    throw error;
+  });
 }
 
 async function startOnFreePort(bin: string, options: LocalNpmRegistryOptions): Promise<LocalNpmRegistry> {
@@ -89,7 +93,7 @@ async function startOnFreePort(bin: string, options: LocalNpmRegistryOptions): P
     const token = await login(url, options.user);
     return { url, dir, token, log: () => output, stop };
   } catch (error) {
-    await stop();
+    await stopChild(child);
     throw error;
   }
 }

@@ -26,8 +26,13 @@ export interface LocalRegistry {
  * filesystem storage under `dir`. Resolves once `/v2/` answers. Used by the Docker rehearsal and,
  * with auth added, by the tests.
  */
-export function startLocalRegistry(options: LocalRegistryOptions): Promise<LocalRegistry> {
-  return retryOnPortClash(() => startOnFreePort(options));
+export async function startLocalRegistry(options: LocalRegistryOptions): Promise<LocalRegistry> {
+  // An attempt that fails stops only its own process: the dir may hold the caller's files (an
+  // htpasswd) that the next attempt needs. It goes when the last attempt has failed.
+  return retryOnPortClash(() => startOnFreePort(options)).catch(async (error) => {
+    await rm(options.dir, { recursive: true, force: true });
+    throw error;
+  });
 }
 
 async function startOnFreePort(options: LocalRegistryOptions): Promise<LocalRegistry> {
@@ -76,7 +81,7 @@ async function startOnFreePort(options: LocalRegistryOptions): Promise<LocalRegi
     });
     await waitUntilUp(`http://${host}/v2/`, child, () => stderr);
   } catch (error) {
-    await stop();
+    await stopChild(child);
     throw error;
   }
   return { host, dir, stop };
