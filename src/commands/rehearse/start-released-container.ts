@@ -1,7 +1,7 @@
 import type Docker from 'dockerode';
 import type { ImageRole } from '../../config/artifacts-schema.ts';
 import { ExternalError } from '../../errors.ts';
-import { freePort } from '../../util/free-port.ts';
+import { freePort, retryOnPortClash } from '../../util/free-port.ts';
 
 export interface StartedContainer {
   artifact: ImageRole;
@@ -28,15 +28,23 @@ const SHAPE: Record<
  * Pull a released image from the registry into the engine and run it on the host network (the
  * only network a rootless-style engine here has) on a free loopback port; resolves once it answers.
  */
-export async function startReleasedContainer(options: {
+export async function startReleasedContainer(options: ContainerOptions): Promise<StartedContainer> {
+  await pull(options.docker, options.image);
+  // A container that lost its port to someone else exits saying EADDRINUSE, which its logs carry
+  // into the error: run it again on another.
+  return retryOnPortClash(() => runOnFreePort(options));
+}
+
+interface ContainerOptions {
   docker: Docker;
   artifact: ImageRole;
   image: string;
   env?: Record<string, string>;
   timeoutMs?: number;
-}): Promise<StartedContainer> {
+}
+
+async function runOnFreePort(options: ContainerOptions): Promise<StartedContainer> {
   const { docker, artifact, image } = options;
-  await pull(docker, image);
   const shape = SHAPE[artifact];
   const port = await freePort();
   const container = await docker.createContainer({
