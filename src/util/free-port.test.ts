@@ -29,19 +29,19 @@ function rangeFile(text: string): string {
 
 describe('freePort', () => {
   it('picks a port under the ephemeral range, where connections never take their source port', async () => {
-    const [, high] = explicitPortRange();
+    const [, high] = explicitPortRange() ?? [0, 65535];
     const picked = await Promise.all(Array.from({ length: 20 }, () => freePort()));
     for (const port of picked) expect(port).toBeLessThanOrEqual(high);
     // and it is free: we can listen on it
     await expect(listenOn(picked[0] as number)).resolves.toBeDefined();
   });
 
-  it('reads the range from procfs, and falls back when it leaves no room below', () => {
+  it('reads the range from procfs, and has none when the range leaves no room below', () => {
     const file = rangeFile('40000\t60999\n');
     try {
       expect(explicitPortRange(file)).toEqual([19_999, 39_999]);
       writeFileSync(file, '1024 65535');
-      expect(explicitPortRange(file)).toEqual([49152, 65535]);
+      expect(explicitPortRange(file)).toBeUndefined(); // freePort then takes the kernel's choice
     } finally {
       rmSync(join(file, '..'), { recursive: true, force: true });
     }

@@ -11,12 +11,13 @@ import { createServer } from 'node:net';
  * `retryOnPortClash` absorbs.
  */
 export async function freePort(): Promise<number> {
-  const [low, high] = explicitPortRange();
-  for (let attempt = 0; attempt < 50; attempt++) {
+  const range = explicitPortRange();
+  for (let attempt = 0; range && attempt < 50; attempt++) {
+    const [low, high] = range;
     const port = low + Math.floor(Math.random() * (high - low + 1));
     if (await canListen(port)) return port;
   }
-  return listenZeroPort(); // a crowded range: fall back to the kernel's choice
+  return listenZeroPort(); // no room below the range, or all taken: the kernel's choice
 }
 
 /** True when `error` says an address was taken (from us, or in a child's output). */
@@ -40,8 +41,13 @@ export async function retryOnPortClash<T>(start: () => Promise<T>, attempts = 3)
   }
 }
 
-/** The ports under the ephemeral range, which the kernel never assigns on its own. */
-export function explicitPortRange(rangeFile = '/proc/sys/net/ipv4/ip_local_port_range'): [number, number] {
+/**
+ * Up to 20,000 ports under the ephemeral range, which the kernel never assigns on its own; none
+ * when the range starts too low to leave room above 10,000 (the ports common services use).
+ */
+export function explicitPortRange(
+  rangeFile = '/proc/sys/net/ipv4/ip_local_port_range',
+): [number, number] | undefined {
   let ephemeralLow = 32768; // Linux's default
   try {
     const [low] = readFileSync(rangeFile, 'utf8').trim().split(/\s+/).map(Number);
@@ -51,7 +57,7 @@ export function explicitPortRange(rangeFile = '/proc/sys/net/ipv4/ip_local_port_
   }
   const high = Math.min(ephemeralLow - 1, 65535);
   const low = Math.max(10_000, high - 20_000);
-  return low < high ? [low, high] : [49152, 65535];
+  return low < high ? [low, high] : undefined;
 }
 
 function canListen(port: number): Promise<boolean> {
