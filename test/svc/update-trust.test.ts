@@ -236,14 +236,14 @@ describe('svc update installs only what it checked', () => {
     await expectUntouched();
   });
 
-  it('an svc that fails once installed is replaced by the previous one, and the error says so', async () => {
+  it('an svc that fails once staged never replaces the installed one, and the error says so', async () => {
     const result = await run(svcIn(prefix), ['update', '--url', `${httpBase}/installed-differs`], {
       env: env(),
       timeoutMs: 120_000,
     });
     expect(result.code, result.stderr).toBe(3);
     expect(result.stderr).toMatch(
-      /the installed svc did not run \(the checked one printed "svc v9\.9\.9"\); the previous CLI was put back \(svc v0\.1\.0\)/,
+      /the installed svc did not run \(the checked one printed "svc v9\.9\.9"\); nothing was changed: your svc is the one you had/,
     );
     expect(result.stderr).not.toMatch(/remove , which/);
     await expectUntouched();

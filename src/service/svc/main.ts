@@ -4,20 +4,34 @@
 // when needed — in the bundle (build/bundle-svc.ts) that code is present but not evaluated.
 // No top-level await: the bundle is CommonJS, which starts faster (see bundle-svc.ts).
 import { writeSync } from 'node:fs';
+import { pendingUpdate } from './update/pending-update.ts';
 import { SVC_VERSION } from './version.ts';
+
+declare const __SVC_BUNDLED__: boolean | undefined;
 
 const args = process.argv.slice(2);
 const end = args.indexOf('--');
 const flags = end === -1 ? args : args.slice(0, end);
 
-if (flags.includes('--version') || flags.includes('-V')) {
-  printLine(`svc ${SVC_VERSION}\n`);
+// An `svc update` killed part-way leaves its directory beside the package: finish or undo it
+// before anything else (update/recover-on-start.ts). Nothing interrupted costs one stat(2).
+const interrupted = typeof __SVC_BUNDLED__ === 'boolean' ? pendingUpdate(__dirname) : undefined;
+if (interrupted) {
+  import('./update/recover-on-start.ts').then(({ recoverOnStart }) => recoverOnStart(interrupted)).then(run);
 } else {
-  import('./run.ts')
-    .then(({ main }) => main(args))
-    .then((code) => {
-      process.exitCode = code;
-    });
+  run();
+}
+
+function run(): void {
+  if (flags.includes('--version') || flags.includes('-V')) {
+    printLine(`svc ${SVC_VERSION}\n`);
+  } else {
+    import('./run.ts')
+      .then(({ main }) => main(args))
+      .then((code) => {
+        process.exitCode = code;
+      });
+  }
 }
 
 /**

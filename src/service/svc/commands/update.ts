@@ -11,10 +11,11 @@ import { out, progress, say } from '../output.ts';
 import { describeSvcs, findSvcOnPath } from '../path-scan.ts';
 import { bakedPublicKey } from '../update/baked-key.ts';
 import { ARCHIVE_PATH, downloadArchive } from '../update/download.ts';
-import { installChecked } from '../update/install-checked.ts';
+import { installChecked, UpdateInterrupted } from '../update/install-checked.ts';
 import { preflightArchive } from '../update/preflight.ts';
 import { refuseBelowServerMinimum } from '../update/server-minimum.ts';
 import { checkArchiveSignature, type SignatureCheck } from '../update/signature.ts';
+import { lockWaitMs } from '../update/update-lock.ts';
 
 const DOWNLOAD_TIMEOUT_MS = 120_000;
 
@@ -85,18 +86,48 @@ export async function runUpdate(ctx: SvcContext): Promise<number> {
       return 0;
     }
     progress(`installing into ${prefix}`);
-    await installChecked({
-      prefix: prefix!,
-      file: archive.file,
-      sha256: archive.sha256,
-      version: checked.version,
-      work,
-      env: process.env,
-    });
+    const interrupted = catchInterrupts();
+    try {
+      await installChecked({
+        prefix: prefix!,
+        file: archive.file,
+        sha256: archive.sha256,
+        version: checked.version,
+        env: process.env,
+        lockWaitMs: lockWaitMs(ctx.env),
+        signal: interrupted.signal,
+      });
+    } finally {
+      interrupted.release();
+    }
+    // A signal that came while the switch ran: the switch was finished first (the new svc is
+    // installed, whole); the exit code still says the update was interrupted.
+    if (interrupted.signal.aborted) {
+      progress(`interrupted after the switch: svc ${checked.version} is installed`);
+      return new UpdateInterrupted(interrupted.signal.reason).exitCode;
+    }
     return await confirmOnPath(ctx, prefix!, checked.version);
   } finally {
     await rm(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * While svc update installs, SIGINT and SIGTERM do not kill svc at once (which could stop it
+ * between two renames): they abort npm while staging, and are honoured after the switch otherwise.
+ */
+function catchInterrupts(): { signal: AbortSignal; release(): void } {
+  const controller = new AbortController();
+  const onSignal = (name: NodeJS.Signals) => controller.abort(name);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    signal: controller.signal,
+    release() {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
 }
 
 function reportSignature(ctx: SvcContext, baseUrl: string, check: SignatureCheck): void {

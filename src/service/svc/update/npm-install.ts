@@ -3,17 +3,22 @@ import { ExternalError } from '../../../errors.ts';
 
 /**
  * `npm install -g --prefix <prefix> <archive>`: the same command the gate tells people to run, into
- * the prefix the running svc came from. npm replaces the package in one step and rolls back if the
- * install fails, so a failure leaves the old CLI where it was. Scripts are off: the package has
+ * a prefix: svc update gives it a staging prefix beside the live install (install-checked.ts), so
+ * npm never writes over the svc in use. Scripts are off: the package has
  * none, and a tampered one must not get to run any.
  */
-export function npmInstallGlobal(prefix: string, archive: string, env: NodeJS.ProcessEnv): Promise<void> {
+export function npmInstallGlobal(
+  prefix: string,
+  archive: string,
+  env: NodeJS.ProcessEnv,
+  signal?: AbortSignal,
+): Promise<void> {
   const args = ['install', '-g', '--prefix', prefix, '--ignore-scripts', '--no-audit', '--no-fund', archive];
   return new Promise((resolve, reject) => {
     execFile(
       'npm',
       args,
-      { env, timeout: 300_000, maxBuffer: 16 * 1024 * 1024 },
+      { env, timeout: 300_000, maxBuffer: 16 * 1024 * 1024, ...(signal ? { signal } : {}) },
       (error, _stdout, stderr) => {
         if (!error) return resolve();
         const tail = String(stderr).trim().split('\n').slice(-6).join('\n');
