@@ -111,7 +111,9 @@ describe('svc update killed at any moment', () => {
       else seen.old++;
       rmSync(prefix, { recursive: true, force: true });
     }
-    console.log(`undisturbed update ${Math.round(duration)} ms; after ${KILLS} kills: ${JSON.stringify(seen)}`);
+    console.log(
+      `undisturbed update ${Math.round(duration)} ms; after ${KILLS} kills: ${JSON.stringify(seen)}`,
+    );
     // Spread across the run, the kills found both sides of the switch.
     expect(seen.old).toBeGreaterThan(0);
     expect(seen.new).toBeGreaterThan(0);
