@@ -1,6 +1,7 @@
 import type { Step } from '../../pipeline/step.ts';
 import { buildBaseImagesStep } from './build-base-images-step.ts';
 import { buildCheckArtifactsStep } from './build-check-artifacts-step.ts';
+import { buildCheckVersionTagsStep } from './build-check-version-tags-step.ts';
 import { buildChooseEngineStep } from './build-choose-engine-step.ts';
 import { buildCliArchiveStep } from './build-cli-archive-step.ts';
 import type { BuildContext } from './build-context.ts';
@@ -24,6 +25,7 @@ export const buildPipeline: readonly Step<BuildContext>[] = [
   buildBaseImagesStep, // every base present; a missing layout base is made from this node
   buildCliArchiveStep, // the CLI's build command; its archive's SHA-256 (the api image serves it)
   buildRunCommandsStep, // each image's build command (bundles, web client), then its files must exist
-  buildImagesStep, // one image per artifact, labelled, into the engine or the store
+  buildImagesStep, // one image per artifact, labelled, under build-<commit>: never a channel tag
+  buildCheckVersionTagsStep, // the version's tag already on other bytes: promoting this will be refused
   buildWriteRecordStep, // digests, references and the archive's SHA-256, written atomically
 ];
