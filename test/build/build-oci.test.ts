@@ -240,7 +240,10 @@ describe('release build --engine oci with a registry', () => {
     });
     expect(pushed.code, pushed.stderr).toBe(0);
     const worker = jsonOf<BuildJson>(pushed).images.worker;
-    expect(worker).toMatchObject({ pushed: true, reference: `${registry.host}/acme/service-worker:${build_}` });
+    expect(worker).toMatchObject({
+      pushed: true,
+      reference: `${registry.host}/acme/service-worker:${build_}`,
+    });
     const remote = skopeoJson(
       'inspect',
       '--tls-verify=false',
@@ -249,7 +252,11 @@ describe('release build --engine oci with a registry', () => {
     expect(remote['Digest']).toBe(worker.digest);
     expect(remote['Env']).toContain('SERVICE_VERSION=v5.0.0');
     // The push wrote the build tag only: the version tag is promotion's.
-    const tags = skopeoJson('list-tags', '--tls-verify=false', `docker://${registry.host}/acme/service-worker`);
+    const tags = skopeoJson(
+      'list-tags',
+      '--tls-verify=false',
+      `docker://${registry.host}/acme/service-worker`,
+    );
     expect(tags['Tags']).toEqual([build_]);
 
     const local = await runRelease(['build', '--engine', 'oci', '--only', 'worker', '--json'], {

@@ -26,7 +26,9 @@ export const buildCheckVersionTagsStep: Step<BuildContext> = {
       if (!built.pushed || !built.digest) continue;
       const existing = await store.resolve(artifact.image, ctx.tag!);
       if (existing && existing.digest !== built.digest)
-        taken.push(`${artifact.name} (${artifact.image}:${ctx.tag} is ${short(existing.digest)}, this build ${short(built.digest)})`);
+        taken.push(
+          `${artifact.name} (${artifact.image}:${ctx.tag} is ${short(existing.digest)}, this build ${short(built.digest)})`,
+        );
     }
     if (taken.length === 0) {
       io.progress(`${ctx.tag} is free or already this build`);

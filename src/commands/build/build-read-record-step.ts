@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { buildTag } from '../../channels/tags.ts';
 import { imageSource } from '../../build/image-source.ts';
 import { buildEpoch } from '../../build/image-specs.ts';
+import { buildTag } from '../../channels/tags.ts';
 import { UsageError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { readReleaseRecord } from '../../record/release-record.ts';
