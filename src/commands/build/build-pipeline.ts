@@ -1,6 +1,7 @@
 import type { Step } from '../../pipeline/step.ts';
 import { buildBaseImagesStep } from './build-base-images-step.ts';
 import { buildCheckArtifactsStep } from './build-check-artifacts-step.ts';
+import { buildCheckUntrackedStep } from './build-check-untracked-step.ts';
 import { buildCheckVersionTagsStep } from './build-check-version-tags-step.ts';
 import { buildChooseEngineStep } from './build-choose-engine-step.ts';
 import { buildCliArchiveStep } from './build-cli-archive-step.ts';
@@ -19,6 +20,7 @@ import { buildWriteRecordStep } from './build-write-record-step.ts';
  */
 export const buildPipeline: readonly Step<BuildContext>[] = [
   buildReadRecordStep, // the stamped tag (SERVICE_VERSION wins), commit time, source label
+  buildCheckUntrackedStep, // rc/release: no untracked file where the images take their files from
   buildMinCliStep, // the CLI built is not below the min_cli_version its own API serves
   buildCheckArtifactsStep, // each artifact says how --engine builds it; paths stay in the project
   buildChooseEngineStep, // --engine, else docker when one answers a ping, else oci
