@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { channelTags, commitTag, namesVersion, tagKind } from './tags.ts';
+import { buildTag, channelTags, commitTag, namesVersion, tagKind } from './tags.ts';
 
 describe('channel tags', () => {
   it('gives each channel its tags: dev and the commit, the rc, the release and latest', () => {
@@ -18,6 +18,16 @@ describe('channel tags', () => {
     expect(tagKind('v1.0.0')).toBe('version');
     expect(tagKind('v1.0.0-rc.2')).toBe('version');
     expect(tagKind('sha-not-hex')).toBe('version');
+    expect(tagKind('build-0123456789ab')).toBe('build');
+  });
+
+  it('gives a build a tag of its commit that no channel uses', () => {
+    const commit = '0123456789abcdef0123456789abcdef01234567';
+    expect(buildTag(commit, 'ffffffffffffffff')).toBe('build-0123456789ab');
+    expect(buildTag(null, 'fedcba9876543210')).toBe('build-fedcba9876543210'.slice(0, 18));
+    expect(namesVersion(buildTag(commit, ''))).toBe(false);
+    for (const channel of ['dev', 'rc', 'release'] as const)
+      expect(channelTags(channel, 'v1.0.0', commit)).not.toContain(buildTag(commit, ''));
   });
 
   it('says a floating or commit tag names no version', () => {

@@ -1,4 +1,5 @@
 import { simpleGit } from 'simple-git';
+import { describeCommit } from '../shared/git-describe.ts';
 
 /** How long the git questions may take together: a repository on a slow network disk, at worst. */
 const GIT_DEADLINE_MS = 30_000;
@@ -11,7 +12,10 @@ export interface RepoInfo {
   /** Tracked files differ from HEAD (untracked files do not count, as with `describe --dirty`). */
   dirty: boolean;
   shallow: boolean;
-  /** `git describe --tags --always --dirty`, or null when git could not answer. */
+  /**
+   * The version the commit's tags mean (`describeCommit`: `git describe --tags --always --dirty`
+   * over version tags, the highest tag on the commit winning), or null when git could not answer.
+   */
   describe: string | null;
 }
 
@@ -52,7 +56,7 @@ export async function readRepoInfo(dir: string, deadlineMs = GIT_DEADLINE_MS): P
   const answers = await Promise.race([
     Promise.all([
       ask(['log', '-1', '--format=%H%n%ct', 'HEAD']),
-      ask(['describe', '--tags', '--always', '--dirty']),
+      describeCommit(ask),
       ask(['rev-parse', '--is-shallow-repository']),
     ]),
     late,

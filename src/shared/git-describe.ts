@@ -1,26 +1,62 @@
 import { execFile } from 'node:child_process';
+import { highestVersionTag, VERSION_TAG_GLOBS, versionOfCommit } from '../version/commit-version.ts';
+import { parseVersion } from '../version/parse.ts';
+
+/** One git command's trimmed output, or null when it failed or printed nothing. */
+export type GitRunner = (args: string[]) => Promise<string | null>;
 
 /**
- * `git describe --tags --always --dirty` in one directory. Deliberately plain `node:child_process`
- * rather than simple-git: this runs inside the reference API and worker at start-up, whose bundles
- * should not carry a git library for one call.
+ * The version a commit's tags mean (`versionOfCommit`): `git describe --tags --always --dirty`
+ * over version-like tags only, and the tags on HEAD (the highest wins, annotated or not); for a
+ * description, the tags on its base commit too (several version tags there: the highest).
+ * One git process more than a bare describe, two for a description.
+ */
+export async function describeCommit(run: GitRunner): Promise<string | null> {
+  const match = VERSION_TAG_GLOBS.flatMap((glob) => ['--match', glob]);
+  const [describe, head] = await Promise.all([
+    run(['describe', '--tags', '--always', '--dirty', ...match]),
+    run(['tag', '--points-at', 'HEAD']),
+  ]);
+  if (!describe) return null;
+  const atHead = lines(head);
+  const described = parseVersion(describe);
+  const atBase =
+    !highestVersionTag(atHead) && described.kind === 'describe'
+      ? lines(await run(['tag', '--points-at', `refs/tags/${described.baseTag}^{commit}`]))
+      : undefined;
+  return versionOfCommit({ describe, atHead, ...(atBase ? { atBase } : {}) });
+}
+
+function lines(text: string | null): string[] {
+  return (text ?? '')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+}
+
+/**
+ * The version of the commit checked out in `dir` (`describeCommit`). Deliberately plain
+ * `node:child_process` rather than simple-git: this runs inside the reference API and worker at
+ * start-up, whose bundles should not carry a git library for a few calls.
  *
  * Returns undefined when git is missing, `dir` is not in a work tree, or git fails.
  */
-export function gitDescribe(dir: string, timeoutMs = 5_000): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    execFile(
-      'git',
-      ['describe', '--tags', '--always', '--dirty'],
-      // GIT_DIR and friends from the caller (a git hook, say) would point git at another
-      // repository: the version must come from the artifact's own tree.
-      { cwd: dir, timeout: timeoutMs, env: withoutGitEnv(process.env), windowsHide: true },
-      (error, stdout) => {
-        const out = String(stdout ?? '').trim();
-        resolve(error || out === '' ? undefined : out);
-      },
-    );
-  });
+export async function gitDescribe(dir: string, timeoutMs = 5_000): Promise<string | undefined> {
+  const run: GitRunner = (args) =>
+    new Promise((resolve) => {
+      execFile(
+        'git',
+        args,
+        // GIT_DIR and friends from the caller (a git hook, say) would point git at another
+        // repository: the version must come from the artifact's own tree.
+        { cwd: dir, timeout: timeoutMs, env: withoutGitEnv(process.env), windowsHide: true },
+        (error, stdout) => {
+          const out = String(stdout ?? '').trim();
+          resolve(error || out === '' ? null : out);
+        },
+      );
+    });
+  return (await describeCommit(run)) ?? undefined;
 }
 
 export function withoutGitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {

@@ -16,6 +16,11 @@ export interface StampInput {
   config: ReleaseConfig;
   /** `--channel`: when absent the version's own channel is used. */
   requestedChannel?: Channel;
+  /**
+   * Untracked, not ignored files inside the artifacts' inputs: they would ship without being in
+   * the tag, so they make the tree dirty (rc and release refuse, naming them; dev gets `-dirty`).
+   */
+  untracked?: readonly string[];
 }
 
 export interface StampDecision {
@@ -29,7 +34,9 @@ export interface StampDecision {
  * channel does not take this version. Nothing is written by this function.
  */
 export function planStamp(input: StampInput): StampDecision {
-  const { resolved, repo, config } = input;
+  const { repo, config } = input;
+  const untracked = input.untracked ?? [];
+  const resolved = markUntracked(input.resolved, untracked);
   const version = parseVersion(resolved.version);
   const from = resolved.source === 'env' ? 'SERVICE_VERSION' : 'git describe';
   if (version.kind === 'invalid' && /[\s\u0000-\u001f\u007f]/.test(resolved.version)) {
@@ -52,20 +59,23 @@ export function planStamp(input: StampInput): StampDecision {
     );
   }
 
-  const dirty = version.dirty || repo.dirty;
+  const dirty = version.dirty || repo.dirty || untracked.length > 0;
   const effective = dirty && !version.dirty ? { ...version, dirty: true } : version;
   const channel = input.requestedChannel ?? channelOf(effective);
   const refusal = channelRefusal(effective, channel);
   if (refusal) {
-    throw new RuleError('CHANNEL_REFUSED', `cannot stamp for the ${channel} channel: ${refusal}`, {
-      hint:
-        channel === 'release'
+    const named = untracked.length ? `; ${untrackedLine(untracked)}` : '';
+    throw new RuleError('CHANNEL_REFUSED', `cannot stamp for the ${channel} channel: ${refusal}${named}`, {
+      hint: untracked.length
+        ? 'commit the untracked files, delete them, or add them to .gitignore; or stamp for --channel dev'
+        : channel === 'release'
           ? 'tag the commit (git tag v1.2.3), commit or stash changes, or stamp for --channel dev'
           : 'tag the commit as vX.Y.Z-rc.N, commit or stash changes, or stamp for --channel dev',
     });
   }
 
   const warnings: string[] = [];
+  if (untracked.length) warnings.push(`${untrackedLine(untracked)}: the tree counts as dirty`);
   if (version.kind === 'hash') {
     warnings.push(
       repo.shallow
@@ -107,4 +117,22 @@ export function planStamp(input: StampInput): StampDecision {
     artifacts: { ...images, ...(cli ? { [cli.name]: { package: cli.package, version: tag } } : {}) },
   };
   return { record, warnings };
+}
+
+/**
+ * `git describe --dirty` looks at tracked files only: with untracked inputs, a version from git
+ * gets the `-dirty` it would have had, so no dev build passes for the clean tag. SERVICE_VERSION
+ * is the caller's word and is kept (the record's `dirty` still says so).
+ */
+function markUntracked(resolved: ResolvedVersion, untracked: readonly string[]): ResolvedVersion {
+  if (untracked.length === 0 || resolved.source !== 'git' || resolved.version.endsWith('-dirty'))
+    return resolved;
+  return { ...resolved, version: `${resolved.version}-dirty` };
+}
+
+/** `untracked files in the artifacts' inputs: a, b, c (and 3 more)`. */
+export function untrackedLine(untracked: readonly string[]): string {
+  const shown = untracked.slice(0, 10).map((path) => printable(path));
+  const more = untracked.length > shown.length ? ` (and ${untracked.length - shown.length} more)` : '';
+  return `untracked files in the artifacts' inputs: ${shown.join(', ')}${more}`;
 }

@@ -1,4 +1,12 @@
 export {
+  type CommitTags,
+  highestVersionTag,
+  MAX_VERSION_LENGTH,
+  shortenDescription,
+  VERSION_TAG_GLOBS,
+  versionOfCommit,
+} from './commit-version.ts';
+export {
   compareCore,
   compareSemver,
   compareVersionStrings,

@@ -104,7 +104,11 @@ describe('release build --engine docker --push', () => {
     for (const name of ARTIFACTS) {
       const image = out.images[name];
       expect(image.pushed).toBe(true);
-      expect(image.reference).toBe(`${registry.host}/acme/service-${name}:${TAG}`);
+      // Under the build tag: version tags are written only by promotion.
+      expect(image.reference).toBe(`${registry.host}/acme/service-${name}:build-${commit.slice(0, 12)}`);
+      expect(skopeo('list-tags', `docker://${registry.host}/acme/service-${name}`)['Tags']).toEqual([
+        `build-${commit.slice(0, 12)}`,
+      ]);
       const remote = skopeo('inspect', `docker://${image.reference}`);
       expect(remote['Digest']).toBe(image.digest);
       expect(record.artifacts[name].digest).toBe(image.digest);
@@ -200,7 +204,8 @@ describe('release build --engine docker --push', () => {
       });
       expect(plain.code, plain.stderr).toBe(0);
       const kept = jsonOf<BuildJson>(plain).images.worker;
-      const tag = head.slice(0, 7);
+      const version = head.slice(0, 7);
+      const tag = `build-${head.slice(0, 12)}`;
       expect(kept).toMatchObject({ pushed: false, digest: null, reference: `service-worker:${tag}` });
       expect((await dockerd.docker.getImage(kept.reference).inspect()).Id).toBe(kept.imageId);
 
@@ -221,7 +226,7 @@ describe('release build --engine docker --push', () => {
       const layout = `oci:${join(local.dir, '.release/oci/service-worker')}:${tag}`;
       const inspected = JSON.parse(execFileSync('skopeo', ['inspect', layout], { encoding: 'utf8' }));
       expect(inspected.Digest).toBe(written.digest);
-      expect(inspected.Env).toContain(`SERVICE_VERSION=${tag}`);
+      expect(inspected.Env).toContain(`SERVICE_VERSION=${version}`);
       // The config's bytes were kept, so its digest is still the engine's image ID.
       const manifest = JSON.parse(execFileSync('skopeo', ['inspect', '--raw', layout], { encoding: 'utf8' }));
       expect(manifest.config.digest).toBe(written.imageId);

@@ -34,6 +34,8 @@ function skopeoJson(...args: string[]): Record<string, unknown> {
 describe('release build --engine oci', () => {
   let repo: GitRepo;
   let commit: string;
+  /** Where the build writes: a tag of the commit, never the version (only promotion writes that). */
+  let build_: string;
   let first: BuildJson;
   let layout: string;
   const build = (args: string[], env: Record<string, string> = {}): Promise<RunResult> =>
@@ -44,6 +46,7 @@ describe('release build --engine oci', () => {
     writeReferenceConfig(repo.dir);
     repo.commit('first');
     commit = repo.commit('second');
+    build_ = `build-${commit.slice(0, 12)}`;
     repo.tag(TAG);
     const stamp = await runRelease(['stamp', '--json'], { cwd: repo.dir });
     expect(stamp.code, stamp.stderr).toBe(0);
@@ -69,7 +72,7 @@ describe('release build --engine oci', () => {
     });
     for (const name of ARTIFACTS) {
       expect(first.images[name].digest).toMatch(/^sha256:[0-9a-f]{64}$/);
-      expect(first.images[name].reference).toBe(`oci-layout:.release/oci/service-${name}:${TAG}`);
+      expect(first.images[name].reference).toBe(`oci-layout:.release/oci/service-${name}:${build_}`);
       expect(record.artifacts[name].digest).toBe(first.images[name].digest);
       expect(record.artifacts[name].build).toMatchObject({
         engine: 'oci',
@@ -78,6 +81,15 @@ describe('release build --engine oci', () => {
         created: '2023-11-14T22:15:20Z',
       });
     }
+    // No channel tag: neither the version nor latest exists until a promotion writes it.
+    for (const name of ARTIFACTS) {
+      const index = JSON.parse(readFileSync(join(layout, `service-${name}`, 'index.json'), 'utf8')) as {
+        manifests: { annotations?: Record<string, string> }[];
+      };
+      const tags = index.manifests.map((m) => m.annotations?.['org.opencontainers.image.ref.name']);
+      expect(tags, name).toEqual([build_]);
+    }
+    expect(first).toMatchObject({ buildTag: build_ });
     // What stamp decided is kept.
     expect(record.artifacts.api.references).toEqual([
       'oci-layout:.release/oci/service-api:v1.4.0',
@@ -87,7 +99,7 @@ describe('release build --engine oci', () => {
 
   it('writes images skopeo reads: digest, labels and environment', () => {
     for (const name of ARTIFACTS) {
-      const image = skopeoJson('inspect', `oci:${layout}/service-${name}:${TAG}`);
+      const image = skopeoJson('inspect', `oci:${layout}/service-${name}:${build_}`);
       expect(image['Digest']).toBe(first.images[name].digest);
       const layers = image['Layers'] as string[];
       // The api's and web's version files are a last layer of their own, named by labels.
@@ -110,7 +122,7 @@ describe('release build --engine oci', () => {
         ...(name === 'api' ? { 'io.service-release.min-cli-version': MIN_CLI_VERSION } : {}),
       });
       expect(layers).toHaveLength(name === 'worker' ? 2 : 3); // the base, the app, the version layer
-      const config = skopeoJson('inspect', '--config', `oci:${layout}/service-${name}:${TAG}`) as {
+      const config = skopeoJson('inspect', '--config', `oci:${layout}/service-${name}:${build_}`) as {
         created: string;
         config: { Env: string[]; Entrypoint: string[]; Cmd: string[]; User: string };
       };
@@ -149,7 +161,7 @@ describe('release build --engine oci', () => {
       execFileSync('skopeo', [
         'copy',
         '-q',
-        `oci:${layout}/service-${name}:${TAG}`,
+        `oci:${layout}/service-${name}:${build_}`,
         `docker-daemon:${local}`,
         '--dest-daemon-host',
         dockerd.host,
@@ -181,7 +193,7 @@ describe('release build --engine oci', () => {
     expect(Object.keys(out.images)).toEqual(['worker']);
     expect(out.cli).toBeNull();
     expect(out.images.worker.digest).not.toBe(first.images.worker.digest);
-    const image = skopeoJson('inspect', `oci:${layout}/service-worker:${TAG}`);
+    const image = skopeoJson('inspect', `oci:${layout}/service-worker:${build_}`);
     expect(image['Digest']).toBe(out.images.worker.digest);
     expect((image['Labels'] as Record<string, string>)['org.opencontainers.image.created']).toBe(
       '2020-09-13T12:26:40Z',
@@ -196,6 +208,7 @@ describe('release build --engine oci', () => {
 describe('release build --engine oci with a registry', () => {
   let registry: RunningRegistry;
   let repo: GitRepo;
+  let build_: string;
   beforeAll(async () => {
     registry = await startRegistry();
     repo = GitRepo.create('build-oci-registry-');
@@ -204,7 +217,7 @@ describe('release build --engine oci with a registry', () => {
       registry: `${registry.host}/acme`,
       artifacts: { worker: { base }, api: { base }, web: { base } },
     });
-    repo.commit('one');
+    build_ = `build-${repo.commit('one').slice(0, 12)}`;
     repo.tag('v5.0.0');
     expect((await runRelease(['stamp'], { cwd: repo.dir })).code).toBe(0);
   });
@@ -227,14 +240,24 @@ describe('release build --engine oci with a registry', () => {
     });
     expect(pushed.code, pushed.stderr).toBe(0);
     const worker = jsonOf<BuildJson>(pushed).images.worker;
-    expect(worker).toMatchObject({ pushed: true, reference: `${registry.host}/acme/service-worker:v5.0.0` });
+    expect(worker).toMatchObject({
+      pushed: true,
+      reference: `${registry.host}/acme/service-worker:${build_}`,
+    });
     const remote = skopeoJson(
       'inspect',
       '--tls-verify=false',
-      `docker://${registry.host}/acme/service-worker:v5.0.0`,
+      `docker://${registry.host}/acme/service-worker:${build_}`,
     );
     expect(remote['Digest']).toBe(worker.digest);
     expect(remote['Env']).toContain('SERVICE_VERSION=v5.0.0');
+    // The push wrote the build tag only: the version tag is promotion's.
+    const tags = skopeoJson(
+      'list-tags',
+      '--tls-verify=false',
+      `docker://${registry.host}/acme/service-worker`,
+    );
+    expect(tags['Tags']).toEqual([build_]);
 
     const local = await runRelease(['build', '--engine', 'oci', '--only', 'worker', '--json'], {
       cwd: repo.dir,
@@ -244,11 +267,11 @@ describe('release build --engine oci with a registry', () => {
     const kept = jsonOf<BuildJson>(local).images.worker;
     expect(kept).toMatchObject({
       pushed: false,
-      reference: 'oci-layout:.release/oci/service-worker:v5.0.0',
+      reference: `oci-layout:.release/oci/service-worker:${build_}`,
       digest: worker.digest,
     });
     expect(
-      skopeoJson('inspect', `oci:${join(repo.dir, '.release/oci/service-worker')}:v5.0.0`)['Digest'],
+      skopeoJson('inspect', `oci:${join(repo.dir, '.release/oci/service-worker')}:${build_}`)['Digest'],
     ).toBe(worker.digest);
   }, 240_000);
 });

@@ -97,7 +97,7 @@ export async function slotProjects(n: number): Promise<GitRepo[]> {
 
 export function prepareSlot(repo: GitRepo, registry: string, sets: ImageSets, run: Run): void {
   writeFileSync(join(repo.dir, 'release.config.json'), JSON.stringify({ registry }));
-  recordDigests(repo, digestOf(sets, run.version));
+  recordDigests(repo, digestOf(sets, run.version), run.version);
 }
 
 export function promoteArgs(run: Run): string[] {

@@ -25,11 +25,18 @@ export async function stampedProject(tag: string, config: Record<string, unknown
   return repo;
 }
 
-/** What `release build` leaves: each artifact's digest in the record. */
-export function recordDigests(repo: GitRepo, digests: Record<Artifact, string>): void {
+/**
+ * What `release build` leaves: each artifact's digest in the record; with `version`, the record
+ * says it built that version (an rc promotion must promote the version its build baked in).
+ */
+export function recordDigests(repo: GitRepo, digests: Record<Artifact, string>, version?: string): void {
   const path = join(repo.dir, 'dist', 'release.json');
   const record = JSON.parse(readFileSync(path, 'utf8'));
   for (const a of ARTIFACTS) record.artifacts[a].digest = digests[a];
+  if (version) {
+    record.version = version;
+    record.tag = version;
+  }
   writeFileSync(path, `${JSON.stringify(record, null, 2)}\n`);
 }
 

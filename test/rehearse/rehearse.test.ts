@@ -64,7 +64,7 @@ describe('release rehearse (embedded default: no Docker, no registry)', () => {
     const detail = (title: string) => report.steps.find((s) => s.title.startsWith(title))?.detail ?? '';
     expect(detail('Stamp')).toBe('v1.0.0-rc.1 from git, channel rc');
     expect(detail('Build')).toMatch(
-      /^engine oci; api sha256:[0-9a-f]{12}, worker sha256:[0-9a-f]{12}, web sha256:[0-9a-f]{12}; cli sha256 [0-9a-f]{12}, signed \(dist\/service-cli\.tar\.gz\.sig\)$/,
+      /^engine oci; api sha256:[0-9a-f]{12}, worker sha256:[0-9a-f]{12}, web sha256:[0-9a-f]{12} under build-[0-9a-f]{12} \(no version tag yet\); cli sha256 [0-9a-f]{12}, signed \(dist\/service-cli\.tar\.gz\.sig\)$/,
     );
     expect(detail('Promote the release candidate')).toContain('latest: absent, untouched');
     // The release is the rc re-stamped (same code layers) and reports its own tag.

@@ -256,6 +256,13 @@ describe('release promote --channel release --from <rc>', () => {
 
   it('refuses to re-stamp a signed CLI archive without the key, before it writes anything', async () => {
     const NEXT = 'v1.0.1';
+    // A release is made only from an rc of its own X.Y.Z: the signed rc's digests, tagged as an
+    // rc of the next version (their signatures are by digest, so they still verify).
+    const NEXT_RC = 'v1.0.1-rc.1';
+    for (const a of ARTIFACTS) {
+      const manifest = (await store.getManifest(IMAGES[a], rcDigest[a]!))!;
+      await store.putManifest(IMAGES[a], NEXT_RC, manifest.bytes, manifest.descriptor.mediaType);
+    }
     const latest = Object.fromEntries(
       await Promise.all(ARTIFACTS.map(async (a) => [a, (await store.resolve(IMAGES[a], 'latest'))?.digest])),
     );
@@ -265,7 +272,7 @@ describe('release promote --channel release --from <rc>', () => {
       signing: { publicKey: 'release-signing.pub' },
     });
     try {
-      const run = await release(['promote', '--channel', 'release', '--from', RC, '--version', NEXT]);
+      const run = await release(['promote', '--channel', 'release', '--from', NEXT_RC, '--version', NEXT]);
       expect(run.code, run.stdout + run.stderr).toBe(1);
       expect(run.stderr).toContain(`${CLI_ARCHIVE} is signed, and the release re-packs it`);
       expect(run.stderr).toContain('nothing was written');

@@ -4,6 +4,7 @@ import type Docker from 'dockerode';
 import { followProgress, progressError } from '../../src/engine/docker/connect.ts';
 import { pushImage } from '../../src/engine/docker/push-image.ts';
 import { packTar } from '../../src/engine/oci/layer.ts';
+import { openStore } from '../../src/registry/open-store.ts';
 import { type Dockerd, startDockerd } from '../helpers/dockerd.ts';
 import { GitRepo } from '../helpers/git-repo.ts';
 import { writeReferenceConfig } from '../helpers/reference-config.ts';
@@ -99,7 +100,7 @@ export async function startSwarmRig(): Promise<SwarmRig> {
         await docker.swarmInit({ ListenAddr: `127.0.0.1:${await freePort()}`, AdvertiseAddr: '127.0.0.1' });
       });
     const digests: SwarmRig['digests'] = {};
-    for (const tag of ['v1.0.0', 'v2.0.0']) digests[tag] = await buildRelease(repo, tag);
+    for (const tag of ['v1.0.0', 'v2.0.0']) digests[tag] = await buildRelease(repo, namespace, tag);
     const apiPort = await freePort();
     const rig: SwarmRig = {
       engine,
@@ -120,8 +121,12 @@ export async function startSwarmRig(): Promise<SwarmRig> {
   }
 }
 
-/** Tag the repository, stamp and build api and worker with the oci engine into the registry. */
-async function buildRelease(repo: GitRepo, tag: string): Promise<{ api: string; worker: string }> {
+/** Tag the repository, stamp and build api and worker with the oci engine into the registry, tagged. */
+async function buildRelease(
+  repo: GitRepo,
+  namespace: string,
+  tag: string,
+): Promise<{ api: string; worker: string }> {
   repo.commit(tag);
   repo.tag(tag);
   const stamp = await runRelease(['stamp', '--json'], { cwd: repo.dir });
@@ -132,6 +137,14 @@ async function buildRelease(repo: GitRepo, tag: string): Promise<{ api: string; 
   });
   if (build.code !== 0) throw new Error(`build ${tag}: ${build.stderr}`);
   const images = jsonOf<{ images: Record<'api' | 'worker', { digest: string }> }>(build).images;
+  // The build wrote only its build-<commit> tag. `release promote` moves every artifact of the
+  // config at once (web too, which this rig never builds), so the rig writes the version tag of
+  // its two images itself, by digest, as a promotion would.
+  const store = openStore(namespace, { cwd: repo.dir, env: {} });
+  for (const artifact of ['api', 'worker'] as const) {
+    const manifest = (await store.getManifest(`service-${artifact}`, images[artifact].digest))!;
+    await store.putManifest(`service-${artifact}`, tag, manifest.bytes, manifest.descriptor.mediaType);
+  }
   return { api: images.api.digest, worker: images.worker.digest };
 }
 

@@ -16,8 +16,13 @@ export interface BuildContext extends BaseContext {
   /** Open a store by its `registry` string; one object per store for the whole run. */
   open: (registry: string) => ImageStore;
   record?: ReleaseRecord;
-  /** The image tag built: the record's, or SERVICE_VERSION's when set. */
+  /** The version built (baked into labels and env): the record's tag, or SERVICE_VERSION's when set. */
   tag?: string;
+  /**
+   * Where the images are written: `build-<12 hex of the commit>`, a tag no channel uses. Version
+   * tags, `latest` and `dev` are written only by `release promote` (DESIGN.md "Channels and tags").
+   */
+  buildTag?: string;
   /** SOURCE_DATE_EPOCH, else the commit time, else 0. */
   epoch?: number;
   /** The `org.opencontainers.image.source` label value. */

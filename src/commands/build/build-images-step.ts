@@ -15,7 +15,7 @@ import { parseStoreImageRef } from '../../registry/image-ref.ts';
 import { SIGNATURE_SUFFIX } from '../../shared/archive-signature.ts';
 import { type BuildContext, imagesToBuild } from './build-context.ts';
 
-/** Build (and with --push, publish) each selected image with the chosen engine. */
+/** Build (and with --push, publish) each selected image with the chosen engine, under the build tag. */
 export const buildImagesStep: Step<BuildContext> = {
   title: 'Build the images',
   skip: (ctx) => (imagesToBuild(ctx).length === 0 ? 'no image to build (--only)' : false),
@@ -42,7 +42,8 @@ export const buildImagesStep: Step<BuildContext> = {
           base: parseStoreImageRef(artifact.base),
           registry: ctx.config.registry,
           repository: artifact.image,
-          tag: ctx.tag!,
+          // Never the version: only promotion writes channel tags, so a rebuild moves none.
+          tag: ctx.buildTag!,
           push: ctx.push,
         },
         (line) => io.progress(`${artifact.name}: ${line}`),

@@ -1,6 +1,8 @@
 import type { Step } from '../../pipeline/step.ts';
 import { buildBaseImagesStep } from './build-base-images-step.ts';
 import { buildCheckArtifactsStep } from './build-check-artifacts-step.ts';
+import { buildCheckUntrackedStep } from './build-check-untracked-step.ts';
+import { buildCheckVersionTagsStep } from './build-check-version-tags-step.ts';
 import { buildChooseEngineStep } from './build-choose-engine-step.ts';
 import { buildCliArchiveStep } from './build-cli-archive-step.ts';
 import type { BuildContext } from './build-context.ts';
@@ -18,12 +20,14 @@ import { buildWriteRecordStep } from './build-write-record-step.ts';
  */
 export const buildPipeline: readonly Step<BuildContext>[] = [
   buildReadRecordStep, // the stamped tag (SERVICE_VERSION wins), commit time, source label
+  buildCheckUntrackedStep, // rc/release: no untracked file where the images take their files from
   buildMinCliStep, // the CLI built is not below the min_cli_version its own API serves
   buildCheckArtifactsStep, // each artifact says how --engine builds it; paths stay in the project
   buildChooseEngineStep, // --engine, else docker when one answers a ping, else oci
   buildBaseImagesStep, // every base present; a missing layout base is made from this node
   buildCliArchiveStep, // the CLI's build command; its archive's SHA-256 (the api image serves it)
   buildRunCommandsStep, // each image's build command (bundles, web client), then its files must exist
-  buildImagesStep, // one image per artifact, labelled, into the engine or the store
+  buildImagesStep, // one image per artifact, labelled, under build-<commit>: never a channel tag
+  buildCheckVersionTagsStep, // the version's tag already on other bytes: promoting this will be refused
   buildWriteRecordStep, // digests, references and the archive's SHA-256, written atomically
 ];

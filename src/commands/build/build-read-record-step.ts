@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { imageSource } from '../../build/image-source.ts';
 import { buildEpoch } from '../../build/image-specs.ts';
+import { buildTag } from '../../channels/tags.ts';
 import { UsageError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { readReleaseRecord } from '../../record/release-record.ts';
@@ -43,8 +45,9 @@ export const buildReadRecordStep: Step<BuildContext> = {
     }
     ctx.record = record;
     ctx.tag = tag;
+    ctx.buildTag = buildTag(record.commit, createHash('sha256').update(tag).digest('hex'));
     ctx.epoch = buildEpoch(ctx.env, record.commitTime);
     ctx.source = await imageSource(ctx.cwd);
-    io.progress(`${tag} (commit ${record.commit?.slice(0, 12) ?? 'none'})`);
+    io.progress(`${tag} (commit ${record.commit?.slice(0, 12) ?? 'none'}), written as ${ctx.buildTag}`);
   },
 };

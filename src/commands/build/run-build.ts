@@ -51,6 +51,7 @@ export async function runBuild(
     printJson({
       version: ctx.record!.version,
       tag: ctx.tag,
+      buildTag: ctx.buildTag ?? null,
       engine: ctx.engine?.name ?? null,
       engineReason: ctx.engine?.reason ?? null,
       push: ctx.push,
@@ -62,7 +63,7 @@ export async function runBuild(
     });
   } else {
     printLine(
-      `${ctx.tag}  engine ${ctx.engine?.name ?? 'none'}${ctx.engine ? ` (${ctx.engine.reason})` : ''}`,
+      `${ctx.tag}${ctx.buildTag ? ` as ${ctx.buildTag}` : ''}  engine ${ctx.engine?.name ?? 'none'}${ctx.engine ? ` (${ctx.engine.reason})` : ''}`,
     );
     if (cli)
       printLine(

@@ -9,14 +9,16 @@ import type { PromoteContext } from './promote-context.ts';
  * `release promote --channel release --from <rc>`: every source digest (the exact bytes the next
  * step will tag) must carry a valid signature from the configured key, or nothing is written.
  * All artifacts are checked before refusing, so one run names every problem.
+ * A release from its own build (no `--from`) is held to the same once `signing.publicKey` is
+ * configured: `latest` follows the release, and must never move to bytes nobody signed.
  */
 export const promoteCheckSignaturesStep: Step<PromoteContext> = {
   title: "Check the release candidate's signatures",
   skip: (ctx) =>
     ctx.channel !== 'release'
       ? `the ${ctx.channel} channel does not need a signed source`
-      : !ctx.from
-        ? 'not promoted from a release candidate (no --from): nothing signed to check'
+      : !ctx.from && !ctx.config.signing?.publicKey
+        ? 'not promoted from a release candidate (no --from) and no signing.publicKey: nothing signed to check'
         : false,
   async run(ctx, io) {
     const trusted = await readPublicKey(ctx);
@@ -51,6 +53,15 @@ export const promoteCheckSignaturesStep: Step<PromoteContext> = {
         problems.push(
           `${artifact} (${image.repository}@${image.digest}): ${check.status === 'missing' ? 'unsigned, ' : 'wrongly signed, '}${check.reason}`,
         );
+    }
+    if (problems.length > 0 && !ctx.from) {
+      throw new RuleError(
+        'RELEASE_NOT_SIGNED',
+        `refusing to release ${ctx.version} from its build: signing.publicKey is configured and not every image carries a valid signature from key ${shortKeyId(trusted.keyId)}, so latest would follow unsigned bytes\n  ${problems.join('\n  ')}`,
+        {
+          hint: `release from the signed rc (\`release promote --channel release --from vX.Y.Z-rc.N --version ${ctx.version}\`), or sign these digests with \`release sign\` first`,
+        },
+      );
     }
     if (problems.length > 0) {
       throw new RuleError(

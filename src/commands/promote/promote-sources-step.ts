@@ -1,4 +1,5 @@
 import { planPromotion } from '../../channels/promotion-plan.ts';
+import { checkRcIsBuild, checkReleaseFrom, newerRcs } from '../../channels/version-match.ts';
 import { imageArtifacts } from '../../config/artifacts.ts';
 import { UsageError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
@@ -31,6 +32,13 @@ export const promoteSourcesStep: Step<PromoteContext> = {
       dirty: ctx.dirty,
       artifacts: {},
     });
+    // The version must be the one the images are: a release has its rc's X.Y.Z, an rc of the
+    // record's build is the version that build baked in (exit 2 before anything is read or written).
+    if (ctx.channel === 'release' && ctx.from) {
+      checkReleaseFrom(ctx.from, ctx.version);
+      await warnNewerRcs(ctx);
+    }
+    if (ctx.channel === 'rc' && !ctx.from) checkRcIsBuild(ctx.version, record!.tag);
 
     if (ctx.from) {
       ctx.sources = imageArtifacts(ctx.config).map((artifact) => ({
@@ -60,3 +68,16 @@ export const promoteSourcesStep: Step<PromoteContext> = {
     io.progress(`${ctx.version} -> ${ctx.channel}${ctx.from ? ` from ${ctx.from}` : ''}`);
   },
 };
+
+/** `--from v1.0.0-rc.2` while the store has `v1.0.0-rc.3`: allowed (on purpose, perhaps), but said. */
+async function warnNewerRcs(ctx: PromoteContext): Promise<void> {
+  const first = imageArtifacts(ctx.config)[0];
+  if (!first) return;
+  const tags = await ctx.store.listTags(first.image).catch(() => [] as string[]);
+  const newer = newerRcs(ctx.from!, tags);
+  if (newer.length > 0) {
+    ctx.warnings.push(
+      `releasing ${ctx.version} from ${ctx.from}, but ${newer.join(', ')} of the same version ${newer.length === 1 ? 'is' : 'are'} newer in ${first.image}: is ${ctx.from} the rc you tested?`,
+    );
+  }
+}

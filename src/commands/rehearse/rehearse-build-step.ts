@@ -1,9 +1,14 @@
+import { imageOfRole } from '../../config/artifacts.ts';
+import { IMAGE_ROLES } from '../../config/artifacts-schema.ts';
+import { RuleError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
-import type { RehearseContext } from './rehearse-context.ts';
+import { openConfiguredStore } from '../../registry/open-store.ts';
+import { REHEARSAL, type RehearseContext } from './rehearse-context.ts';
 import { releaseJson } from './release-json.ts';
 
 interface BuildJson {
   engine: string;
+  buildTag: string;
   cli: { sha256: string; signature: string | null } | null;
   images: Record<string, { digest: string | null }>;
 }
@@ -20,7 +25,18 @@ export const rehearseBuildStep: Step<RehearseContext> = {
       .map(([name, image]) => `${name} ${image.digest?.slice(0, 19)}`)
       .join(', ');
     const signed = json.cli?.signature ? `, signed (${json.cli.signature})` : '';
+    // Only promotion writes channel tags: the build left its images under its build tag alone.
+    const store = openConfiguredStore({ config: ctx.config, configDir: ctx.repo!, env: ctx.releaseEnv! });
+    for (const role of IMAGE_ROLES) {
+      const tagged = await store.resolve(imageOfRole(ctx.config, role), REHEARSAL.rcTag);
+      if (tagged) {
+        throw new RuleError(
+          'REHEARSAL_BUILD_WROTE_TAG',
+          `release build wrote ${imageOfRole(ctx.config, role)}:${REHEARSAL.rcTag}; only promotion may write a version tag`,
+        );
+      }
+    }
     ctx.notes[this.title] =
-      `engine ${json.engine}; ${images}; cli sha256 ${json.cli?.sha256.slice(0, 12)}${signed}`;
+      `engine ${json.engine}; ${images} under ${json.buildTag} (no version tag yet); cli sha256 ${json.cli?.sha256.slice(0, 12)}${signed}`;
   },
 };

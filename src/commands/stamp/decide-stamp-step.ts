@@ -10,6 +10,7 @@ export const decideStampStep: Step<StampContext> = {
       resolved: ctx.resolved!,
       repo: ctx.repo!,
       config: ctx.config,
+      untracked: ctx.untracked ?? [],
       ...(ctx.requestedChannel ? { requestedChannel: ctx.requestedChannel } : {}),
     });
     ctx.decision = decision;

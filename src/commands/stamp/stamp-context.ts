@@ -10,5 +10,7 @@ export interface StampContext extends BaseContext {
   paths: StampPaths;
   resolved?: ResolvedVersion;
   repo?: RepoInfo;
+  /** Untracked, not ignored files inside the artifacts' inputs (relative to the config's folder). */
+  untracked?: string[];
   decision?: StampDecision;
 }
