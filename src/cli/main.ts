@@ -5,6 +5,9 @@ import { packageVersion } from '../shared/package-root.ts';
 import { type CliIo, currentIo, withIo } from '../util/cli-io.ts';
 import { commandDefinitions } from './commands.ts';
 
+/** For the bin: hand it SIGINT and SIGTERM (see `util/interrupt.ts`). */
+export { deliverSignal } from '../util/interrupt.ts';
+
 /**
  * The `release` entry point. Returns the exit code instead of exiting so tests and embedders can
  * call it; only bin/release.js sets process.exitCode. This is the one place errors become codes.
