@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import type { Channel } from '../../channels/channel-of.ts';
 import { orderedWrites, type PromotionPlan, short } from '../../channels/promotion-plan.ts';
 import { InterruptedError } from '../../errors.ts';
@@ -8,6 +9,7 @@ import { PromotionFailedError, referenceOf } from '../../registry/apply-promotio
 import { openConfiguredStore } from '../../registry/open-store.ts';
 import { recoverNow } from '../../registry/recovering-store.ts';
 import type { ImageStore } from '../../registry/store.ts';
+import { sweepDeadTemporaries } from '../../shared/sweep-temporaries.ts';
 import { shortKeyId } from '../../signing/keys.ts';
 import { stopCleanly } from '../../util/interrupt.ts';
 import type { GlobalOptions } from '../command-context.ts';
@@ -42,7 +44,10 @@ export async function runPromote(options: PromoteOptions): Promise<void> {
   };
   // What a killed promotion left is finished or undone first, as a group a signal waits for
   // (a stop requested meanwhile then skips every step: nothing of this run was written).
-  await stopCleanly(() => recoverNow(store));
+  await stopCleanly(async () => {
+    await recoverNow(store);
+    await sweepDeadTemporaries([dirname(ctx.recordPath)]); // a record write a kill cut short
+  });
   const reports: StepReport[] = [];
   try {
     await runPipeline(promotePipeline, ctx, { ...ctx, reports, stopsCleanly: true });
