@@ -118,9 +118,12 @@ async function runStep<C>(
   const started = performance.now();
   const signal = options.stopsCleanly ? stopRequested() : undefined;
   const stopped = signal && !(step.completesWrites && state.wrote) ? `stopped by ${signal}` : false;
-  const reason = stopped || step.skip?.(ctx) || (step.writes && options.dryRun ? DRY_RUN : false);
+  // After a stop a step that would not have run anyway keeps its own reason (so "not done" lists
+  // only real work); its skip may read what earlier, skipped steps never filled in.
+  const own = stopped ? ownSkip(step, ctx) : step.skip?.(ctx);
+  const reason = own || stopped || (step.writes && options.dryRun ? DRY_RUN : false);
   if (reason) {
-    if (stopped) state.stopped = true;
+    if (reason === stopped) state.stopped = true;
     reports.push({ title: step.title, status: 'skipped', reason, ms: 0 });
     show.skip(reason);
     return;
@@ -147,6 +150,14 @@ async function runStep<C>(
       ms: Math.round(performance.now() - started),
     });
     throw error;
+  }
+}
+
+function ownSkip<C>(step: Step<C>, ctx: C): string | false {
+  try {
+    return step.skip?.(ctx) ?? false;
+  } catch {
+    return false;
   }
 }
 
