@@ -117,6 +117,22 @@ export function interruptSuite(
     console.log('interrupt: SIGINT outcomes', tally);
   }, 240_000);
 
+  it('SIGTERM (a cancelled CI job) within the writes: the same, with exit 143', async () => {
+    for (const atMs of [0, Math.round(writesMs / 3)]) {
+      const where = `SIGTERM at ${atMs} ms after the journal`;
+      images = await target.reset();
+      const run = await runSignalled(ARGS, target.dir, {
+        signal: 'SIGTERM',
+        atMs,
+        afterJournal: target.journalDir(),
+      });
+      checkStopped(run, where, 'SIGTERM');
+      expect(target.leftovers(), where).toEqual([]);
+      await allOrNone(target.store(), where);
+      await nextPromotion(where);
+    }
+  }, 60_000);
+
   it(`SIGKILL at ${total} moments: the next command finishes or undoes it first`, async () => {
     const tally: Record<string, number> = {};
     for (const [i, moment] of moments('SIGKILL').entries()) {
@@ -140,18 +156,19 @@ export function interruptSuite(
 }
 
 /** The interrupted run told the truth: exit 130 with an INTERRUPTED document, or it had finished. */
-function checkStopped(run: SignalledRun, where: string): string {
+function checkStopped(run: SignalledRun, where: string, signal: 'SIGINT' | 'SIGTERM' = 'SIGINT'): string {
+  const code = signal === 'SIGINT' ? 130 : 143;
   // Node had not yet run a line of the bin: the signal's default action, nothing printed or done.
-  if (run.signal === 'SIGINT' && run.stdout === '') return 'before-start';
+  if (run.signal === signal && run.stdout === '') return 'before-start';
   const doc = JSON.parse(run.stdout) as { error?: { code: string; exitCode: number; stage: string } };
   // Finished; or finished and printed, then the signal came while Node was exiting (Node gives
   // signals their default action back at exit).
-  if (run.code === 0 || (run.signal === 'SIGINT' && !doc.error)) {
+  if (run.code === 0 || (run.signal === signal && !doc.error)) {
     expect(doc.error, `${where}: ${run.stderr}`).toBeUndefined();
     return 'finished';
   }
-  expect(run.code, `${where}: ${run.stderr}`).toBe(130);
-  expect(doc.error, where).toMatchObject({ code: 'INTERRUPTED', exitCode: 130 });
+  expect(run.code, `${where}: ${run.stderr}`).toBe(code);
+  expect(doc.error, where).toMatchObject({ code: 'INTERRUPTED', exitCode: code, signal });
   expect(run.stderr, where).not.toMatch(/\n\s+at .+:\d+:\d+/); // no stack trace
   return doc.error!.stage;
 }
