@@ -23,6 +23,8 @@ export interface PromotionJournal {
   /** Every artifact of the promotion, for the settle of `latest` (release channel). */
   artifacts: { artifact: string; repository: string }[];
   writes: JournalWrite[];
+  /** Signatures the promotion makes after its tags: a recovery that completes the tags says so. */
+  signs?: 'rc' | 'release';
 }
 
 export const JOURNAL_SUFFIX = '.promotion.json';

@@ -89,9 +89,13 @@ function describe(store: ImageStore, journal: PromotionJournal, gone: string, de
   for (const write of decision.conflicts)
     lines.push(`  left ${referenceOf(store, write.repository, write.tag)}: it points elsewhere now`);
   if (decision.settleLatest) lines.push('  latest settled on every artifact');
-  if (decision.direction === 'forward' && journal.channel === 'rc')
+  if (decision.direction === 'forward' && journal.signs === 'rc')
     lines.push(
-      '  the rc was not signed: run the same `release promote --channel rc` again, or `release sign`',
+      '  its signatures may be missing: run the same `release promote --channel rc` again, or `release sign`',
+    );
+  if (decision.direction === 'forward' && journal.signs === 'release')
+    lines.push(
+      '  its signatures may be missing: run the same `release promote --channel release --from ...` again',
     );
   return lines.join('\n');
 }

@@ -28,11 +28,16 @@ export interface SignalMoment {
 }
 
 /** Run `release <args>` as a process (the bin, as CI runs it) and send `moment.signal` on time. */
-export function runSignalled(args: string[], cwd: string, moment?: SignalMoment): Promise<SignalledRun> {
+export function runSignalled(
+  args: string[],
+  cwd: string,
+  moment?: SignalMoment,
+  extraEnv: Record<string, string> = {},
+): Promise<SignalledRun> {
   const started = performance.now();
   const child = spawn(process.execPath, ['--', RELEASE_BIN, ...args], {
     cwd,
-    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp', CI: 'true' },
+    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp', CI: 'true', ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -23,6 +23,11 @@ export const promoteApplyStep: Step<PromoteContext> = {
         channel: plan.channel,
         tag: plan.tag,
         artifacts: plan.artifacts.map((a) => ({ artifact: a.artifact, repository: a.repository })),
+        ...(ctx.channel === 'rc' && ctx.sign
+          ? { signs: 'rc' as const }
+          : Object.keys(ctx.restamped ?? {}).length && ctx.signingKey
+            ? { signs: 'release' as const }
+            : {}),
         writes: orderedWrites(plan).map(({ artifact, repository, tag, kind, from, to }) => ({
           artifact,
           repository,
