@@ -16,7 +16,34 @@ if (args[0] === '--version' || args[0] === '-V') {
   // Straight to file descriptor 1: process.stdout would first load Node's stream modules.
   writeSync(1, `release ${version}\n`);
 } else {
-  const { main } = await import('../lib/release/main.js').catch((error) => {
+  // SIGINT (Ctrl-C) and SIGTERM, from the first moment: a run that can stop cleanly (a promotion)
+  // takes the first one, finishes or undoes the writes under way, prints its outcome and returns
+  // 130 or 143. Otherwise, or on a second signal, stop at once with that code, as the shell
+  // reports a killed process (with --json, after an error document). A promotion stopped that
+  // way is finished or undone by the next command that opens the store (its journal).
+  let deliver = () => false;
+  let stopping = false;
+  let finished = false;
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ]) {
+    process.on(signal, () => {
+      if (deliver(signal)) {
+        stopping = true;
+        process.stderr.write(`release: ${signal}: finishing the writes under way, then stopping\n`);
+        return;
+      }
+      process.stderr.write(`release: ${signal}${stopping ? ' again' : ''}: stopping now\n`);
+      if (args.includes('--json') && !finished) {
+        const message = `stopped by ${signal}${stopping ? ' again, before the writes under way were finished' : ''}`;
+        const error = { code: 'INTERRUPTED', message, exitCode: code, signal, stage: 'stopped-at-once' };
+        writeSync(1, `${JSON.stringify({ error }, null, 2)}\n`);
+      }
+      process.exit(code);
+    });
+  }
+  const { main, deliverSignal } = await import('../lib/release/main.js').catch((error) => {
     // A checkout that has not been built yet: say how, rather than print a module stack.
     if (error?.code === 'ERR_MODULE_NOT_FOUND' && String(error.message).includes('/lib/release/main.js')) {
       process.stderr.write('release: lib/ is not built; run `npm run build` in the toolkit checkout\n');
@@ -24,5 +51,9 @@ if (args[0] === '--version' || args[0] === '-V') {
     }
     throw error;
   });
+  deliver = deliverSignal;
   process.exitCode = await main(args);
+  finished = true;
+  // Reads abandoned by the stop (a request in flight) must not keep the process alive.
+  if (stopping) process.exit(process.exitCode);
 }

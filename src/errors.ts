@@ -4,9 +4,18 @@
  * line turns an error into an exit code (see `src/cli/main.ts`).
  *
  * Exit codes: 0 success, 1 a rule refused or drift found, 2 usage or config error,
- * 3 an outside system failed (registry, Docker, network), 70 internal error.
+ * 3 an outside system failed (registry, Docker, network), 70 internal error; 130 and 143 after
+ * SIGINT and SIGTERM (128 + the signal's number, as a shell reports a process killed by it).
  */
-export const EXIT = { ok: 0, refused: 1, usage: 2, external: 3, internal: 70 } as const;
+export const EXIT = {
+  ok: 0,
+  refused: 1,
+  usage: 2,
+  external: 3,
+  internal: 70,
+  sigint: 130,
+  sigterm: 143,
+} as const;
 
 /**
  * The codes that code elsewhere acts on (a retry that gives up, a step that rephrases, a report
@@ -86,6 +95,34 @@ export class ExternalError extends ReleaseError {
 /** A bug: something that should not happen did. */
 export class InternalError extends ReleaseError {
   readonly exitCode = EXIT.internal;
+}
+
+/** The signals a run stops for cleanly: what it was doing is finished or undone first. */
+export type StopSignal = 'SIGINT' | 'SIGTERM';
+/** Code of `InterruptedError`. */
+export const INTERRUPTED = 'INTERRUPTED';
+
+/**
+ * The run was stopped by SIGINT (Ctrl-C) or SIGTERM after the writes under way were finished or
+ * undone. `outcome` says which, for people and for `--json`; the exit code is 130 or 143.
+ */
+export class InterruptedError extends ReleaseError {
+  readonly exitCode: number;
+  /** What the command had done when it stopped, in its own terms (set by the command). */
+  outcome: Record<string, unknown> = {};
+
+  constructor(
+    readonly signal: StopSignal,
+    message: string,
+    details: ErrorDetails = {},
+  ) {
+    super(INTERRUPTED, message, details);
+    this.exitCode = signal === 'SIGINT' ? EXIT.sigint : EXIT.sigterm;
+  }
+
+  override toJSON() {
+    return { ...super.toJSON(), signal: this.signal, ...this.outcome };
+  }
 }
 
 export function isReleaseError(error: unknown): error is ReleaseError {

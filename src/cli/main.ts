@@ -1,9 +1,13 @@
 import { Command, CommanderError } from 'commander';
-import { printError } from '../commands/output.ts';
+import { printError, printJson } from '../commands/output.ts';
 import { EXIT, isReleaseError } from '../errors.ts';
 import { packageVersion } from '../shared/package-root.ts';
 import { type CliIo, currentIo, withIo } from '../util/cli-io.ts';
 import { commandDefinitions } from './commands.ts';
+import { systemErrorAsReleaseError } from './system-error.ts';
+
+/** For the bin: hand it SIGINT and SIGTERM (see `util/interrupt.ts`). */
+export { deliverSignal } from '../util/interrupt.ts';
 
 /**
  * The `release` entry point. Returns the exit code instead of exiting so tests and embedders can
@@ -39,15 +43,33 @@ async function run(argv: string[]): Promise<number> {
   try {
     await program.parseAsync(argv, { from: 'user' });
     return EXIT.ok;
-  } catch (error) {
-    if (error instanceof CommanderError) {
+  } catch (thrown) {
+    const json = argv.includes('--json');
+    if (thrown instanceof CommanderError) {
       // Commander has already printed its message; --help is an "error" to it, a success to us.
-      return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+      if (thrown.exitCode === 0) return EXIT.ok;
+      // With --json a script reads stdout: it gets the usage error as a document too.
+      if (json) printJson({ error: usageDocument(thrown, argv, program) });
+      return EXIT.usage;
     }
+    const error = systemErrorAsReleaseError(thrown) ?? thrown;
     // A command that has already printed its verdict (verify's report, one JSON document) only
     // needs its exit code; printing the error too would add a second document to stdout.
     if (isReleaseError(error) && error.reported) return error.exitCode;
-    printError(error, argv.includes('--json'));
+    printError(error, json);
     return (error as { exitCode?: number }).exitCode ?? EXIT.internal;
   }
+}
+
+/** Commander's refusal (unknown option, bad choice, missing argument) as the `--json` error. */
+function usageDocument(error: CommanderError, argv: string[], program: Command) {
+  const names = new Set(program.commands.map((c) => c.name()));
+  const command = argv.find((a) => names.has(a));
+  return {
+    code: 'USAGE_INVALID',
+    message: error.message.replace(/^error: /, ''),
+    hint: `see \`release ${command ? `${command} ` : ''}--help\``,
+    exitCode: EXIT.usage,
+    commander: error.code,
+  };
 }

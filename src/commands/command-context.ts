@@ -1,5 +1,7 @@
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadConfig } from '../config/load.ts';
+import { UsageError } from '../errors.ts';
 import type { BaseContext } from '../pipeline/context.ts';
 import { currentIo } from '../util/cli-io.ts';
 
@@ -14,7 +16,7 @@ export interface GlobalOptions {
 /** Build the shared part of a command's context: cwd, loaded config, environment, flags. */
 export async function baseContext(options: GlobalOptions): Promise<BaseContext> {
   const io = currentIo();
-  const cwd = resolve(io.cwd, options.cwd ?? '.');
+  const cwd = projectDir(io.cwd, options.cwd);
   const loaded = await loadConfig({ cwd, ...(options.config ? { configPath: options.config } : {}) });
   return {
     cwd,
@@ -25,4 +27,23 @@ export async function baseContext(options: GlobalOptions): Promise<BaseContext> 
     json: Boolean(options.json),
     warnings: [],
   };
+}
+
+/** `--cwd` (else the working directory), resolved, and checked to be a directory that exists. */
+export function projectDir(base: string, flag: string | undefined): string {
+  const dir = resolve(base, flag ?? '.');
+  const kind = (() => {
+    try {
+      return statSync(dir).isDirectory() ? 'dir' : 'file';
+    } catch {
+      return 'missing';
+    }
+  })();
+  if (kind !== 'dir')
+    throw new UsageError(
+      'CWD_INVALID',
+      `${flag === undefined ? 'the working directory' : '--cwd'} ${dir} ${kind === 'missing' ? 'does not exist' : 'is not a directory'}`,
+      { hint: 'pass --cwd <the project directory>' },
+    );
+  return dir;
 }

@@ -28,15 +28,16 @@ const SEARCH_PLACES = [
  * only `cwd` is searched (never its parents: a stray config above the project must not leak in).
  */
 export async function loadConfig(options: { cwd: string; configPath?: string }): Promise<LoadedConfig> {
-  const explorer = cosmiconfig('release', {
-    searchPlaces: SEARCH_PLACES,
-    searchStrategy: 'none',
-    // Our own loaders: cosmiconfig's TypeScript loader would pull in the TypeScript compiler, and
-    // only a `.ts` config pays for esbuild (import-config.ts says why it is compiled, not imported).
-    loaders: { '.ts': importTypeScriptConfig, '.mjs': importConfigModule, '.js': importConfigModule },
-  });
   let found: { config: unknown; filepath: string; isEmpty?: boolean } | null;
   try {
+    // Made inside the try: making it already reads package.json (cosmiconfig's own settings).
+    const explorer = cosmiconfig('release', {
+      searchPlaces: SEARCH_PLACES,
+      searchStrategy: 'none',
+      // Our own loaders: cosmiconfig's TypeScript loader would pull in the TypeScript compiler, and
+      // only a `.ts` config pays for esbuild (import-config.ts says why it is compiled, not imported).
+      loaders: { '.ts': importTypeScriptConfig, '.mjs': importConfigModule, '.js': importConfigModule },
+    });
     if (options.configPath) {
       const path = resolve(options.cwd, options.configPath);
       if (!existsSync(path)) {
@@ -48,7 +49,7 @@ export async function loadConfig(options: { cwd: string; configPath?: string }):
     }
   } catch (error) {
     if (error instanceof ConfigError) throw error;
-    throw new ConfigError(`could not read the configuration: ${(error as Error).message}`, [], {
+    throw new ConfigError(`could not read the configuration: ${oneLine((error as Error).message)}`, [], {
       hint: 'fix the syntax of the config file, or pass --config <file>',
       cause: error,
     });
@@ -59,4 +60,13 @@ export async function loadConfig(options: { cwd: string; configPath?: string }):
     filepath: found.filepath,
     dir: dirname(found.filepath),
   };
+}
+
+/** A parser's message without its code frame (`> 1 | {bad`, `    |  ^`): one line for stderr. */
+function oneLine(message: string): string {
+  return message
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line && !/^(>|\||\d+ \|)/.test(line))
+    .join(' ');
 }

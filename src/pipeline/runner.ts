@@ -1,5 +1,7 @@
 import type { ListrLogger, ListrLogLevels } from 'listr2';
+import { InterruptedError } from '../errors.ts';
 import { currentIo } from '../util/cli-io.ts';
+import { onStop, stopCleanly, stopRequested } from '../util/interrupt.ts';
 import type { Step, StepReport } from './step.ts';
 
 export interface RunOptions {
@@ -10,6 +12,18 @@ export interface RunOptions {
   dryRun?: boolean;
   /** Collect the reports here as steps finish, so a caller still has them when a step throws. */
   reports?: StepReport[];
+  /**
+   * SIGINT/SIGTERM stop the run cleanly: a writing step under way finishes, steps that complete
+   * its writes run, everything after is skipped, then `InterruptedError` (exit 130/143). A step
+   * that only reads is abandoned at once. Without it a signal ends the process at once, as before.
+   */
+  stopsCleanly?: boolean;
+}
+
+/** Whether a writing step has run: after a stop, only steps that complete its writes still run. */
+interface RunState {
+  wrote: boolean;
+  stopped: boolean;
 }
 
 /** The reason a writing step gives under `--dry-run`. */
@@ -29,11 +43,26 @@ export async function runPipeline<C>(
   ctx: C,
   options: RunOptions,
 ): Promise<StepReport[]> {
+  if (!options.stopsCleanly) return runSteps(steps, ctx, options, { wrote: false, stopped: false });
+  const state: RunState = { wrote: false, stopped: false };
+  const reports = await stopCleanly(() => runSteps(steps, ctx, options, state));
+  const signal = stopRequested();
+  if (signal && state.stopped)
+    throw new InterruptedError(signal, `stopped by ${signal}`, { hint: 'run the same command again' });
+  return reports;
+}
+
+async function runSteps<C>(
+  steps: readonly Step<C>[],
+  ctx: C,
+  options: RunOptions,
+  state: RunState,
+): Promise<StepReport[]> {
   const reports: StepReport[] = options.reports ?? [];
   // `--json` renders nothing, so it never loads the renderer: what CI runs starts faster.
   if (options.json) {
     for (const step of steps)
-      await runStep(step, ctx, options, reports, { skip: () => {}, output: () => {} });
+      await runStep(step, ctx, options, reports, { skip: () => {}, output: () => {} }, state);
     return reports;
   }
   const { Listr, ProcessOutput } = await import('listr2');
@@ -43,12 +72,19 @@ export async function runPipeline<C>(
     steps.map((step) => ({
       title: step.title,
       task: (_: unknown, task: { output: string; skip(message?: string): void }) =>
-        runStep(step, ctx, options, reports, {
-          skip: (reason) => task.skip(reason),
-          output: (message) => {
-            task.output = message;
+        runStep(
+          step,
+          ctx,
+          options,
+          reports,
+          {
+            skip: (reason) => task.skip(reason),
+            output: (message) => {
+              task.output = message;
+            },
           },
-        }),
+          state,
+        ),
     })),
     {
       concurrent: false,
@@ -77,16 +113,33 @@ async function runStep<C>(
   options: RunOptions,
   reports: StepReport[],
   show: { skip(reason: string): void; output(message: string): void },
+  state: RunState,
 ): Promise<void> {
   const started = performance.now();
-  const reason = step.skip?.(ctx) || (step.writes && options.dryRun ? DRY_RUN : false);
+  const signal = options.stopsCleanly ? stopRequested() : undefined;
+  const stopped = signal && !(step.completesWrites && state.wrote) ? `stopped by ${signal}` : false;
+  // After a stop a step that would not have run anyway keeps its own reason (so "not done" lists
+  // only real work); its skip may read what earlier, skipped steps never filled in.
+  const own = stopped ? ownSkip(step, ctx) : step.skip?.(ctx);
+  const reason = own || stopped || (step.writes && options.dryRun ? DRY_RUN : false);
   if (reason) {
+    if (reason === stopped) state.stopped = true;
     reports.push({ title: step.title, status: 'skipped', reason, ms: 0 });
     show.skip(reason);
     return;
   }
   try {
-    await step.run(ctx, { progress: (message) => show.output(message) });
+    if (step.writes) state.wrote = true;
+    const io = { progress: (message: string) => show.output(message) };
+    const work = Promise.resolve(step.run(ctx, io));
+    if (options.stopsCleanly && !step.writes && !step.completesWrites && !(await finishedBeforeStop(work))) {
+      // Only reads were under way: leave them, nothing needs finishing.
+      state.stopped = true;
+      reports.push({ title: step.title, status: 'skipped', reason: `stopped by ${stopRequested()}`, ms: 0 });
+      show.skip(`stopped by ${stopRequested()}`);
+      return;
+    }
+    await work;
     reports.push({ title: step.title, status: 'done', ms: Math.round(performance.now() - started) });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
@@ -97,6 +150,33 @@ async function runStep<C>(
       ms: Math.round(performance.now() - started),
     });
     throw error;
+  }
+}
+
+function ownSkip<C>(step: Step<C>, ctx: C): string | false {
+  try {
+    return step.skip?.(ctx) ?? false;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `work` settles before a stop is requested (its failure is the caller's to see). */
+async function finishedBeforeStop(work: Promise<unknown>): Promise<boolean> {
+  let unsubscribe = () => {};
+  const stop = new Promise<false>((resolve) => {
+    unsubscribe = onStop(() => resolve(false));
+  });
+  try {
+    return await Promise.race([
+      work.then(
+        () => true as const,
+        () => true as const,
+      ),
+      stop,
+    ]);
+  } finally {
+    unsubscribe();
   }
 }
 

@@ -9,6 +9,11 @@ export interface Step<C> {
    * runner, not the step, skips writing steps under `--dry-run`, so a dry run cannot forget one.
    */
   writes?: true;
+  /**
+   * The step ends a group of writes an earlier step began (settling `latest` after the tags): in
+   * a run that stops cleanly it still runs after SIGINT or SIGTERM once a writing step has run.
+   */
+  completesWrites?: true;
   skip?(ctx: C): string | false;
   run(ctx: C, io: StepIO): Promise<void> | void;
 }

@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
-import { copyFile, link, mkdir, open, readFile, rm, stat } from 'node:fs/promises';
+import { copyFile, link, mkdir, readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ExternalError, UsageError } from '../errors.ts';
 import { writeFileAtomically } from '../shared/atomic-write.ts';
+import { acquireLock } from '../shared/file-lock.ts';
 import { isValidImageTag } from '../version/image-tag.ts';
 import { declaredMediaType, isDigest, manifestDigest, sha256Digest } from './digest.ts';
 import { fallbackReferrers } from './referrers.ts';
@@ -22,13 +23,26 @@ interface LayoutIndex {
  * OCI image layouts on disk, one per repository: `<root>/<repository>/` with `oci-layout`,
  * `index.json` and `blobs/sha256/`, tags as `org.opencontainers.image.ref.name` annotations
  * (what `skopeo inspect oci:<root>/<repository>:<tag>` reads). Blobs are written to a temporary
- * file and renamed; `index.json` is rewritten whole under a lock file, so a reader never sees half.
+ * file and renamed; `index.json` is rewritten whole under a lock file that names its holder, so a reader never
+ * sees half and a lock left by a killed process is taken over at once (`shared/file-lock.ts`).
  */
 export class LayoutStore implements ImageStore {
   readonly name: string;
 
-  constructor(readonly root: string) {
+  constructor(
+    readonly root: string,
+    /** Told when a lock left by a killed process is taken over. */
+    private readonly notice: (text: string) => void = () => {},
+  ) {
     this.name = `oci-layout:${root}`;
+  }
+
+  /** Every directory this store writes temporary files into: each layout and its blobs. */
+  async temporaryDirs(): Promise<string[]> {
+    const entries = await readdir(this.root, { withFileTypes: true }).catch(() => []);
+    return entries
+      .filter((e) => e.isDirectory() && REPOSITORY.test(e.name))
+      .flatMap((e) => [join(this.root, e.name), join(this.root, e.name, 'blobs', 'sha256')]);
   }
 
   async getManifest(repository: string, reference: string): Promise<Manifest | undefined> {
@@ -189,8 +203,10 @@ export class LayoutStore implements ImageStore {
   /** Read-modify-write `index.json` under `index.json.lock`, replacing the file by rename. */
   private async updateIndex(dir: string, change: (manifests: Descriptor[]) => Descriptor[]): Promise<void> {
     await this.ensureLayout(dir);
-    const lock = join(dir, 'index.json.lock');
-    await acquire(lock);
+    const unlock = await acquireLock(join(dir, 'index.json.lock'), {
+      what: `the layout ${dir}`,
+      notice: this.notice,
+    });
     try {
       const index = await this.readIndex(dir);
       const next = {
@@ -204,7 +220,7 @@ export class LayoutStore implements ImageStore {
         'write index.json',
       );
     } finally {
-      await rm(lock, { force: true });
+      await unlock();
     }
   }
 
@@ -220,29 +236,6 @@ export class LayoutStore implements ImageStore {
           cause: error,
         },
       );
-    }
-  }
-}
-
-/** A lock file made with O_EXCL; a lock older than 30 s is taken to be left by a crash. */
-async function acquire(lock: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    try {
-      await (await open(lock, 'wx')).close();
-      return;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const age = await stat(lock).then(
-        (s) => Date.now() - s.mtimeMs,
-        () => 0,
-      );
-      if (age > 30_000) await rm(lock, { force: true });
-      else if (Date.now() > deadline)
-        throw new ExternalError('LAYOUT_LOCKED', `${lock} has been held for more than 10 s`, {
-          hint: 'another release process is writing this layout; wait for it, or remove the lock file if none is running',
-        });
-      else await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
 }

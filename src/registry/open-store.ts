@@ -1,6 +1,9 @@
 import { resolve } from 'node:path';
 import { OCI_LAYOUT_PREFIX } from '../config/schema.ts';
+import { currentIo } from '../util/cli-io.ts';
 import { LayoutStore } from './layout-store.ts';
+import { journalDirOf } from './promotion-journal.ts';
+import { withRecovery } from './recovering-store.ts';
 import { RegistryStore } from './registry-store.ts';
 import type { ImageStore } from './store.ts';
 
@@ -13,22 +16,33 @@ export interface OpenStoreOptions {
   insecure?: string[];
   /** Deadline of each registry request (default 30 s). */
   timeoutMs?: number;
+  /** Where notices go (a lock taken over, a promotion recovered); default: `notice:` on stderr. */
+  notice?: (text: string) => void;
 }
 
 /**
  * The store a config's `registry` names: `oci-layout:<dir>` (relative to cwd) for OCI image
- * layouts on disk, anything else (`host[:port][/namespace]`) for a distribution registry.
+ * layouts on disk, anything else (`host[:port][/namespace]`) for a distribution registry. Either
+ * comes wrapped so that its first use finishes or undoes what a killed promotion left
+ * (`recover-promotion.ts`): every command touching a store puts it right first.
  */
 export function openStore(registry: string, options: OpenStoreOptions): ImageStore {
+  const notice = options.notice ?? ((text: string) => void currentIo().stderr.write(`notice: ${text}\n`));
   if (registry.startsWith(OCI_LAYOUT_PREFIX)) {
-    return new LayoutStore(resolve(options.cwd, registry.slice(OCI_LAYOUT_PREFIX.length)));
+    const layout = new LayoutStore(resolve(options.cwd, registry.slice(OCI_LAYOUT_PREFIX.length)), notice);
+    return withRecovery(layout, {
+      journalDir: journalDirOf({ layoutRoot: layout.root, projectDir: options.cwd }),
+      temporaryDirs: () => layout.temporaryDirs(),
+      notice,
+    });
   }
-  return new RegistryStore({
+  const store = new RegistryStore({
     registry,
     env: options.env,
     insecure: options.insecure ?? [],
     ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
   });
+  return withRecovery(store, { journalDir: journalDirOf({ registry, projectDir: options.cwd }), notice });
 }
 
 /**

@@ -45,6 +45,8 @@ export interface ImageStore {
   listTags(repository: string): Promise<string[]>;
   /** Manifests whose `subject` is `digest` (OCI 1.1 referrers, with the tag-schema fallback). */
   referrers?(repository: string, digest: string): Promise<Descriptor[]>;
+  /** Where promotions into this store keep their journals (stores opened by `openStore`). */
+  readonly journalDir?: string;
 }
 
 export const MEDIA_TYPES = {

@@ -54,8 +54,20 @@ export function writeFileAtomically(path: string, content: string | Uint8Array):
   return writeFilesAtomically([{ path, content }]);
 }
 
-function sibling(path: string, kind: string): string {
+/**
+ * A temporary file beside `path`, named after this process (`<path>.<pid>.<8 hex>.<kind>`) so that
+ * `sweepDeadTemporaries` can tell one left by a killed process from one still being written.
+ */
+export function sibling(path: string, kind: 'tmp' | 'bak'): string {
   return `${path}.${process.pid}.${randomBytes(4).toString('hex')}.${kind}`;
+}
+
+const TEMPORARY = /\.(\d+)\.[0-9a-f]{8}\.(?:tmp|bak)$/;
+
+/** The pid in a temporary file's name made by `sibling`, or undefined for any other name. */
+export function temporaryOwner(name: string): number | undefined {
+  const match = TEMPORARY.exec(name);
+  return match ? Number(match[1]) : undefined;
 }
 
 async function tryLink(from: string, to: string): Promise<boolean> {

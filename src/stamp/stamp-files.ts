@@ -12,14 +12,14 @@ export interface StampPaths {
   cliVersion: string;
 }
 
-/** Where the stamp writes: beside the record unless `--env-file` says otherwise. */
+/** Where the stamp writes: beside the record unless `--env-out` (`--env-file`) says otherwise. */
 export function stampPaths(options: {
   configDir: string;
   cwd: string;
   record: string;
   envFile?: string;
 }): StampPaths {
-  // The record is a config setting (relative to the config); --env-file is the caller's path.
+  // The record is a config setting (relative to the config); --env-out is the caller's path.
   const record = resolve(options.configDir, options.record);
   const envFile = options.envFile;
   const cwd = options.cwd;

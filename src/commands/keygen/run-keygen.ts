@@ -1,8 +1,10 @@
+import { existsSync, statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
+import { UsageError } from '../../errors.ts';
 import { writeKeyPair } from '../../signing/key-files.ts';
 import { PASSPHRASE_ENV, shortKeyId } from '../../signing/keys.ts';
 import { currentIo } from '../../util/cli-io.ts';
-import type { GlobalOptions } from '../command-context.ts';
+import { type GlobalOptions, projectDir } from '../command-context.ts';
 import { printJson, printLine } from '../output.ts';
 
 /**
@@ -11,8 +13,12 @@ import { printJson, printLine } from '../output.ts';
  */
 export async function runKeygen(options: GlobalOptions & { out?: string }): Promise<void> {
   const io = currentIo();
-  const cwd = resolve(io.cwd, options.cwd ?? '.');
+  const cwd = projectDir(io.cwd, options.cwd);
   const outDir = resolve(cwd, options.out ?? '.');
+  if (existsSync(outDir) && !statSync(outDir).isDirectory())
+    throw new UsageError('KEYGEN_OUT_NOT_A_DIRECTORY', `--out ${outDir} is a file`, {
+      hint: '--out names the directory the key pair is written into: give a directory (it is created if missing)',
+    });
   const written = await writeKeyPair(outDir, io.env);
   if (options.json) {
     printJson(written);

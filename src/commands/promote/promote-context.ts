@@ -9,6 +9,7 @@ import type {
   PromotionSource,
   StoreState,
 } from '../../registry/apply-promotion.ts';
+import type { OpenJournal } from '../../registry/promotion-journal.ts';
 import type { SettleResult } from '../../registry/settle-latest.ts';
 import type { ImageStore } from '../../registry/store.ts';
 import type { RestampedImage } from '../../restamp/restamp-image.ts';
@@ -33,6 +34,8 @@ export interface PromoteContext extends BaseContext, PromoteSigningFields {
   state?: StoreState;
   plan?: PromotionPlan;
   result?: PromotionResult;
+  /** The journal of the group of tag writes under way, ended when the group is over. */
+  journal?: OpenJournal;
   /** release from an rc: the key that re-signed a signed CLI archive (reused to sign the release). */
   archiveSigningKey?: SigningKey;
   /** release from an rc: per artifact, the re-stamped image the plan tags instead. */

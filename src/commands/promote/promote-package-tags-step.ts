@@ -11,6 +11,8 @@ import { putBackImageFloatingTags } from './put-back-image-floating-tags.ts';
  */
 export const promotePackageTagsStep: Step<PromoteContext> = {
   title: 'Move the CLI package dist-tags',
+  writes: true,
+  completesWrites: true, // images and package move together, even when stopped mid-way
   skip: (ctx) =>
     !ctx.cliPackage
       ? 'artifacts.cli.publish is off'

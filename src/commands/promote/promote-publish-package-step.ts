@@ -12,6 +12,7 @@ import type { PromoteContext } from './promote-context.ts';
  */
 export const promotePublishPackageStep: Step<PromoteContext> = {
   title: 'Publish the CLI package',
+  writes: true,
   skip: (ctx) =>
     !ctx.cliPackage
       ? 'artifacts.cli.publish is off'

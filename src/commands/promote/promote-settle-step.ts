@@ -15,6 +15,7 @@ import type { PromoteContext } from './promote-context.ts';
 export const promoteSettleStep: Step<PromoteContext> = {
   title: 'Settle latest',
   writes: true,
+  completesWrites: true, // after a stop too: latest must not stay split
   skip: (ctx) => (ctx.channel !== 'release' ? `the ${ctx.channel} channel never moves latest` : false),
   async run(ctx, io) {
     const artifacts = ctx.plan!.artifacts.map((a) => ({ artifact: a.artifact, repository: a.repository }));

@@ -11,6 +11,7 @@ import type { PromoteContext } from './promote-context.ts';
 export const promoteSignReleaseStep: Step<PromoteContext> = {
   title: 'Sign the release, bound to its release candidate',
   writes: true,
+  completesWrites: true, // after a stop too: latest must not point at an unsigned release
   skip: (ctx) =>
     ctx.channel !== 'release'
       ? `only a full release is bound to an rc (${ctx.channel} is not)`

@@ -10,6 +10,7 @@ import type { PromoteContext } from './promote-context.ts';
 export const promoteSignStep: Step<PromoteContext> = {
   title: 'Sign the release candidate',
   writes: true,
+  completesWrites: true, // after a stop too: an unsigned rc tag would be refused by its release
   skip: (ctx) => (ctx.channel !== 'rc' ? `only the rc channel is signed (${ctx.channel} is not)` : false),
   async run(ctx, io) {
     if (ctx.sign === false) {

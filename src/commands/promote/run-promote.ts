@@ -1,11 +1,17 @@
+import { dirname } from 'node:path';
 import type { Channel } from '../../channels/channel-of.ts';
 import { orderedWrites, type PromotionPlan, short } from '../../channels/promotion-plan.ts';
+import { InterruptedError } from '../../errors.ts';
 import { runPipeline } from '../../pipeline/runner.ts';
+import type { StepReport } from '../../pipeline/step.ts';
 import { type PromotionSigning, recordPath } from '../../record/release-record.ts';
 import { PromotionFailedError, referenceOf } from '../../registry/apply-promotion.ts';
 import { openConfiguredStore } from '../../registry/open-store.ts';
+import { recoverNow } from '../../registry/recovering-store.ts';
 import type { ImageStore } from '../../registry/store.ts';
+import { sweepDeadTemporaries } from '../../shared/sweep-temporaries.ts';
 import { shortKeyId } from '../../signing/keys.ts';
+import { stopCleanly } from '../../util/interrupt.ts';
 import type { GlobalOptions } from '../command-context.ts';
 import { baseContext } from '../command-context.ts';
 import { printJson, printLine, warn } from '../output.ts';
@@ -36,9 +42,17 @@ export async function runPromote(options: PromoteOptions): Promise<void> {
     sign: options.sign !== false,
     ...(options.key ? { keyPath: options.key } : {}),
   };
+  // What a killed promotion left is finished or undone first, as a group a signal waits for
+  // (a stop requested meanwhile then skips every step: nothing of this run was written).
+  await stopCleanly(async () => {
+    await recoverNow(store);
+    await sweepDeadTemporaries([dirname(ctx.recordPath)]); // a record write a kill cut short
+  });
+  const reports: StepReport[] = [];
   try {
-    await runPipeline(promotePipeline, ctx, ctx);
+    await runPipeline(promotePipeline, ctx, { ...ctx, reports, stopsCleanly: true });
   } catch (error) {
+    if (error instanceof InterruptedError) throw describeStop(error, store, ctx, reports);
     await settlePackageAfterFailure(ctx.cliPackage, error);
     if (error instanceof PromotionFailedError && ctx.plan) {
       // The error (stderr, or the --json document) says what was done and undone; show the plan too.
@@ -46,6 +60,9 @@ export async function runPromote(options: PromoteOptions): Promise<void> {
       if (!ctx.json) printPlan(store, ctx.plan);
     }
     throw error;
+  } finally {
+    // The group of tag writes is over (done, undone or reported): nothing is left to recover.
+    await ctx.journal?.end();
   }
   const plan = ctx.plan!;
   const writes = orderedWrites(plan).length;
@@ -77,6 +94,43 @@ export async function runPromote(options: PromoteOptions): Promise<void> {
     );
   }
   for (const text of ctx.warnings) warn(text);
+}
+
+/**
+ * SIGINT/SIGTERM: the runner finished the writes under way and skipped the rest. Say what that
+ * left, in the message (stderr) and in the `--json` error document (plan, result, latest, skipped).
+ */
+function describeStop(
+  error: InterruptedError,
+  store: ImageStore,
+  ctx: PromoteContext,
+  reports: StepReport[],
+): InterruptedError {
+  const skipped = reports.filter((r) => r.status === 'skipped' && r.reason?.startsWith('stopped by'));
+  const wrote = ctx.result?.written.length ?? 0;
+  const stage = !ctx.result
+    ? 'before-tags'
+    : ctx.result.status === 'promoted'
+      ? 'tags-completed'
+      : 'tags-failed';
+  const lines = [
+    stage === 'before-tags'
+      ? `stopped by ${error.signal} before any tag was written: no tag changed`
+      : `stopped by ${error.signal}: the tag writes under way were completed (${wrote} written)`,
+  ];
+  if (ctx.settle) lines.push(settleSummary(ctx));
+  if (skipped.length) lines.push(`not done: ${skipped.map((r) => r.title.toLowerCase()).join('; ')}`);
+  const stop = new InterruptedError(error.signal, lines.join('\n'), {
+    hint: 'run the same `release promote` again: it keeps what is in place and does the rest',
+  });
+  stop.outcome = {
+    stage,
+    skipped: skipped.map((r) => r.title),
+    plan: ctx.plan ? planView(store, ctx.plan) : null,
+    result: ctx.result ?? null,
+    latest: ctx.settle ? latestView(store, ctx) : null,
+  };
+  return stop;
 }
 
 /** Where latest settled (release channel), as in `--json`: the outcome and every repair made. */

@@ -4,6 +4,8 @@ import type { GlobalOptions } from '../command-context.ts';
 
 interface StampOptions extends GlobalOptions {
   channel?: 'dev' | 'rc' | 'release';
+  envOut?: string;
+  /** The old name of --env-out; Node 20 takes `node bin/release.js ... --env-file` as its own. */
   envFile?: string;
 }
 
@@ -14,10 +16,16 @@ export function stampCommand(program: Command): void {
     .addOption(
       new Option('--channel <channel>', 'require the version to suit this channel').choices(CHANNELS),
     )
-    .option('--env-file <path>', 'where to write the dotenv file (default: beside the release record)')
+    .option('--env-out <path>', 'where to write the dotenv file (default: beside the release record)')
+    .option(
+      '--env-file <path>',
+      'the same as --env-out, through `release` and `npx release` only: `node bin/release.js` hands it to Node 20',
+    )
     .option('--dry-run', 'decide and print, write nothing')
     .action(async (options: StampOptions, command: Command) => {
       const { runStamp } = await import('./run-stamp.ts');
-      await runStamp({ ...command.optsWithGlobals(), ...options });
+      const { envOut, envFile, ...rest } = options;
+      const out = envOut ?? envFile;
+      await runStamp({ ...command.optsWithGlobals(), ...rest, ...(out ? { envFile: out } : {}) });
     });
 }
