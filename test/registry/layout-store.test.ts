@@ -7,23 +7,25 @@ import { copyImage } from '../../src/registry/copy-image.ts';
 import { LayoutStore } from '../../src/registry/layout-store.ts';
 import { openStore } from '../../src/registry/open-store.ts';
 import { RegistryStore } from '../../src/registry/registry-store.ts';
+import type { ImageStore } from '../../src/registry/store.ts';
 import { makeImage, makeIndex, pushImage, pushIndex } from '../helpers/make-image.ts';
 import { type RunningRegistry, startRegistry } from '../helpers/registry.ts';
 
 let dir: string;
-let store: LayoutStore;
+let store: ImageStore;
 const skopeo = (...args: string[]) => execFileSync('skopeo', args, { encoding: 'utf8', timeout: 30_000 });
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'sr-layout-'));
-  store = openStore('oci-layout:oci', { cwd: dir, env: {} }) as LayoutStore;
+  store = openStore('oci-layout:oci', { cwd: dir, env: {} });
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('LayoutStore', () => {
   it('opens oci-layout:<dir> relative to cwd', () => {
-    expect(store).toBeInstanceOf(LayoutStore);
-    expect(store.root).toBe(join(dir, 'oci'));
+    // openStore wraps the layout in the store that recovers interrupted promotions first.
+    expect(store.name).toBe(`oci-layout:${join(dir, 'oci')}`);
+    expect(store.name).toBe(new LayoutStore(join(dir, 'oci')).name);
   });
 
   it('writes one OCI layout per repository that skopeo reads by tag', async () => {
@@ -50,7 +52,7 @@ describe('LayoutStore', () => {
       tags.map((t) => store.putManifest('service-web', t, image.manifest, image.descriptor.mediaType)),
     );
     expect((await store.listTags('service-web')).sort()).toEqual([...tags].sort());
-    await store.deleteTag('service-web', 't3');
+    await store.deleteTag!('service-web', 't3');
     expect(await store.listTags('service-web')).not.toContain('t3');
     expect(
       readdirSync(join(dir, 'oci', 'service-web')).filter((f) => f.includes('.tmp') || f.endsWith('.lock')),
