@@ -84,11 +84,11 @@ describe('svc update killed at any moment', () => {
     const duration = durations.sort((a, b) => a - b)[1]!;
 
     const seen = { old: 0, new: 0, recovered: 0 };
-    // Spread over a quarter more than the undisturbed run: a shared machine can be slower now than
-    // when it was measured, and kills that all fell before the switch would prove only half. Up to
-    // ten more kills, at moments spread the same way, when one side was still not found.
-    const moments = Array.from({ length: KILLS }, (_, i) => (duration * 1.25 * (i + 0.5)) / KILLS);
-    for (let extra = 0; extra < 10; extra++) moments.push(duration * 1.25 * ((extra * 0.37) % 1));
+    // Evenly across the undisturbed run. A shared machine can be slower now than when it was
+    // measured, and kills that all fell before the switch would prove only half: then up to ten
+    // more, later and later (to half again the run), until both sides were found.
+    const moments = Array.from({ length: KILLS }, (_, i) => (duration * (i + 0.5)) / KILLS);
+    for (let extra = 1; extra <= 10; extra++) moments.push(duration * (1 + extra * 0.05));
     for (let i = 0; i < moments.length; i++) {
       if (i >= KILLS && seen.old > 0 && seen.new > 0 && seen.recovered > 0) break;
       const prefix = freshPrefix();
