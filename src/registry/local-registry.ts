@@ -12,10 +12,12 @@ export interface LocalRegistryOptions {
   extraConfig?: string[];
   /** Allow `DELETE` of manifests (storage.delete.enabled). */
   deleteEnabled?: boolean;
+  /** The address to listen on (default 127.0.0.1): a bridge's, for engines in network namespaces. */
+  address?: string;
 }
 
 export interface LocalRegistry {
-  /** `127.0.0.1:<port>` */
+  /** `127.0.0.1:<port>` (or the address asked for) */
   host: string;
   dir: string;
   stop(): Promise<void>;
@@ -38,7 +40,7 @@ export async function startLocalRegistry(options: LocalRegistryOptions): Promise
 async function startOnFreePort(options: LocalRegistryOptions): Promise<LocalRegistry> {
   const { dir } = options;
   await mkdir(dir, { recursive: true });
-  const host = `127.0.0.1:${await freePort()}`;
+  const host = `${options.address ?? '127.0.0.1'}:${await freePort()}`;
   const lines = [
     'version: 0.1',
     'log:',

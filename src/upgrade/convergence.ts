@@ -1,4 +1,4 @@
-import type { TaskView } from './swarm-types.ts';
+import { type NodeView, nodeIsReady, type TaskView } from './swarm-types.ts';
 
 /** Task states after which a task will never run again. */
 const FAILED_STATES = new Set(['failed', 'rejected']);
@@ -27,11 +27,18 @@ export interface ConvergenceInput {
    * Swarm pausing the update, or the deadline, ends the wait.
    */
   tolerateFailedTasks?: boolean;
+  /**
+   * The swarm's nodes, read with the tasks. A task on a node that is not `ready` is not running as
+   * far as anyone can tell (the manager no longer hears from it), so it never counts as done.
+   */
+  nodes?: NodeView[];
+  /** Nodes seen not `ready` at any poll of this wait: what their tasks do is a casualty, not a verdict. */
+  lostNodes?: ReadonlySet<string>;
 }
 
 export type Convergence =
-  | { status: 'converged'; running: number }
-  | { status: 'waiting'; reason: string }
+  | { status: 'converged'; running: number; degraded?: string }
+  | { status: 'waiting'; reason: string; resume?: true }
   | { status: 'failed'; reason: string; task?: TaskView };
 
 /**
@@ -42,12 +49,29 @@ export type Convergence =
  * adapter polls and hands the tasks in.
  */
 export function judgeConvergence(input: ConvergenceInput): Convergence {
+  const nodes = new Map((input.nodes ?? []).map((n) => [n.id, n]));
+  // Without a node list (an engine that is no manager), every task's reading is taken as it is.
+  const trusted = (t: TaskView) => !input.nodes || nodeIsReady(nodes.get(t.nodeId ?? ''));
+  const lost = (t: TaskView) => t.nodeId !== undefined && (input.lostNodes?.has(t.nodeId) ?? false);
   const fresh = input.tasks.filter((t) => !input.before.has(t.id));
   const mine = fresh.filter((t) => t.image === input.image);
-  const broken = mine.find((t) => FAILED_STATES.has(t.state) || ENDED_STATES.has(t.state));
+  // A task that ended because its node was lost says nothing about the image.
+  const broken = mine.find((t) => (FAILED_STATES.has(t.state) || ENDED_STATES.has(t.state)) && !lost(t));
   if (broken && !input.tolerateFailedTasks)
     return { status: 'failed', reason: describeFailure(broken), task: broken };
   if (input.updateState === 'paused' || input.updateState?.startsWith('rollback')) {
+    // Swarm pauses an update when a task of it ends early, and a task placed on a node just before
+    // the node was lost ends when the node comes back. That is the node's doing: resume.
+    const named = /task ([a-z0-9]{20,})/.exec(input.updateMessage ?? '')?.[1];
+    const culprit = named ? input.tasks.find((t) => t.id === named) : undefined;
+    if (input.updateState === 'paused' && culprit && lost(culprit)) {
+      const node = nodes.get(culprit.nodeId ?? '')?.name ?? culprit.nodeId;
+      return {
+        status: 'waiting',
+        resume: true,
+        reason: `Swarm paused the update when task ${culprit.id.slice(0, 12)} ended on ${node}, a node lost during the upgrade: resuming it`,
+      };
+    }
     return {
       status: 'failed',
       reason: `Swarm ${input.updateState.replace('_', ' ')} the update${input.updateMessage ? `: ${input.updateMessage}` : ''}`,
@@ -56,20 +80,44 @@ export function judgeConvergence(input: ConvergenceInput): Convergence {
   // Tasks of the image that were already running count too: a rollback to a spec whose tasks
   // never stopped (start-first, an update that had not started) has converged without new ones.
   const wanted = input.tasks.filter((t) => t.image === input.image && t.desired === 'running');
-  const running = wanted.filter((t) => t.state === 'running');
+  const running = wanted.filter((t) => t.state === 'running' && trusted(t));
   const expected =
     input.replicas ??
     Math.max(1, new Set(input.tasks.filter((t) => t.desired === 'running').map((t) => t.nodeId)).size);
   const others = input.tasks.filter((t) => t.image !== input.image && t.state === 'running');
+  const downNodes = (input.nodes ?? []).filter((n) => !nodeIsReady(n));
+  const downNote = downNodes.length ? `; ${downNodes.map((n) => `${n.name} is ${n.state}`).join(', ')}` : '';
+  // Rolling back with a node lost: the previous spec is back when everything the live nodes can run
+  // runs it. What the lost node cannot host stays pending: reported, not waited for.
+  if (input.tolerateFailedTasks && downNodes.length > 0 && running.length < expected) {
+    const stuck = wanted.filter((t) => !(t.state === 'running' && trusted(t)));
+    const placeable = stuck.filter((t) => t.state !== 'pending' && trusted(t));
+    const othersLive = others.filter(trusted);
+    if (placeable.length === 0 && othersLive.length === 0 && running.length > 0) {
+      const young = running.filter((t) => input.now - t.since < input.stableMs);
+      if (young.length === 0)
+        return {
+          status: 'converged',
+          running: running.length,
+          degraded: `${running.length} of ${expected} task(s) running: ${stuck.length} cannot be placed while ${downNodes.map((n) => n.name).join(', ')} ${downNodes.length === 1 ? 'is' : 'are'} down`,
+        };
+    }
+  }
   if (running.length < expected) {
-    const behind = wanted.find((t) => t.state !== 'running');
+    const behind = wanted.find((t) => !(t.state === 'running' && trusted(t)));
+    const where =
+      behind && !trusted(behind) ? ` on ${nodes.get(behind.nodeId ?? '')?.name ?? 'a lost node'}` : '';
     return {
       status: 'waiting',
-      reason: `${running.length} of ${expected} task(s) running${behind ? ` (one is ${behind.state}${behind.message ? `: ${behind.message}` : ''})` : ''}`,
+      reason: `${running.length} of ${expected} task(s) running${behind ? ` (one is ${behind.state}${where}${behind.message ? `: ${behind.message}` : ''})` : ''}${downNote}`,
     };
   }
   if (others.length > 0) {
-    return { status: 'waiting', reason: `${others.length} task(s) of the previous image still running` };
+    const onLost = others.filter((t) => !trusted(t));
+    return {
+      status: 'waiting',
+      reason: `${others.length} task(s) of the previous image still running${onLost.length ? ` (${onLost.length} on a node that is not ready)` : ''}${downNote}`,
+    };
   }
   const young = running.filter((t) => input.now - t.since < input.stableMs);
   if (young.length > 0) {

@@ -14,12 +14,20 @@ import type { UpdateOrder } from './upgrade-plan.ts';
  * With `continue` the restart policy alone retries, and the rollback converges or meets its
  * deadline. `previousSpecAgain` then puts the user's own update config back.
  */
-export function rollbackSpec(previous: ServiceSpec, order: UpdateOrder): ServiceSpec {
+export function rollbackSpec(
+  previous: ServiceSpec,
+  order: UpdateOrder,
+  cluster: { nodeLost: boolean } = { nodeLost: false },
+): ServiceSpec {
   const spec = structuredClone(previous);
   spec.UpdateConfig = {
     ...(previous.UpdateConfig ?? SWARM_DEFAULT_UPDATE_CONFIG),
     Order: order,
     FailureAction: 'continue',
+    // With a node lost, the task of its slot cannot be placed and stays pending, and Swarm's
+    // updater waits on a slot's new task before it takes the next: one slot at a time, the
+    // rollback would never reach the live nodes. Every slot at once puts back all that can run.
+    ...(cluster.nodeLost ? { Parallelism: 0 } : {}),
   };
   return spec;
 }

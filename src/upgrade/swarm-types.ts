@@ -42,6 +42,24 @@ export interface TaskView {
   nodeId?: string;
 }
 
+/** One Swarm node as the manager sees it. */
+export interface NodeView {
+  id: string;
+  /** Its hostname (what `docker node ls` shows). */
+  name: string;
+  /** The address it reported to the manager. */
+  addr: string;
+  /** `ready`, `down`, `unknown` or `disconnected`: only `ready` runs what the manager says it runs. */
+  state: string;
+  /** `active`, `pause` or `drain`. */
+  availability: string;
+}
+
+/** A node whose reading of its tasks is trustworthy: the manager hears from it. */
+export function nodeIsReady(node: NodeView | undefined): boolean {
+  return node?.state === 'ready';
+}
+
 /** A service as inspected before the upgrade: its whole spec and the version index to update it. */
 export interface RunningService {
   role: ServiceRole;

@@ -79,4 +79,23 @@ describe('decideOutcome', () => {
       verdict: expect.stringContaining('not in step, as before the upgrade'),
     });
   });
+
+  it('1, naming the node, when the only findings after the rollback are those of a lost node', () => {
+    const restores = [{ role: 'api' as const, name: 'svc_api', status: 'restored' as const, detail: '' }];
+    const lostOnly = {
+      inStep: false,
+      tag: 'v1.0.0',
+      findings: ['node3 (10.0.0.3) is down: what it runs is unknown; it last ran svc_api v2.0.0'],
+      lostNodes: ['node3'],
+    };
+    expect(decideOutcome({ ...base, failure, restores, proof: lostOnly })).toMatchObject({
+      exitCode: 1,
+      status: 'rolled-back',
+      verdict:
+        'upgrade to v2.0.0 failed; rolled back svc_api: in step on v1.0.0 on every live node; node3 is not ready: what it runs is unknown until it returns',
+    });
+    // A finding beyond the lost node's is still a failed rollback.
+    const more = { ...lostOnly, findings: [...lostOnly.findings, 'API_WORKER_MISMATCH: node1 ...'] };
+    expect(decideOutcome({ ...base, failure, restores, proof: more }).exitCode).toBe(3);
+  });
 });

@@ -26,6 +26,8 @@ export interface Proof {
   tag: string | undefined;
   /** One line per finding, when not in step. */
   findings: string[];
+  /** Swarm nodes that were not `ready` when the checks ran: what they run is unknown. */
+  lostNodes?: string[];
 }
 
 export interface UpgradeOutcome {
@@ -83,6 +85,18 @@ export function decideOutcome(input: {
       status: 'rolled-back',
       exitCode: 1,
       verdict: `upgrade to ${plan.tag} failed; rolled back ${names}: in step on ${proof.tag ?? input.fromTag ?? 'the previous tag'}`,
+    };
+  }
+  // A node lost for good: everything the live nodes run is back and in step, and the only findings
+  // are the lost node's (its tasks are unknown, never in step). The rollback did all it can; the
+  // node is the operator's to bring back, and the report names it.
+  const lost = proof?.lostNodes ?? [];
+  const beyondLost = proof?.findings.filter((f) => !lost.some((node) => f.includes(node))) ?? [];
+  if (proof && lost.length > 0 && beyondLost.length === 0) {
+    return {
+      status: 'rolled-back',
+      exitCode: 1,
+      verdict: `upgrade to ${plan.tag} failed; rolled back ${names}: in step on ${proof.tag ?? input.fromTag ?? 'the previous tag'} on every live node; ${lost.join(', ')} ${lost.length === 1 ? 'is' : 'are'} not ready: what ${lost.length === 1 ? 'it runs' : 'they run'} is unknown until ${lost.length === 1 ? 'it returns' : 'they return'}`,
     };
   }
   if (!input.inStepBefore) {

@@ -1,4 +1,5 @@
 import { probeApi } from './probes/api.ts';
+import { probeApiPerNode } from './probes/api-per-node.ts';
 import { probeCli } from './probes/cli.ts';
 import { probeWeb } from './probes/web.ts';
 import { probeWorkerDocker } from './probes/worker-docker.ts';
@@ -14,6 +15,8 @@ export interface VerifyTarget {
   workerUrl?: string;
   /** Read the worker from a Docker engine instead (`host`: `--docker-host`, else DOCKER_HOST). */
   docker?: { host?: string };
+  /** Also probe the API on every Swarm node's address (read from the engine of `docker`). */
+  urlPerNode?: boolean;
 }
 
 export interface ProbeOptions {
@@ -49,6 +52,19 @@ export async function probeDeployment(
   const notChecked: NotChecked[] = [];
   const probed: ArtifactName[] = ['api'];
   const pending: Promise<ProbeResult | ProbeResult[]>[] = [probeApi(target.url, http)];
+  if (target.urlPerNode) {
+    pending.push(
+      probeApiPerNode(
+        target.url,
+        {
+          ...(target.docker?.host ? { host: target.docker.host } : {}),
+          env: options.env,
+          timeoutMs: options.timeoutMs,
+        },
+        http,
+      ),
+    );
+  }
 
   if (target.workerUrl) {
     probed.push('worker');

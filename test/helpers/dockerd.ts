@@ -97,7 +97,7 @@ export async function startDockerd(options: { timeoutMs?: number } = {}): Promis
 }
 
 /** dockerd leaves mounts in its exec root (the `netns/default` bind): detach them before removal. */
-function unmountUnder(dir: string): void {
+export function unmountUnder(dir: string): void {
   let mounts: string[];
   try {
     mounts = readFileSync('/proc/self/mounts', 'utf8')

@@ -63,6 +63,7 @@ async function runPhase(ctx: UpgradeContext, phase: PlannedService[], deadline: 
         deadline,
         cancelled: () => failed,
         progress: io.progress,
+        record: (text) => record(ctx, text),
       }).then(
         // A wait also ends without error when a sibling failed: that is no convergence to record.
         () => failed || record(ctx, `${planned.name}: converged on ${planned.to.digest.slice(0, 19)}`),

@@ -1,5 +1,11 @@
 import type Docker from 'dockerode';
-import { inspectService, listTasks, readHealth } from '../../engine/docker/swarm.ts';
+import {
+  inspectService,
+  listNodes,
+  listTasks,
+  readHealth,
+  updateService,
+} from '../../engine/docker/swarm.ts';
 import { judgeConvergence } from '../../upgrade/convergence.ts';
 import type { ServiceSpec } from '../../upgrade/swarm-types.ts';
 import type { UpgradeFailure } from '../../upgrade/upgrade-outcome.ts';
@@ -31,7 +37,12 @@ export interface ConvergeRequest {
   /** Rolling back: wait through Swarm's restarts of a failed task until the deadline. */
   tolerateFailedTasks?: boolean;
   progress: (text: string) => void;
+  /** A line for the upgrade's timeline (a resumed update, a rollback that left tasks unplaced). */
+  record?: (text: string) => void;
 }
+
+/** How often an update that Swarm paused because of a lost node is resumed, at most. */
+const MAX_RESUMES = 3;
 
 /**
  * Poll a service until the pure judge says converged (resolves) or failed (throws UpgradeStop),
@@ -44,14 +55,18 @@ export async function waitConverged(request: ConvergeRequest): Promise<void> {
   const image = request.spec.TaskTemplate?.ContainerSpec?.Image ?? '';
   const replicas = request.spec.Mode?.Replicated ? (request.spec.Mode.Replicated.Replicas ?? 1) : undefined;
   const firstSeen = new Map<string, number>();
+  const lostNodes = new Set<string>();
+  let resumes = 0;
   let last = 'no answer from the engine yet';
   for (;;) {
     if (request.cancelled()) return;
-    const [inspected, tasks] = await Promise.all([
+    const [inspected, tasks, nodes] = await Promise.all([
       inspectService(request.docker, request.serviceId),
       listTasks(request.docker, request.serviceId),
+      listNodes(request.docker),
     ]);
     const now = Date.now();
+    for (const node of nodes) if (node.state !== 'ready') lostNodes.add(node.id);
     for (const t of tasks) {
       if (t.state === 'running' && !firstSeen.has(t.id))
         firstSeen.set(t.id, request.before.has(t.id) ? 0 : now);
@@ -64,10 +79,22 @@ export async function waitConverged(request: ConvergeRequest): Promise<void> {
       stableMs: request.stableMs,
       now,
       ...(request.tolerateFailedTasks ? { tolerateFailedTasks: true } : {}),
+      ...(nodes.length ? { nodes, lostNodes } : {}),
       ...(inspected.updateState ? { updateState: inspected.updateState } : {}),
       ...(inspected.updateMessage ? { updateMessage: inspected.updateMessage } : {}),
     });
-    if (verdict.status === 'converged') return;
+    if (verdict.status === 'converged') {
+      if (verdict.degraded) request.record?.(`${request.name}: ${verdict.degraded}`);
+      return;
+    }
+    if (verdict.status === 'waiting' && verdict.resume && resumes < MAX_RESUMES) {
+      // Writing the spec again, unchanged, is how Swarm resumes a paused update (docker service
+      // update does the same); at the index just read, so nobody else's change is overwritten.
+      resumes++;
+      request.record?.(`${request.name}: ${verdict.reason}`);
+      await updateService(request.docker, request.serviceId, inspected.versionIndex, inspected.spec);
+      continue;
+    }
     if (verdict.status === 'failed') {
       // A container stopped for failing its health check exits like any other: say which it was.
       const id = verdict.task?.containerId;

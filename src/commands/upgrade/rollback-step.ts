@@ -1,4 +1,4 @@
-import { listTasks } from '../../engine/docker/swarm.ts';
+import { listNodes, listTasks } from '../../engine/docker/swarm.ts';
 import type { Step, StepIO } from '../../pipeline/step.ts';
 import { previousSpecAgain, rollbackSpec } from '../../upgrade/rollback-spec.ts';
 import { type RestoreResult, servicesToRestore } from '../../upgrade/upgrade-outcome.ts';
@@ -19,7 +19,11 @@ export const rollbackStep: Step<UpgradeContext> = {
   async run(ctx, io) {
     const deadline = Date.now() + ctx.rollbackTimeoutMs;
     const restore = servicesToRestore(ctx.plan!, ctx.touched);
-    ctx.restores = await Promise.all(restore.map((planned) => rollBack(ctx, planned, deadline, io)));
+    const nodeLost = (await listNodes(ctx.docker).catch(() => [])).some((n) => n.state !== 'ready');
+    if (nodeLost) record(ctx, 'a node is not ready: the rollback replaces every task at once');
+    ctx.restores = await Promise.all(
+      restore.map((planned) => rollBack(ctx, planned, deadline, io, nodeLost)),
+    );
     const back = ctx.restores.filter((r) => r.status === 'restored').length;
     io.progress(`${back} of ${ctx.restores.length} service(s) back on their previous spec`);
   },
@@ -34,6 +38,7 @@ async function rollBack(
   planned: PlannedService,
   deadline: number,
   io: StepIO,
+  nodeLost: boolean,
 ): Promise<RestoreResult> {
   const previous = ctx.running!.find((s) => s.role === planned.role)!;
   const failed = (reason: string): RestoreResult => {
@@ -43,7 +48,9 @@ async function rollBack(
   let before: Set<string>;
   try {
     before = new Set((await listTasks(ctx.docker, previous.id)).map((t) => t.id));
-    await writeAtCurrentIndex(ctx.docker, previous.id, () => rollbackSpec(previous.spec, planned.order));
+    await writeAtCurrentIndex(ctx.docker, previous.id, () =>
+      rollbackSpec(previous.spec, planned.order, { nodeLost }),
+    );
   } catch (error) {
     return failed(failureOf(error).reason);
   }
@@ -62,6 +69,7 @@ async function rollBack(
       cancelled: () => false,
       tolerateFailedTasks: true,
       progress: io.progress,
+      record: (text) => record(ctx, text),
     });
     record(ctx, `${planned.name}: converged on ${previous.image}`);
     result = {

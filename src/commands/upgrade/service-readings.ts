@@ -1,6 +1,6 @@
 import type Docker from 'dockerode';
 import { imageOfRole } from '../../config/artifacts.ts';
-import { listTasks, readContainer } from '../../engine/docker/swarm.ts';
+import { listNodes, listTasks, readContainer } from '../../engine/docker/swarm.ts';
 import { splitImageRef } from '../../registry/image-ref.ts';
 import type { ServiceRole } from '../../upgrade/swarm-types.ts';
 import type { Proof } from '../../upgrade/upgrade-outcome.ts';
@@ -84,9 +84,13 @@ export async function proveInStep(ctx: UpgradeContext, expect: string | undefine
       ...(expect !== undefined ? { expect } : {}),
     },
   );
+  const lostNodes = (await listNodes(ctx.docker).catch(() => []))
+    .filter((n) => n.state !== 'ready')
+    .map((n) => n.name);
   return {
     inStep: report.inStep,
     tag: expect ?? report.reference?.tag,
     findings: report.findings.filter((f) => f.severity !== 'notice').map((f) => `${f.code}: ${f.message}`),
+    ...(lostNodes.length ? { lostNodes } : {}),
   };
 }

@@ -3,6 +3,7 @@ import type { BaseContext } from '../../pipeline/context.ts';
 import type { ImageStore } from '../../registry/store.ts';
 import type { PublicSigningKey } from '../../signing/keys.ts';
 import type { CliMinimumChange } from '../../upgrade/cli-minimum.ts';
+import type { NodeReport } from '../../upgrade/node-report.ts';
 import type { RunningService, ServiceRole, TargetImage } from '../../upgrade/swarm-types.ts';
 import type { Proof, RestoreResult, UpgradeFailure, UpgradeOutcome } from '../../upgrade/upgrade-outcome.ts';
 import type { UpgradePlan } from '../../upgrade/upgrade-plan.ts';
@@ -43,6 +44,8 @@ export interface UpgradeContext extends BaseContext {
   restores: RestoreResult[];
   proof?: Proof;
   outcome?: UpgradeOutcome;
+  /** The cluster per node at the end (read-nodes-step.ts). */
+  nodes?: NodeReport[];
   /** What happened, with the time since the start: the report's timeline. */
   events: { ms: number; text: string }[];
 }

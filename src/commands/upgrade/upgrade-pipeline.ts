@@ -4,6 +4,7 @@ import { checkTargetSignaturesStep } from './check-target-signatures-step.ts';
 import { planUpgradeStep } from './plan-upgrade-step.ts';
 import { proveRollbackStep } from './prove-rollback-step.ts';
 import { proveUpgradeStep } from './prove-upgrade-step.ts';
+import { readNodesStep } from './read-nodes-step.ts';
 import { readServicesStep } from './read-services-step.ts';
 import { resolveTargetsStep } from './resolve-targets-step.ts';
 import { rollbackStep } from './rollback-step.ts';
@@ -22,4 +23,5 @@ export const upgradePipeline: readonly Step<UpgradeContext>[] = [
   proveUpgradeStep, // the verify checks: in step on <tag>, else it counts as a failure
   rollbackStep, // on any failure: every touched service back to its previous spec, converged
   proveRollbackStep, // the verify checks again: in step on the old tag
+  readNodesStep, // the cluster per node: lost nodes, unplaced tasks, what each node runs
 ];

@@ -1,3 +1,4 @@
+import { nodeTrouble, tagOf } from '../../upgrade/node-report.ts';
 import { table } from '../../verify/report.ts';
 import { MIN_CLI_LABEL } from './resolve-targets-step.ts';
 import type { UpgradeContext } from './upgrade-context.ts';
@@ -41,6 +42,29 @@ export function renderUpgrade(ctx: UpgradeContext): string[] {
   if (ctx.failure) lines.push('', `failed: ${ctx.failure.reason}`);
   for (const r of ctx.restores) lines.push(`  rolled back ${r.name} (${r.role}): ${r.status}, ${r.detail}`);
   if (ctx.proof && !ctx.proof.inStep) for (const f of ctx.proof.findings) lines.push(`  verify: ${f}`);
+  const trouble = nodeTrouble(ctx.nodes ?? []);
+  if (ctx.nodes && (ctx.failure || trouble.length > 0) && ctx.nodes.length > 1) {
+    lines.push('', 'per node:');
+    lines.push(
+      ...table(
+        ['NODE', 'ADDRESS', 'STATE', 'TASK', 'SERVICE', 'IMAGE', 'TASK STATE'],
+        ctx.nodes.flatMap((n) =>
+          (n.tasks.length ? n.tasks : [undefined]).map((t) => [
+            n.node,
+            n.addr || '-',
+            n.state,
+            t?.task ?? '-',
+            t?.service ?? '-',
+            t ? tagOf(t.image) : '-',
+            t
+              ? `${t.state}${t.desired !== 'running' ? ` (wanted ${t.desired})` : ''}${t.error ? `: ${t.error}` : ''}`
+              : '-',
+          ]),
+        ),
+      ).map((line) => `  ${line}`),
+    );
+    for (const line of trouble) lines.push(`  ${line}`);
+  }
   lines.push('', ctx.outcome!.verdict);
   return lines;
 }
@@ -73,6 +97,7 @@ export function upgradeJson(ctx: UpgradeContext) {
     failure: ctx.failure ?? null,
     rolledBack: ctx.restores,
     proof: ctx.proof ?? null,
+    nodes: ctx.nodes ?? [],
     events: ctx.events,
     elapsedMs: Math.round(performance.now() - ctx.startedAt),
     warnings: ctx.warnings,

@@ -21,6 +21,7 @@ export interface VerifyFlags extends GlobalOptions {
   workerUrl?: string;
   docker?: boolean;
   dockerHost?: string;
+  urlPerNode?: boolean;
   expect?: string;
   registry?: string | true;
   /** An image whose digest is not validly signed by signing.publicKey is drift. */
@@ -83,6 +84,15 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
       hint: 'release verify --url https://svc.example.com, or --all for the deployments in the config',
     });
   }
+  if (flags.urlPerNode && !flags.docker && !flags.dockerHost) {
+    throw new UsageError(
+      'VERIFY_URL_PER_NODE',
+      '--url-per-node reads the nodes from a Swarm manager: it needs --docker or --docker-host',
+      {
+        hint: 'release verify --url http://node1:8080 --docker-host unix:///var/run/docker.sock --url-per-node',
+      },
+    );
+  }
   const docker =
     flags.docker || flags.dockerHost
       ? { ...(flags.dockerHost ? { host: flags.dockerHost } : {}) }
@@ -92,6 +102,7 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
     ...(flags.webUrl ? { webUrl: checkedUrl(flags.webUrl, '--web-url') } : {}),
     ...(flags.workerUrl ? { workerUrl: checkedUrl(flags.workerUrl, '--worker-url') } : {}),
     ...(docker ? { docker } : {}),
+    ...(flags.urlPerNode ? { urlPerNode: true } : {}),
   };
   // Without --docker, --registry still checks each release image against its rc; the
   // running digests are compared only when an engine was read.

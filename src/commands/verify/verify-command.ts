@@ -15,6 +15,10 @@ export function verifyCommand(program: Command): void {
     )
     .option('--docker', 'read the worker from the Docker engine: containers and Swarm services of its image')
     .option('--docker-host <sock>', 'the engine to read (unix:///path or tcp://host:port; implies --docker)')
+    .option(
+      '--url-per-node',
+      "with --docker on a Swarm manager: also read the API's version on every node's address (--url's scheme, port and path)",
+    )
     .option('--expect <tag>', 'require every artifact to be this tag')
     .option(
       '--registry [registry]',

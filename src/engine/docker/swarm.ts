@@ -1,6 +1,6 @@
 import type Docker from 'dockerode';
 import { ExternalError, UsageError } from '../../errors.ts';
-import type { ServiceSpec, TaskView } from '../../upgrade/swarm-types.ts';
+import type { NodeView, ServiceSpec, TaskView } from '../../upgrade/swarm-types.ts';
 
 /**
  * Docker Swarm, one small function per question (np's git-util style): inspect a service, update
@@ -105,6 +105,34 @@ export async function listTasks(docker: Docker, serviceId: string): Promise<Task
       : {}),
     ...(t.Status?.ContainerStatus?.ContainerID ? { containerId: t.Status.ContainerStatus.ContainerID } : {}),
     ...(t.NodeID ? { nodeId: t.NodeID } : {}),
+  }));
+}
+
+interface RawNode {
+  ID: string;
+  Description?: { Hostname?: string };
+  Status?: { State?: string; Addr?: string };
+  Spec?: { Availability?: string };
+}
+
+/**
+ * Every node of the swarm as the manager sees it. On a manager of one node this is that node; an
+ * engine that is not a manager has no nodes to list (an empty list, as for its services).
+ */
+export async function listNodes(docker: Docker): Promise<NodeView[]> {
+  let nodes: RawNode[];
+  try {
+    nodes = (await docker.listNodes()) as RawNode[];
+  } catch (error) {
+    if ((error as { statusCode?: number }).statusCode === 503) return [];
+    throw engineError('cannot list the swarm nodes', error);
+  }
+  return nodes.map((n) => ({
+    id: n.ID,
+    name: n.Description?.Hostname ?? n.ID.slice(0, 12),
+    addr: n.Status?.Addr ?? '',
+    state: n.Status?.State ?? 'unknown',
+    availability: n.Spec?.Availability ?? 'active',
   }));
 }
 

@@ -3,6 +3,7 @@ import { namesVersion } from '../../channels/tags.ts';
 import { isImageOf, splitImageRef } from '../../registry/image-ref.ts';
 import { printable } from '../../shared/printable.ts';
 
+import { type SwarmNodeReading, type SwarmTaskReading, swarmNodeReadings } from '../swarm-node-readings.ts';
 import type { ArtifactName, ProbeResult } from '../types.ts';
 
 export interface DockerProbeOptions {
@@ -113,11 +114,30 @@ async function readServices(docker: Docker, repository: string): Promise<Read[]>
     if ((error as { statusCode?: number }).statusCode === 503) return [];
     throw error;
   }
+  const nodes = await readNodes(docker);
   const results = await Promise.all(
     services.map(async (service) => {
       const spec = service.Spec?.TaskTemplate as { ContainerSpec?: Docker.ContainerSpec } | undefined;
       const reference = spec?.ContainerSpec?.Image;
       if (!reference || !isImageOf(reference, repository)) return undefined;
+      // On more than one node, the manager's spec is not the whole truth: a lost node, or one that
+      // came back with an old container, runs what the spec no longer says.
+      const perNode =
+        nodes.length > 1
+          ? swarmNodeReadings({
+              name: 'worker',
+              service: service.Spec?.Name ?? service.ID.slice(0, 12),
+              tasks: await readTasks(docker, service.ID),
+              nodes,
+              versionOf: (task) =>
+                workerVersionOf({
+                  ...(task.env ? { env: printable(task.env) } : {}),
+                  ...(splitImageRef(task.image).tag
+                    ? { tag: printable(splitImageRef(task.image).tag!) }
+                    : {}),
+                }),
+            }).map((r) => withService(service.ID, r))
+          : [];
       const ref = splitImageRef(reference);
       // The version label lives on the image, not in the service spec: read it from the engine's
       // copy when it has one.
@@ -127,7 +147,7 @@ async function readServices(docker: Docker, repository: string): Promise<Read[]>
         .catch(() => undefined);
       const replicas = (service.Spec?.Mode as { Replicated?: { Replicas?: number } } | undefined)?.Replicated
         ?.Replicas;
-      return withService(
+      const own = withService(
         service.ID,
         reading({
           source: `service ${service.ID.slice(0, 12)} (${service.Spec?.Name ?? '?'})`,
@@ -140,9 +160,42 @@ async function readServices(docker: Docker, repository: string): Promise<Read[]>
           state: replicas === undefined ? 'global' : `${replicas} replicas`,
         }),
       );
+      return [own, ...perNode];
     }),
   );
-  return results.filter((r): r is Read => r !== undefined);
+  return results.flatMap((r) => r ?? []);
+}
+
+async function readNodes(docker: Docker): Promise<SwarmNodeReading[]> {
+  const nodes = (await docker.listNodes().catch(() => [])) as {
+    ID: string;
+    Description?: { Hostname?: string };
+    Status?: { State?: string; Addr?: string };
+  }[];
+  return nodes.map((n) => ({
+    id: n.ID,
+    name: n.Description?.Hostname ?? n.ID.slice(0, 12),
+    addr: n.Status?.Addr ?? '',
+    state: n.Status?.State ?? 'unknown',
+  }));
+}
+
+async function readTasks(docker: Docker, serviceId: string): Promise<SwarmTaskReading[]> {
+  const tasks = (await docker.listTasks({ filters: { service: [serviceId] } })) as {
+    ID: string;
+    NodeID?: string;
+    DesiredState?: string;
+    Status?: { State?: string };
+    Spec?: { ContainerSpec?: { Image?: string; Env?: string[] } };
+  }[];
+  return tasks.map((t) => ({
+    id: t.ID,
+    nodeId: t.NodeID,
+    desired: t.DesiredState ?? '',
+    state: t.Status?.State ?? '',
+    image: t.Spec?.ContainerSpec?.Image ?? '',
+    env: envValue(t.Spec?.ContainerSpec?.Env, 'SERVICE_VERSION'),
+  }));
 }
 
 function withService(serviceId: string | undefined, result: ProbeResult): Read {
@@ -205,7 +258,10 @@ function repoDigest(repoDigests: string[] | undefined, reference: string): strin
   return match ? splitImageRef(match).digest : undefined;
 }
 
-function engineAddress(options: DockerProbeOptions): { options: Docker.DockerOptions; label: string } {
+export function engineAddress(options: Pick<DockerProbeOptions, 'host' | 'env'>): {
+  options: Docker.DockerOptions;
+  label: string;
+} {
   const host = options.host ?? options.env['DOCKER_HOST'] ?? 'unix:///var/run/docker.sock';
   if (host.startsWith('unix://')) {
     const socketPath = host.slice('unix://'.length);

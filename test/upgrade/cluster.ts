@@ -1,0 +1,166 @@
+import type Docker from 'dockerode';
+import { GitRepo } from '../helpers/git-repo.ts';
+import { writeReferenceConfig } from '../helpers/reference-config.ts';
+import { type RunResult, runRelease } from '../helpers/run-release.ts';
+import { type SwarmCluster, startSwarmCluster } from '../helpers/swarm-cluster.ts';
+import { buildRelease, waitFor } from './swarm.ts';
+
+/**
+ * The reference API and worker on a real three-node Swarm, three replicas each (one per node, on
+ * each node's host network), images of two releases that `release build --push` put in the
+ * registry the nodes pull from.
+ */
+export interface ClusterDeployment {
+  cluster: SwarmCluster;
+  repo: GitRepo;
+  namespace: string;
+  digests: Record<string, { api: string; worker: string }>;
+  /** The API's URL on each node's address. */
+  nodeUrls: string[];
+  stop(): Promise<void>;
+}
+
+export const API = 'app_api';
+export const WORKER = 'app_worker';
+export const API_PORT = 18080;
+
+export async function startClusterDeployment(): Promise<ClusterDeployment> {
+  const cluster = await startSwarmCluster();
+  const repo = GitRepo.create('cluster-');
+  const stop = async () => {
+    await cluster.stop();
+    repo.remove();
+  };
+  try {
+    const namespace = `${cluster.registry.host}/acme`;
+    writeReferenceConfig(repo.dir, { registry: namespace, insecureRegistries: [cluster.registry.host] });
+    const digests: ClusterDeployment['digests'] = {};
+    for (const tag of ['v1.0.0', 'v2.0.0']) digests[tag] = await buildRelease(repo, namespace, tag);
+    const deployment = {
+      cluster,
+      repo,
+      namespace,
+      digests,
+      nodeUrls: cluster.nodes.map((n) => `http://${n.addr}:${API_PORT}`),
+      stop,
+    };
+    await createServices(deployment);
+    return deployment;
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+export function image(d: ClusterDeployment, artifact: 'api' | 'worker', tag: string): string {
+  return `${d.namespace}/service-${artifact}:${tag}@${d.digests[tag]![artifact]}`;
+}
+
+async function createServices(d: ClusterDeployment): Promise<void> {
+  const docker = d.cluster.manager.docker;
+  const host = (await docker.listNetworks({ filters: { name: ['host'] } })).find((n) => n.Name === 'host')!;
+  const common = {
+    Mode: { Replicated: { Replicas: 3 } },
+    UpdateConfig: { Parallelism: 1, Order: 'stop-first', FailureAction: 'pause', Monitor: 1_000_000_000 },
+  };
+  const placement = { MaxReplicas: 1 };
+  await docker.createService({
+    Name: API,
+    TaskTemplate: {
+      ContainerSpec: {
+        Image: image(d, 'api', 'v1.0.0'),
+        Env: [`PORT=${API_PORT}`, 'HOST=0.0.0.0'],
+        StopGracePeriod: 2_000_000_000,
+      },
+      Networks: [{ Target: host.Id }],
+      Placement: placement,
+      RestartPolicy: { Condition: 'on-failure', Delay: 500_000_000 },
+    },
+    ...common,
+  } as Docker.CreateServiceOptions);
+  await docker.createService({
+    Name: WORKER,
+    TaskTemplate: {
+      ContainerSpec: {
+        Image: image(d, 'worker', 'v1.0.0'),
+        Env: ['WORKER_HEALTH_HOST=127.0.0.1', 'WORKER_HEALTH_PORT=0'],
+        StopGracePeriod: 2_000_000_000,
+      },
+      Networks: [{ Target: host.Id }],
+      Placement: placement,
+      RestartPolicy: { Condition: 'on-failure', Delay: 500_000_000 },
+    },
+    ...common,
+  } as Docker.CreateServiceOptions);
+  await waitFor(
+    async () => ((await versionsByNode(d)).every((v) => v === 'v1.0.0') ? true : undefined),
+    180_000,
+  );
+}
+
+/** What `/api/version` says on each node's address (`down` when it does not answer). */
+export async function versionsByNode(d: ClusterDeployment): Promise<string[]> {
+  return Promise.all(
+    d.nodeUrls.map(async (url) => {
+      try {
+        const res = await fetch(`${url}/api/version`, { signal: AbortSignal.timeout(1_500) });
+        return ((await res.json()) as { version: string }).version;
+      } catch {
+        return 'down';
+      }
+    }),
+  );
+}
+
+/** `release upgrade` of the cluster's API and worker, through the manager. */
+export function upgrade(d: ClusterDeployment, args: string[], timeoutMs = 240_000): Promise<RunResult> {
+  return runRelease(
+    [
+      'upgrade',
+      ...['--url', d.nodeUrls[0]!, '--docker-host', d.cluster.manager.host],
+      ...['--service', `api=${API}`, '--service', `worker=${WORKER}`],
+      ...['--monitor', '1000', '--rollback-timeout', '90000', '--json'],
+      ...args,
+    ],
+    { cwd: d.repo.dir, timeoutMs },
+  );
+}
+
+export function verify(d: ClusterDeployment, args: string[]): Promise<RunResult> {
+  return runRelease(
+    [
+      ...['verify', '--url', d.nodeUrls[0]!, '--docker-host', d.cluster.manager.host, '--url-per-node'],
+      ...['--no-cli', '--json', ...args],
+    ],
+    { cwd: d.repo.dir },
+  );
+}
+
+/** Every task Swarm wants running, as `<service>@<node>:<image tag>/<state>`. */
+export async function taskView(d: ClusterDeployment): Promise<string[]> {
+  const docker = d.cluster.manager.docker;
+  const nodes = new Map(
+    ((await docker.listNodes()) as { ID: string; Description: { Hostname: string } }[]).map((n) => [
+      n.ID,
+      n.Description.Hostname,
+    ]),
+  );
+  const tasks = (await docker.listTasks({ filters: { 'desired-state': ['running'] } })) as {
+    ServiceID: string;
+    NodeID?: string;
+    Spec: { ContainerSpec: { Image: string } };
+    Status: { State: string };
+  }[];
+  const services = new Map(
+    ((await docker.listServices()) as { ID: string; Spec: { Name: string } }[]).map((s) => [
+      s.ID,
+      s.Spec.Name,
+    ]),
+  );
+  return tasks
+    .map((t) => {
+      const tag = t.Spec.ContainerSpec.Image.replace(/@.*/, '').replace(/.*:/, '');
+      return `${services.get(t.ServiceID)}@${nodes.get(t.NodeID ?? '') ?? '-'}:${tag}/${t.Status.State}`;
+    })
+    .sort();
+}
