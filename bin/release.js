@@ -29,13 +29,16 @@ if (args[0] === '--version' || args[0] === '-V') {
     ['SIGTERM', 143],
   ]) {
     process.on(signal, () => {
+      // The command has returned and printed its result: only open handles keep Node alive (a
+      // registry connection closing). Its outcome stands; exit with it rather than claim a stop.
+      if (finished) process.exit(process.exitCode);
       if (deliver(signal)) {
         stopping = true;
         process.stderr.write(`release: ${signal}: finishing the writes under way, then stopping\n`);
         return;
       }
       process.stderr.write(`release: ${signal}${stopping ? ' again' : ''}: stopping now\n`);
-      if (args.includes('--json') && !finished) {
+      if (args.includes('--json')) {
         const message = `stopped by ${signal}${stopping ? ' again, before the writes under way were finished' : ''}`;
         const error = { code: 'INTERRUPTED', message, exitCode: code, signal, stage: 'stopped-at-once' };
         writeSync(1, `${JSON.stringify({ error }, null, 2)}\n`);

@@ -42,12 +42,17 @@ export async function runPromote(options: PromoteOptions): Promise<void> {
     sign: options.sign !== false,
     ...(options.key ? { keyPath: options.key } : {}),
   };
-  // What a killed promotion left is finished or undone first, as a group a signal waits for
-  // (a stop requested meanwhile then skips every step: nothing of this run was written).
-  await stopCleanly(async () => {
-    await recoverNow(store);
-    await sweepDeadTemporaries([dirname(ctx.recordPath)]); // a record write a kill cut short
-  });
+  // The whole run is one region a signal waits for, up to its last line of output: a stop that
+  // lands after the pipeline (while the journal is removed, or the result printed) must not end
+  // the process there, with the journal still on disk or a second document on stdout.
+  await stopCleanly(() => promote(ctx, store));
+}
+
+async function promote(ctx: PromoteContext, store: ImageStore): Promise<void> {
+  // What a killed promotion left is finished or undone first (a stop requested meanwhile then
+  // skips every step: nothing of this run was written).
+  await recoverNow(store);
+  await sweepDeadTemporaries([dirname(ctx.recordPath)]); // a record write a kill cut short
   const reports: StepReport[] = [];
   try {
     await runPipeline(promotePipeline, ctx, { ...ctx, reports, stopsCleanly: true });
