@@ -123,19 +123,14 @@ export interface SignatureReading {
 }
 
 /**
- * What a release image is made of : the version it reports, the rc it names, whether its
- * code layers are the rc's, whether it is exactly the rc re-stamped for its tag (so nothing else,
- * a version layer above all, was changed), and the signatures of both.
+ * What one release image (or one platform child of an index) is made of: the version it reports,
+ * the rc it names, whether its code layers are the rc's, whether it is exactly the rc re-stamped
+ * for its tag (so nothing else, a version layer above all, was changed), and the signatures of both.
  */
-export interface ProvenanceReading {
-  artifact: ArtifactName;
-  repository: string;
-  tag: string;
-  /** The release tag's manifest digest; undefined when the tag is missing or unreadable. */
+export interface ImageProvenance {
+  /** The manifest digest; undefined when the tag is missing or unreadable. */
   digest: string | undefined;
-  /** The tag is not in the store. */
-  missing?: boolean;
-  /** The version the image's config reports (label, else env). */
+  /** The version the image's config reports (label, else env); an index: the one all its platforms report. */
   imageVersion?: string;
   /** The rc manifest digest the image names (label / annotation); undefined: not made from an rc. */
   madeFrom?: string;
@@ -154,6 +149,29 @@ export interface ProvenanceReading {
    * with signing.publicKey (`unchecked` without one; `missing` when the release carries none).
    */
   cliArchiveSignature?: 'valid' | 'invalid' | 'missing' | 'unchecked';
+}
+
+/** One platform child of a release index (`linux/arm64`): what a node of that platform runs. */
+export interface PlatformProvenance extends ImageProvenance {
+  platform: string;
+  digest: string;
+  /** The child names an rc image that is not its platform's child in the rc index the index names. */
+  notInRc?: boolean;
+}
+
+/** One release image by its tag; a multi-platform index also per platform. */
+export interface ProvenanceReading extends ImageProvenance {
+  artifact: ArtifactName;
+  repository: string;
+  tag: string;
+  /** The tag is not in the store. */
+  missing?: boolean;
+  /** A multi-platform index: each platform child, read as an image of its own. */
+  platforms?: PlatformProvenance[];
+  /** Platforms the rc index has and the release index lacks: those nodes have nothing to run. */
+  missingPlatforms?: string[];
+  /** Platforms the release index has and its rc index does not: never a tested rc. */
+  extraPlatforms?: string[];
   error?: string;
 }
 
