@@ -177,7 +177,14 @@ export function renderReport(report: DeploymentReport): string[] {
   for (const s of report.signatures ?? []) {
     const what =
       s.status === 'valid' ? `valid, key ${s.keyId.slice(0, 16)}` : `${s.status.toUpperCase()}: ${s.reason}`;
-    lines.push(`signature ${s.repository}${s.digest ? `@${short(s.digest)}` : ''} (${s.of}): ${what}`);
+    // A running platform image names its index; an index checked by tag lists its platforms.
+    const child = s.platform && s.index ? `, ${s.platform} of index ${short(s.index)}` : '';
+    const platforms = s.platforms?.length
+      ? `; ${s.platforms.map((p) => `${p.platform} ${p.status === 'valid' ? 'valid' : p.status.toUpperCase()}`).join(', ')}`
+      : '';
+    lines.push(
+      `signature ${s.repository}${s.digest ? `@${short(s.digest)}` : ''} (${s.of}${child}): ${what}${platforms}`,
+    );
   }
   for (const p of report.provenance ?? []) lines.push(...provenanceLines(p));
   if (report.cliPackage) {

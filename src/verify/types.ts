@@ -97,6 +97,8 @@ export interface RegistryReading {
   store: string;
   /** undefined when the tag is not in the store (and `error` is unset) or it could not be read. */
   expected: string | undefined;
+  /** `expected` is a multi-platform index: its platform images, any of which a node may run. */
+  platforms?: { platform: string; digest: string }[];
   error?: string;
   /** Each container or service of this image and the manifest digest it runs (when known). */
   running: { source: string; digest: string | undefined }[];
@@ -119,6 +121,11 @@ export interface SignatureReading {
   status: 'valid' | 'missing' | 'invalid' | 'unchecked';
   reason: string;
   keyId: string;
+  /** A running platform image of the tag's index: its platform and the index, checked with it. */
+  platform?: string;
+  index?: string;
+  /** The tag's digest is an index: each platform image's own status (all must be valid). */
+  platforms?: { platform: string; digest: string; status: 'valid' | 'missing' | 'invalid' }[];
   error?: string;
 }
 
