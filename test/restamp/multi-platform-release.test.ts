@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VERSION_LABEL } from '../../src/engine/oci/version-layer.ts';
+import { copyImage } from '../../src/registry/copy-image.ts';
+import { openStore } from '../../src/registry/open-store.ts';
 import { platformChildren } from '../../src/registry/platform-children.ts';
 import { RegistryStore } from '../../src/registry/registry-store.ts';
 import { MEDIA_TYPES } from '../../src/registry/store.ts';
@@ -247,6 +249,20 @@ describe('a two-platform index from rc to release', { timeout: 120_000 }, () => 
       expect(text.stdout).toMatch(/x RELEASE_PLATFORM_MISSING: worker: /);
     } finally {
       await store.putManifest(REPOS.worker, RELEASE, released.bytes, released.descriptor.mediaType);
+    }
+  });
+
+  it("copying the release to another store carries each platform image's signatures", async () => {
+    const dir = join(work, 'layout');
+    const layout = openStore(`oci-layout:${dir}`, { cwd: work, env: {} });
+    const copied = await copyImage(store, REPOS.api, RELEASE, layout, REPOS.api, RELEASE);
+    expect(copied.referrers).toBe(3); // the index's signature and one per platform image
+    for (const child of await childrenOf(REPOS.api, RELEASE)) {
+      const check = await checkImageSignature(layout, publicKey(), {
+        repository: REPOS.api,
+        digest: child.digest,
+      });
+      expect(check.status, `${child.platform}: ${check.reason}`).toBe('valid');
     }
   });
 });
