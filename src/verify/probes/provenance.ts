@@ -4,6 +4,8 @@ import type { ImageStore, Manifest } from '../../registry/store.ts';
 import { releaseArchiveSignatures } from '../../restamp/release-archive-signatures.ts';
 import { printable } from '../../shared/printable.ts';
 import type { PublicSigningKey } from '../../signing/keys.ts';
+import { imageTagOf } from '../../version/image-tag.ts';
+import { parseVersion } from '../../version/parse.ts';
 import type { ArtifactName, PlatformProvenance, ProvenanceReading } from '../types.ts';
 import { madeFromOf, manifestProvenance, type ProvenanceSource, readImage } from './image-provenance.ts';
 
@@ -41,10 +43,10 @@ export async function probeProvenance(
 }
 
 /**
- * A multi-platform index: the index as a whole (the rc index its annotation names, re-stamped,
- * must give it byte for byte; both signed), then each platform child as an image of its own (a
- * node runs the child, so its version, code layers and signatures are what matter), and the
- * platforms the rc has that the release lacks.
+ * A multi-platform index: each platform child as an image of its own (a node runs the child, so
+ * its version, code layers and signatures are what matter), then the index as a whole (the rc
+ * index, re-stamped, must give it byte for byte; both signed), and the platforms the rc has that
+ * the release lacks.
  */
 async function indexProvenance(
   source: ProvenanceSource,
@@ -52,31 +54,25 @@ async function indexProvenance(
   children: PlatformChild[],
 ): Promise<Omit<ProvenanceReading, 'artifact' | 'repository' | 'tag'>> {
   const { store, repository } = source;
-  const annotations = (
-    JSON.parse(Buffer.from(release.bytes).toString('utf8')) as {
-      annotations?: Record<string, string>;
-    }
-  ).annotations;
-  const indexFrom = annotations?.[RESTAMPED_FROM];
-  const index = await manifestProvenance(source, release, indexFrom);
-  const rcIndex = indexFrom && !index.rcMissing ? await store.getManifest(repository, indexFrom) : undefined;
-  const rcChildren = rcIndex ? platformChildren(rcIndex.bytes) : undefined;
-  const match = rcChildren ? matchPlatforms(rcChildren, children) : undefined;
   const platforms: PlatformProvenance[] = [];
   for (const child of children) {
     const manifest = await store.getManifest(repository, child.digest);
     if (!manifest)
       throw new Error(`${repository}@${child.digest} (${child.platform}, in ${source.tag}) is missing`);
     const view = await readImage(store, repository, manifest);
-    const from = view ? madeFromOf(view) : undefined;
-    const reading = await manifestProvenance(source, manifest, from, view);
-    const rcChild = match?.pairs.find((p) => p.platform === child.platform)?.rc;
-    platforms.push({
-      ...reading,
-      platform: child.platform,
-      digest: child.digest,
-      ...(from && rcChild !== undefined && rcChild !== from ? { notInRc: true } : {}),
-    });
+    const reading = await manifestProvenance(source, manifest, view ? madeFromOf(view) : undefined, view);
+    platforms.push({ ...reading, platform: child.platform, digest: child.digest });
+  }
+  const rcIndex = await rcIndexOf(store, repository, release, platforms);
+  const index = await manifestProvenance(
+    source,
+    release,
+    rcIndex?.descriptor.digest ?? annotatedFrom(release),
+  );
+  const match = rcIndex ? matchPlatforms(platformChildren(rcIndex.bytes) ?? [], children) : undefined;
+  for (const p of platforms) {
+    const rcChild = match?.pairs.find((pair) => pair.platform === p.platform)?.rc;
+    if (p.madeFrom && rcChild !== undefined && rcChild !== p.madeFrom) p.notInRc = true;
   }
   const versions = new Set(platforms.map((p) => p.imageVersion));
   const rcVersions = new Set(platforms.map((p) => p.rcVersion));
@@ -88,4 +84,36 @@ async function indexProvenance(
     ...(match?.missing.length ? { missingPlatforms: match.missing } : {}),
     ...(match?.extra.length ? { extraPlatforms: match.extra } : {}),
   };
+}
+
+/** The rc index an OCI release index names in its annotation. */
+function annotatedFrom(release: Manifest): string | undefined {
+  const json = JSON.parse(Buffer.from(release.bytes).toString('utf8')) as {
+    annotations?: Record<string, string>;
+  };
+  return json.annotations?.[RESTAMPED_FROM];
+}
+
+/**
+ * The rc index the release index was made from: the one its annotation names; else (a Docker
+ * manifest list has no annotations) the index at the rc's tag, when it holds every rc image the
+ * release children name, so a moved rc tag is never taken for the release's rc.
+ */
+async function rcIndexOf(
+  store: ImageStore,
+  repository: string,
+  release: Manifest,
+  platforms: PlatformProvenance[],
+): Promise<Manifest | undefined> {
+  const named = annotatedFrom(release);
+  if (named) return store.getManifest(repository, named);
+  const from = platforms.map((p) => p.madeFrom);
+  const rcVersion = platforms[0]?.rcVersion;
+  if (!rcVersion || from.some((d) => d === undefined)) return undefined;
+  const version = parseVersion(rcVersion);
+  if (version.kind !== 'rc') return undefined;
+  const candidate = await store.getManifest(repository, imageTagOf(version));
+  const rcChildren = candidate ? platformChildren(candidate.bytes) : undefined;
+  if (!rcChildren || !from.every((d) => rcChildren.some((c) => c.digest === d))) return undefined;
+  return candidate;
 }
