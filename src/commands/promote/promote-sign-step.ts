@@ -5,7 +5,8 @@ import type { PromoteContext } from './promote-context.ts';
 
 /**
  * The rc channel's last step on the store: sign each promoted digest (never the tag) and read the
- * signature back; a multi-platform index has each platform child signed, then the index. With `--no-sign` nothing is signed, and the output and record say so.
+ * signature back; a multi-platform index has each platform child signed, then the index. With
+ * `--no-sign` nothing is signed, and the output and record say so.
  */
 export const promoteSignStep: Step<PromoteContext> = {
   title: 'Sign the release candidate',

@@ -2,6 +2,7 @@ import { platformChildren } from '../../registry/platform-children.ts';
 import type { ImageStore } from '../../registry/store.ts';
 import { printable } from '../../shared/printable.ts';
 import type { PublicSigningKey } from '../../signing/keys.ts';
+import type { PlatformSignatureCheck } from '../../signing/platform-signatures.ts';
 
 import type { ArtifactName, SignatureReading } from '../types.ts';
 
@@ -51,11 +52,7 @@ export async function probeSignatures(
       // No engine read: the tag's digest, and for an index each platform image a node would run.
       const digest = tag.descriptor.digest;
       const check = await checkImageSetSignature(store, trusted, { repository, digest });
-      const platforms = check.platforms?.map((p) => ({
-        platform: p.platform,
-        digest: p.digest,
-        status: p.check.status,
-      }));
+      const platforms = platformStatuses(check);
       return [
         {
           ...base,
@@ -74,10 +71,14 @@ export async function probeSignatures(
     const children = tag ? (platformChildren(tag.bytes) ?? []) : [];
     return await Promise.all(
       running.map(async (r): Promise<SignatureReading> => {
-        const own = await checkImageSignature(store, trusted, { repository, digest: r.digest });
+        // An index that runs (the engine reports the digest it pulled by) is held to every platform.
+        const own = await checkImageSetSignature(store, trusted, { repository, digest: r.digest });
         const child = children.find((c) => c.digest === r.digest);
         const reading = { ...base, digest: r.digest, of: r.source, running: true };
-        if (!child || !tag) return { ...reading, status: own.status, reason: own.reason };
+        if (!child || !tag) {
+          const platforms = platformStatuses(own);
+          return { ...reading, status: own.status, reason: own.reason, ...(platforms ? { platforms } : {}) };
+        }
         // A platform image of the tag's index runs: it is vouched for when it and its index both are.
         const index = await checkImageSignature(store, trusted, {
           repository,
@@ -97,4 +98,9 @@ export async function probeSignatures(
     const message = printable((error as Error).message, { max: 300 });
     return [{ ...unchecked(message), error: message }];
   }
+}
+
+/** Each platform image's own status, for the reading of an index. */
+function platformStatuses(check: { platforms?: PlatformSignatureCheck[] }): SignatureReading['platforms'] {
+  return check.platforms?.map((p) => ({ platform: p.platform, digest: p.digest, status: p.check.status }));
 }
