@@ -279,4 +279,22 @@ describe('a two-platform index from rc to release', { timeout: 120_000 }, () => 
       expect(check.status, `${child.platform}: ${check.reason}`).toBe('valid');
     }
   });
+
+  it('release sign <image>:<tag> signs each platform image of an index, then the index', async () => {
+    const index = makeIndex([makeImage({ architecture: 'amd64' }), makeImage({ architecture: 'arm64' })]);
+    const digest = await pushIndex(store, REPOS.api, index, 'v3.3.0-rc.1');
+    const run = await release(['sign', `${REPOS.api}:v3.3.0-rc.1`]);
+    expect(run.code, run.stderr).toBe(0);
+    for (const child of await childrenOf(REPOS.api, digest)) {
+      expect(run.stdout).toContain(`    ${child.platform} ${REPOS.api}@${child.digest}  signature sha256:`);
+      const check = await checkImageSignature(store, publicKey(), {
+        repository: REPOS.api,
+        digest: child.digest,
+      });
+      expect(check.status, `${child.platform}: ${check.reason}`).toBe('valid');
+    }
+    expect((await checkImageSignature(store, publicKey(), { repository: REPOS.api, digest })).status).toBe(
+      'valid',
+    );
+  });
 });
