@@ -9,9 +9,9 @@ import { openStore } from '../../src/registry/open-store.ts';
 import { platformChildren } from '../../src/registry/platform-children.ts';
 import { RegistryStore } from '../../src/registry/registry-store.ts';
 import { MEDIA_TYPES } from '../../src/registry/store.ts';
-import { checkImageSignature } from '../../src/signing/image-signature.ts';
+import { checkImageSignature, signImage } from '../../src/signing/image-signature.ts';
 import { writeKeyPair } from '../../src/signing/key-files.ts';
-import { parsePublicKey } from '../../src/signing/keys.ts';
+import { parsePrivateKey, parsePublicKey } from '../../src/signing/keys.ts';
 import type { GitRepo } from '../helpers/git-repo.ts';
 import { makeImage, makeIndex, pushImage, pushIndex } from '../helpers/make-image.ts';
 import { type RunningRegistry, startRegistry } from '../helpers/registry.ts';
@@ -296,5 +296,36 @@ describe('a two-platform index from rc to release', { timeout: 120_000 }, () => 
     expect((await checkImageSignature(store, publicKey(), { repository: REPOS.api, digest })).status).toBe(
       'valid',
     );
+  });
+
+  it('a release from an rc whose platform images are unsigned (only its index is) is refused, nothing written', async () => {
+    const rc = 'v3.4.0-rc.1';
+    const keyPath = join(repo.dir, 'release-signing.key');
+    const key = parsePrivateKey(readFileSync(keyPath, 'utf8'), PASSPHRASE, keyPath);
+    for (const a of ARTIFACTS) {
+      const labels = { [VERSION_LABEL]: rc };
+      const index = makeIndex([
+        makeImage({ architecture: 'amd64', labels }),
+        makeImage({ architecture: 'arm64', labels }),
+      ]);
+      const digest = await pushIndex(store, REPOS[a], index, rc);
+      await signImage(store, key, { repository: REPOS[a], digest }); // the index alone, as before this change
+    }
+    repo.tag('v3.4.0');
+    const run = await release([
+      'promote',
+      '--channel',
+      'release',
+      '--from',
+      rc,
+      '--version',
+      'v3.4.0',
+      '--json',
+    ]);
+    expect(run.code, run.stdout).toBe(1);
+    const error = jsonOf<{ error: { code: string; message: string } }>(run).error;
+    expect(error.code).toBe('RC_SIGNATURE_INVALID');
+    expect(error.message).toContain('the linux/amd64 image: no signature is attached');
+    for (const a of ARTIFACTS) expect(await store.resolve(REPOS[a], 'v3.4.0')).toBeUndefined();
   });
 });
