@@ -41,6 +41,8 @@ export async function signImageSet(
 ): Promise<SignedImageSet> {
   const children = await childrenOf(store, image);
   let platforms: SignedPlatform[] | undefined;
+  // An rc signed before its children were (an index alone) is completed: that is a signing too.
+  let childSigned = false;
   if (children) {
     const rcChildren = image.madeFrom
       ? await childrenOf(store, { ...image, digest: image.madeFrom })
@@ -62,11 +64,16 @@ export async function signImageSet(
         { repository: image.repository, digest: child.digest, ...(from ? { madeFrom: from } : {}) },
         `${label} (${child.platform})`,
       );
+      childSigned ||= outcome.status === 'signed';
       platforms.push({ ...child, signature: outcome.signature, ...(from ? { madeFrom: from } : {}) });
     }
   }
   const outcome = await signAndConfirm(store, key, image, label);
-  return { ...outcome, ...(platforms ? { platforms } : {}) };
+  return {
+    ...outcome,
+    ...(childSigned ? { status: 'signed' as const } : {}),
+    ...(platforms ? { platforms } : {}),
+  };
 }
 
 export interface PlatformSignatureCheck {
