@@ -327,5 +327,12 @@ describe('a two-platform index from rc to release', { timeout: 120_000 }, () => 
     expect(error.code).toBe('RC_SIGNATURE_INVALID');
     expect(error.message).toContain('the linux/amd64 image: no signature is attached');
     for (const a of ARTIFACTS) expect(await store.resolve(REPOS[a], 'v3.4.0')).toBeUndefined();
+    // The fix the refusal names: `release sign <rc>` signs the children the index lacked.
+    const signed = await release(['sign', rc, '--json']);
+    expect(signed.code, signed.stderr).toBe(0);
+    const images = jsonOf<{ images: { status: string; platforms: unknown[] }[] }>(signed).images;
+    expect(images.map((i) => [i.status, i.platforms.length])).toEqual(ARTIFACTS.map(() => ['signed', 2]));
+    const again = await release(['promote', '--channel', 'release', '--from', rc, '--version', 'v3.4.0']);
+    expect(again.code, again.stderr).toBe(0);
   });
 });
