@@ -69,7 +69,16 @@ export interface PromotionSigning {
   keyId?: string;
   reason?: string;
   /** Per artifact: the digest and the signature referrer that vouches for it. */
-  artifacts?: Record<string, { digest: string; signature?: string; madeFrom?: string }>;
+  artifacts?: Record<
+    string,
+    {
+      digest: string;
+      signature?: string;
+      madeFrom?: string;
+      /** A multi-platform index: each platform child's digest and signature (and its rc child). */
+      platforms?: { platform: string; digest: string; signature?: string; madeFrom?: string }[];
+    }
+  >;
 }
 
 /**

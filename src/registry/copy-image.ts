@@ -7,7 +7,7 @@ export interface CopyResult {
   descriptor: Descriptor;
   /** Blobs sent, mounted, or already present, for reports. */
   blobs: { copied: number; mounted: number; present: number };
-  /** Referrers (signatures) of the image copied along with it to another store or repository. */
+  /** Referrers (signatures) of the image, and of each child of an index, copied along with it. */
   referrers: number;
 }
 
@@ -35,11 +35,13 @@ export async function copyImage(
         hint: 'build and push the image first, or check the reference',
       },
     );
+  let referrers = 0;
   await copyTree(manifest.descriptor, manifest.bytes);
   // An image's signatures travel with it; within one repository they already apply.
-  const referrers = await copyReferrers(from, fromRepository, manifest.descriptor.digest, to, toRepository);
+  referrers += (await copyReferrers(from, fromRepository, manifest.descriptor.digest, to, toRepository))
+    .length;
   if (tag) await to.putManifest(toRepository, tag, manifest.bytes, manifest.descriptor.mediaType);
-  return { descriptor: manifest.descriptor, blobs, referrers: referrers.length };
+  return { descriptor: manifest.descriptor, blobs, referrers };
 
   async function copyTree(descriptor: Descriptor, bytes: Uint8Array): Promise<void> {
     const refs = referencesOf(bytes, descriptor.mediaType);
@@ -55,6 +57,8 @@ export async function copyImage(
           },
         );
       await copyTree(childManifest.descriptor, childManifest.bytes);
+      // A platform image is signed on its own (a node runs it, not the index): its signatures go too.
+      referrers += (await copyReferrers(from, fromRepository, child.digest, to, toRepository)).length;
     }
     await to.putManifest(toRepository, descriptor.digest, bytes, descriptor.mediaType);
   }

@@ -42,4 +42,19 @@ describe('checkRegistry', () => {
       checkRegistry([reading({ running: [{ source: 'container abc (w)', digest: undefined }] })])[0],
     ).toMatchObject({ code: 'REGISTRY_DIGEST_UNKNOWN', severity: 'notice' });
   });
+
+  it("accepts a running platform image of the tag's index, and nothing else beside the index", () => {
+    const D3 = `sha256:${'3'.repeat(64)}`;
+    const platforms = [
+      { platform: 'linux/amd64', digest: D2 },
+      { platform: 'linux/arm64', digest: D3 },
+    ];
+    expect(checkRegistry([reading({ platforms, running: [{ source: 'container c', digest: D3 }] })])).toEqual(
+      [],
+    );
+    const other = `sha256:${'4'.repeat(64)}`;
+    expect(
+      checkRegistry([reading({ platforms, running: [{ source: 'container c', digest: other }] })])[0],
+    ).toMatchObject({ code: 'REGISTRY_DIGEST_MISMATCH' });
+  });
 });

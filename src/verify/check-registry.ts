@@ -2,7 +2,8 @@ import type { Finding, RegistryReading } from './types.ts';
 
 /**
  * The bytes that run must be the bytes the release tag names: a running digest other than the
- * tag's means the tag moved after the deployment, or the engine runs a stale or local image.
+ * tag's means the tag moved after the deployment, or the engine runs a stale or local image. For a
+ * multi-platform index, the digest of any of its platform images is the tag's too.
  */
 export function checkRegistry(readings: RegistryReading[]): Finding[] {
   return readings.flatMap((r): Finding[] => {
@@ -43,6 +44,8 @@ export function checkRegistry(readings: RegistryReading[]): Finding[] {
         ];
       }
       if (running.digest === r.expected) return [];
+      // A node pulls its own platform's image out of a multi-platform index: those bytes are the tag's too.
+      if (r.platforms?.some((p) => p.digest === running.digest)) return [];
       return [
         {
           code: 'REGISTRY_DIGEST_MISMATCH',

@@ -5,6 +5,7 @@ import type {
   ArtifactStatus,
   DeploymentReport,
   Finding,
+  ImageProvenance,
   ProvenanceReading,
   RegistryReading,
   SignatureReading,
@@ -39,6 +40,8 @@ const WHY: Record<string, string> = {
   RELEASE_RC_MISSING: 'its rc is missing',
   RELEASE_RC_UNSIGNED: 'its rc is not signed',
   RELEASE_NOT_BOUND: 'release not signed for its rc',
+  RELEASE_PLATFORM_MISSING: "lacks a platform of its rc's",
+  RELEASE_PLATFORM_NOT_IN_RC: 'a platform is not from its rc',
 };
 
 const RANK: Record<ArtifactStatus, number> = { unreachable: 4, drift: 3, notice: 2, ok: 1, skipped: 0 };
@@ -174,9 +177,16 @@ export function renderReport(report: DeploymentReport): string[] {
   for (const s of report.signatures ?? []) {
     const what =
       s.status === 'valid' ? `valid, key ${s.keyId.slice(0, 16)}` : `${s.status.toUpperCase()}: ${s.reason}`;
-    lines.push(`signature ${s.repository}${s.digest ? `@${short(s.digest)}` : ''} (${s.of}): ${what}`);
+    // A running platform image names its index; an index checked by tag lists its platforms.
+    const child = s.platform && s.index ? `, ${s.platform} of index ${short(s.index)}` : '';
+    const platforms = s.platforms?.length
+      ? `; ${s.platforms.map((p) => `${p.platform} ${p.status === 'valid' ? 'valid' : p.status.toUpperCase()}`).join(', ')}`
+      : '';
+    lines.push(
+      `signature ${s.repository}${s.digest ? `@${short(s.digest)}` : ''} (${s.of}${child}): ${what}${platforms}`,
+    );
   }
-  for (const p of report.provenance ?? []) lines.push(provenanceLine(p));
+  for (const p of report.provenance ?? []) lines.push(...provenanceLines(p));
   if (report.cliPackage) {
     const p = report.cliPackage;
     const state = p.exists === undefined ? 'unreadable' : p.exists ? 'published' : 'MISSING';
@@ -190,13 +200,30 @@ export function renderReport(report: DeploymentReport): string[] {
   return lines;
 }
 
-/** `image service-api:v1.0.0 reports v1.0.0, made from sha256:… (v1.0.0-rc.1): 2 code layers equal …` */
-function provenanceLine(p: ProvenanceReading): string {
+/**
+ * `image service-api:v1.0.0 reports v1.0.0, made from sha256:… (v1.0.0-rc.1): 2 code layers equal …`;
+ * an index, then one indented line per platform and per platform its rc has and it lacks.
+ */
+function provenanceLines(p: ProvenanceReading): string[] {
   const head = `image ${p.repository}:${p.tag}${p.digest ? `@${short(p.digest)}` : ''}`;
-  if (p.error !== undefined) return `${head}: unreadable: ${p.error}`;
-  if (p.missing) return `${head}: not in the store`;
+  if (p.error !== undefined) return [`${head}: unreadable: ${p.error}`];
+  if (p.missing) return [`${head}: not in the store`];
+  if (!p.platforms) return [`${head} ${imageSummary(p)}`];
+  const names = p.platforms.map((c) => c.platform).join(', ');
+  return [
+    `${head} (index: ${names}) ${imageSummary(p)}`,
+    ...p.platforms.map(
+      (c) =>
+        `  ${c.platform}@${short(c.digest)} ${imageSummary(c)}${c.notInRc ? ", NOT its rc index's image" : ''}`,
+    ),
+    ...(p.missingPlatforms ?? []).map((platform) => `  ${platform}: MISSING (the rc has it)`),
+    ...(p.extraPlatforms ?? []).map((platform) => `  ${platform}: NOT IN THE RC`),
+  ];
+}
+
+function imageSummary(p: ImageProvenance): string {
   const reports = `reports ${p.imageVersion ?? 'no version'}`;
-  if (!p.madeFrom) return `${head} ${reports}, not made from an rc`;
+  if (!p.madeFrom) return `${reports}, not made from an rc`;
   const parts = [`made from ${short(p.madeFrom)}${p.rcVersion ? ` (${p.rcVersion})` : ''}`];
   if (p.rcMissing) parts.push('which is MISSING');
   if (p.codeLayers)
@@ -208,7 +235,7 @@ function provenanceLine(p: ProvenanceReading): string {
   if (p.rcSignature) parts.push(`rc signature ${p.rcSignature}`);
   if (p.releaseSignature) parts.push(`release signature ${p.releaseSignature}`);
   if (p.cliArchiveSignature) parts.push(`CLI archive signature ${p.cliArchiveSignature}`);
-  return `${head} ${reports}, ${parts.join(', ')}`;
+  return `${reports}, ${parts.join(', ')}`;
 }
 
 export function verdictLine(report: DeploymentReport): string {

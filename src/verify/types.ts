@@ -97,6 +97,8 @@ export interface RegistryReading {
   store: string;
   /** undefined when the tag is not in the store (and `error` is unset) or it could not be read. */
   expected: string | undefined;
+  /** `expected` is a multi-platform index: its platform images, any of which a node may run. */
+  platforms?: { platform: string; digest: string }[];
   error?: string;
   /** Each container or service of this image and the manifest digest it runs (when known). */
   running: { source: string; digest: string | undefined }[];
@@ -119,23 +121,23 @@ export interface SignatureReading {
   status: 'valid' | 'missing' | 'invalid' | 'unchecked';
   reason: string;
   keyId: string;
+  /** A running platform image of the tag's index: its platform and the index, checked with it. */
+  platform?: string;
+  index?: string;
+  /** The tag's digest is an index: each platform image's own status (all must be valid). */
+  platforms?: { platform: string; digest: string; status: 'valid' | 'missing' | 'invalid' }[];
   error?: string;
 }
 
 /**
- * What a release image is made of : the version it reports, the rc it names, whether its
- * code layers are the rc's, whether it is exactly the rc re-stamped for its tag (so nothing else,
- * a version layer above all, was changed), and the signatures of both.
+ * What one release image (or one platform child of an index) is made of: the version it reports,
+ * the rc it names, whether its code layers are the rc's, whether it is exactly the rc re-stamped
+ * for its tag (so nothing else, a version layer above all, was changed), and the signatures of both.
  */
-export interface ProvenanceReading {
-  artifact: ArtifactName;
-  repository: string;
-  tag: string;
-  /** The release tag's manifest digest; undefined when the tag is missing or unreadable. */
+export interface ImageProvenance {
+  /** The manifest digest; undefined when the tag is missing or unreadable. */
   digest: string | undefined;
-  /** The tag is not in the store. */
-  missing?: boolean;
-  /** The version the image's config reports (label, else env). */
+  /** The version the image's config reports (label, else env); an index: the one all its platforms report. */
   imageVersion?: string;
   /** The rc manifest digest the image names (label / annotation); undefined: not made from an rc. */
   madeFrom?: string;
@@ -154,6 +156,29 @@ export interface ProvenanceReading {
    * with signing.publicKey (`unchecked` without one; `missing` when the release carries none).
    */
   cliArchiveSignature?: 'valid' | 'invalid' | 'missing' | 'unchecked';
+}
+
+/** One platform child of a release index (`linux/arm64`): what a node of that platform runs. */
+export interface PlatformProvenance extends ImageProvenance {
+  platform: string;
+  digest: string;
+  /** The child names an rc image that is not its platform's child in the rc index the index names. */
+  notInRc?: boolean;
+}
+
+/** One release image by its tag; a multi-platform index also per platform. */
+export interface ProvenanceReading extends ImageProvenance {
+  artifact: ArtifactName;
+  repository: string;
+  tag: string;
+  /** The tag is not in the store. */
+  missing?: boolean;
+  /** A multi-platform index: each platform child, read as an image of its own. */
+  platforms?: PlatformProvenance[];
+  /** Platforms the rc index has and the release index lacks: those nodes have nothing to run. */
+  missingPlatforms?: string[];
+  /** Platforms the release index has and its rc index does not: never a tested rc. */
+  extraPlatforms?: string[];
   error?: string;
 }
 

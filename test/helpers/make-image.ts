@@ -18,6 +18,8 @@ export interface MakeImageOptions {
   architecture?: string;
   /** Extra label, so two otherwise equal images differ. */
   label?: string;
+  /** More config labels (`org.opencontainers.image.version`, so a release can re-stamp it). */
+  labels?: Record<string, string>;
 }
 
 /** Make a random single-layer OCI image in memory. */
@@ -28,7 +30,7 @@ export function makeImage(options: MakeImageOptions = {}): TestImage {
   const config = json({
     architecture,
     os: 'linux',
-    config: { Labels: { 'test.label': options.label ?? randomBytes(4).toString('hex') } },
+    config: { Labels: { 'test.label': options.label ?? randomBytes(4).toString('hex'), ...options.labels } },
     rootfs: { type: 'layers', diff_ids: [layerDigest] },
   });
   const configDigest = sha256Digest(config);

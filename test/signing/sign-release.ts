@@ -1,16 +1,17 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ImageStore } from '../../src/registry/store.ts';
-import { signImage } from '../../src/signing/image-signature.ts';
 import { writeKeyPair } from '../../src/signing/key-files.ts';
 import { parsePrivateKey } from '../../src/signing/keys.ts';
+import { signImageSet } from '../../src/signing/platform-signatures.ts';
 
 const PASSPHRASE = 'sign-release-helper-passphrase';
 
 /**
  * Sign a release candidate the way `release promote --channel rc` does, for suites that test
  * what happens after (a release `--from` it): a key pair in `<projectDir>/keys/`, its public key
- * added to the project's `release.config.json` as `signing.publicKey`, and every digest signed.
+ * added to the project's `release.config.json` as `signing.publicKey`, and every digest signed
+ * (an index with each platform child, as the rc promotion signs it).
  */
 export async function signRelease(
   projectDir: string,
@@ -25,6 +26,6 @@ export async function signRelease(
   writeFileSync(configPath, JSON.stringify(config));
   const key = parsePrivateKey(readFileSync(keys.privateKey, 'utf8'), PASSPHRASE, keys.privateKey);
   for (const [artifact, digest] of Object.entries(digests)) {
-    await signImage(store, key, { repository: repositories[artifact]!, digest });
+    await signImageSet(store, key, { repository: repositories[artifact]!, digest }, artifact);
   }
 }

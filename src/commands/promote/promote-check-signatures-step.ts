@@ -1,13 +1,14 @@
 import { RuleError, UsageError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
-import { checkImageSignature } from '../../signing/image-signature.ts';
 import { readPublicKey } from '../../signing/key-files.ts';
 import { shortKeyId } from '../../signing/keys.ts';
+import { checkImageSetSignature } from '../../signing/platform-signatures.ts';
 import type { PromoteContext } from './promote-context.ts';
 
 /**
  * `release promote --channel release --from <rc>`: every source digest (the exact bytes the next
- * step will tag) must carry a valid signature from the configured key, or nothing is written.
+ * step will tag) must carry a valid signature from the configured key, or nothing is written; for a
+ * multi-platform index, the index and each platform child (what a node actually runs).
  * All artifacts are checked before refusing, so one run names every problem.
  * A release from its own build (no `--from`) is held to the same once `signing.publicKey` is
  * configured: `latest` follows the release, and must never move to bytes nobody signed.
@@ -31,7 +32,7 @@ export const promoteCheckSignaturesStep: Step<PromoteContext> = {
         },
       );
     }
-    const artifacts: Record<string, { digest: string; signature?: string }> = {};
+    const artifacts: NonNullable<NonNullable<PromoteContext['signing']>['artifacts']> = {};
     const problems: string[] = [];
     // The exact manifests the next steps re-stamp and tag: resolved once here, then held by digest.
     for (const source of ctx.sources!) {
@@ -44,11 +45,23 @@ export const promoteCheckSignaturesStep: Step<PromoteContext> = {
       }
       source.reference = found.digest;
       const image = { repository, digest: found.digest };
-      const check = await checkImageSignature(ctx.store, trusted, image);
+      const check = await checkImageSetSignature(ctx.store, trusted, image);
       io.progress(`${artifact}: ${check.status}`);
       const signature = check.signatures.find((s) => s.valid)?.digest;
+      const platforms = check.platforms?.map((p) => {
+        const childSignature = p.check.signatures.find((s) => s.valid)?.digest;
+        return {
+          platform: p.platform,
+          digest: p.digest,
+          ...(childSignature ? { signature: childSignature } : {}),
+        };
+      });
       if (check.status === 'valid')
-        artifacts[artifact] = { digest: image.digest, ...(signature ? { signature } : {}) };
+        artifacts[artifact] = {
+          digest: image.digest,
+          ...(signature ? { signature } : {}),
+          ...(platforms ? { platforms } : {}),
+        };
       else
         problems.push(
           `${artifact} (${image.repository}@${image.digest}): ${check.status === 'missing' ? 'unsigned, ' : 'wrongly signed, '}${check.reason}`,

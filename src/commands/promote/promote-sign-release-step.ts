@@ -1,12 +1,13 @@
 import { ExternalError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
-import { signAndConfirm } from '../../signing/image-signature.ts';
+import { platformsSigned, signImageSet } from '../../signing/platform-signatures.ts';
 import type { PromoteContext } from './promote-context.ts';
 
 /**
  * A full release re-stamped from an rc is signed too: each release digest with a
  * statement naming the rc digest it was made from, so the signature vouches for "these bytes are
  * the signed rc, re-stamped", and `release verify` can hold the release to the rc's code layers.
+ * An index: each platform child is signed bound to the rc child of its platform, then the index.
  */
 export const promoteSignReleaseStep: Step<PromoteContext> = {
   title: 'Sign the release, bound to its release candidate',
@@ -22,18 +23,13 @@ export const promoteSignReleaseStep: Step<PromoteContext> = {
           : false,
   async run(ctx, io) {
     const key = ctx.signingKey!;
-    const artifacts: Record<string, { digest: string; signature: string; madeFrom: string }> = {};
+    const artifacts: NonNullable<NonNullable<PromoteContext['releaseSigning']>['artifacts']> = {};
     for (const [artifact, image] of Object.entries(ctx.restamped!)) {
       const repository = ctx.plan!.artifacts.find((a) => a.artifact === artifact)!.repository;
       const digest = image.manifest.descriptor.digest;
-      let outcome: Awaited<ReturnType<typeof signAndConfirm>>;
+      let outcome: Awaited<ReturnType<typeof signImageSet>>;
       try {
-        outcome = await signAndConfirm(
-          ctx.store,
-          key,
-          { repository, digest, madeFrom: image.from },
-          artifact,
-        );
+        outcome = await signImageSet(ctx.store, key, { repository, digest, madeFrom: image.from }, artifact);
       } catch (error) {
         throw new ExternalError(
           'RELEASE_SIGNING_FAILED',
@@ -44,8 +40,15 @@ export const promoteSignReleaseStep: Step<PromoteContext> = {
           },
         );
       }
-      artifacts[artifact] = { digest, signature: outcome.signature, madeFrom: image.from };
-      io.progress(`${artifact}: ${outcome.status}, bound to ${image.from.slice(0, 19)}`);
+      artifacts[artifact] = {
+        digest,
+        signature: outcome.signature,
+        madeFrom: image.from,
+        ...(outcome.platforms ? { platforms: outcome.platforms } : {}),
+      };
+      io.progress(
+        `${artifact}: ${outcome.status}, bound to ${image.from.slice(0, 19)}${platformsSigned(outcome.platforms)}`,
+      );
     }
     ctx.releaseSigning = { status: 'signed', keyId: key.publicKey.keyId, artifacts };
   },

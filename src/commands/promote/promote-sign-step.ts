@@ -1,11 +1,12 @@
 import { ExternalError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
-import { signAndConfirm } from '../../signing/image-signature.ts';
+import { platformsSigned, signImageSet } from '../../signing/platform-signatures.ts';
 import type { PromoteContext } from './promote-context.ts';
 
 /**
  * The rc channel's last step on the store: sign each promoted digest (never the tag) and read the
- * signature back. With `--no-sign` nothing is signed, and the output and record say so.
+ * signature back; a multi-platform index has each platform child signed, then the index. With
+ * `--no-sign` nothing is signed, and the output and record say so.
  */
 export const promoteSignStep: Step<PromoteContext> = {
   title: 'Sign the release candidate',
@@ -22,12 +23,12 @@ export const promoteSignStep: Step<PromoteContext> = {
       return;
     }
     const key = ctx.signingKey!;
-    const artifacts: Record<string, { digest: string; signature: string }> = {};
+    const artifacts: NonNullable<NonNullable<PromoteContext['signing']>['artifacts']> = {};
     for (const a of ctx.plan!.artifacts) {
       const image = { repository: a.repository, digest: a.source };
-      let outcome: Awaited<ReturnType<typeof signAndConfirm>>;
+      let outcome: Awaited<ReturnType<typeof signImageSet>>;
       try {
-        outcome = await signAndConfirm(ctx.store, key, image, a.artifact);
+        outcome = await signImageSet(ctx.store, key, image, a.artifact);
       } catch (error) {
         // The tags are written; only the signatures are missing, and signing again completes it.
         throw new ExternalError(
@@ -39,8 +40,12 @@ export const promoteSignStep: Step<PromoteContext> = {
           },
         );
       }
-      artifacts[a.artifact] = { digest: a.source, signature: outcome.signature };
-      io.progress(`${a.artifact}: ${outcome.status}`);
+      artifacts[a.artifact] = {
+        digest: a.source,
+        signature: outcome.signature,
+        ...(outcome.platforms ? { platforms: outcome.platforms } : {}),
+      };
+      io.progress(`${a.artifact}: ${outcome.status}${platformsSigned(outcome.platforms)}`);
     }
     ctx.signing = { status: 'signed', keyId: key.publicKey.keyId, artifacts };
   },

@@ -52,6 +52,9 @@ export async function runSign(ref: string | undefined, flags: SignFlags): Promis
     for (const r of results) {
       const what = r.status === 'signed' ? `signed (signature ${r.signature})` : r.status.replace('-', ' ');
       printLine(`  ${r.artifact.padEnd(6)} ${r.repository}@${r.digest}  ${what}`);
+      // An index: the platform images a node actually runs, each signed with it.
+      for (const p of r.platforms ?? [])
+        printLine(`    ${p.platform} ${r.repository}@${p.digest}  signature ${p.signature}`);
     }
   }
   for (const text of ctx.warnings) warn(text);

@@ -14,6 +14,8 @@ export interface SignResult {
   status: 'signed' | 'already-signed' | 'would-sign';
   /** The digest of the signature referrer. */
   signature?: string;
+  /** An index: each platform child, signed with it. */
+  platforms?: { platform: string; digest: string; signature: string }[];
 }
 
 /** What the signing steps need; `release sign` and `release promote --channel rc` both carry it. */

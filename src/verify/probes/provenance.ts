@@ -1,13 +1,13 @@
-import type { OciImageConfig } from '../../engine/oci/image-config.ts';
-import { hasVersionLayer, RESTAMPED_FROM } from '../../engine/oci/version-layer.ts';
+import { RESTAMPED_FROM } from '../../engine/oci/version-layer.ts';
+import { matchPlatforms, type PlatformChild, platformChildren } from '../../registry/platform-children.ts';
 import type { ImageStore, Manifest } from '../../registry/store.ts';
-import { releaseArchiveSignatures, sha256Hex } from '../../restamp/release-archive-signatures.ts';
-import { versionOfConfig } from '../../restamp/restamp-config.ts';
-import { restampImage } from '../../restamp/restamp-image.ts';
-import { archiveSignatureValid } from '../../shared/archive-signature.ts';
+import { releaseArchiveSignatures } from '../../restamp/release-archive-signatures.ts';
 import { printable } from '../../shared/printable.ts';
 import type { PublicSigningKey } from '../../signing/keys.ts';
-import type { ArtifactName, ProvenanceReading } from '../types.ts';
+import { imageTagOf } from '../../version/image-tag.ts';
+import { parseVersion } from '../../version/parse.ts';
+import type { ArtifactName, PlatformProvenance, ProvenanceReading } from '../types.ts';
+import { madeFromOf, manifestProvenance, type ProvenanceSource, readImage } from './image-provenance.ts';
 
 /** Read one image's provenance from the store. Never throws: an unreadable store gives `error`. */
 export async function probeProvenance(
@@ -21,96 +21,99 @@ export async function probeProvenance(
     const release = await store.getManifest(repository, tag);
     // Not in the store: nothing to trace (the registry step says when a running image's tag is missing).
     if (!release) return { ...reading, missing: true };
-    reading.digest = release.descriptor.digest;
-    const image = await readImage(store, repository, release);
-    if (!image) return reading; // an index: its children carry the details
-    reading.imageVersion = versionOfConfig(image.config);
-    const from = image.annotations?.[RESTAMPED_FROM] ?? image.config.config?.Labels?.[RESTAMPED_FROM];
-    if (!from) return reading;
-    reading.madeFrom = from;
-    const rcManifest = await store.getManifest(repository, from);
-    if (!rcManifest) return { ...reading, rcMissing: true };
-    const rc = await readImage(store, repository, rcManifest);
-    if (rc) {
-      reading.rcVersion = versionOfConfig(rc.config);
-      const mine = codeLayersOf(image);
-      const theirs = codeLayersOf(rc);
-      reading.codeLayers = {
-        count: mine.length,
-        equal: mine.length === theirs.length && mine.every((d, i) => d === theirs[i]),
-      };
-    }
-    const carried = await releaseArchiveSignatures(store, repository, release);
-    const again = await restampImage(store, repository, rcManifest, tag, {
-      // Asked only when the rc's archive was signed and the re-stamp changed it.
-      sign: (archive) => {
-        const signature = carried.get(sha256Hex(archive));
-        if (signature === undefined) {
-          reading.cliArchiveSignature = 'missing';
-          return ''; // the layers then differ: the release is not the rc re-stamped
-        }
-        reading.cliArchiveSignature = !trusted
-          ? 'unchecked'
-          : archiveSignatureValid(archive, signature, trusted.key)
-            ? 'valid'
-            : 'invalid';
-        return signature;
-      },
-    });
-    reading.restampMatches = again.manifest.descriptor.digest === release.descriptor.digest;
-    if (trusted) {
-      const { checkImageSignature } = await import('../../signing/image-signature.ts');
-      reading.rcSignature = (await checkImageSignature(store, trusted, { repository, digest: from })).status;
-      const check = await checkImageSignature(store, trusted, {
-        repository,
-        digest: release.descriptor.digest,
-      });
-      const bound = check.signatures.some((s) => s.valid && s.madeFrom === from);
-      reading.releaseSignature =
-        check.status === 'valid'
-          ? bound
-            ? 'bound'
-            : 'unbound'
-          : check.status === 'missing'
-            ? 'missing'
-            : 'invalid';
-    }
-    return reading;
+    let carried: Promise<Map<string, string>> | undefined;
+    const source: ProvenanceSource = {
+      store,
+      trusted,
+      repository,
+      tag,
+      // Only a release made from an rc needs them: most images never pay for the version layer read.
+      carried: () => (carried ??= releaseArchiveSignatures(store, repository, release)),
+    };
+    const children = platformChildren(release.bytes);
+    if (children) return { ...reading, ...(await indexProvenance(source, release, children)) };
+    const view = await readImage(store, repository, release);
+    return {
+      ...reading,
+      ...(await manifestProvenance(source, release, view ? madeFromOf(view) : undefined, view)),
+    };
   } catch (error) {
     return { ...reading, error: printable((error as Error).message, { max: 300 }) };
   }
 }
 
-interface ImageView {
-  config: OciImageConfig;
-  layers: string[];
-  annotations?: Record<string, string>;
+/**
+ * A multi-platform index: each platform child as an image of its own (a node runs the child, so
+ * its version, code layers and signatures are what matter), then the index as a whole (the rc
+ * index, re-stamped, must give it byte for byte; both signed), and the platforms the rc has that
+ * the release lacks.
+ */
+async function indexProvenance(
+  source: ProvenanceSource,
+  release: Manifest,
+  children: PlatformChild[],
+): Promise<Omit<ProvenanceReading, 'artifact' | 'repository' | 'tag'>> {
+  const { store, repository } = source;
+  const platforms: PlatformProvenance[] = [];
+  for (const child of children) {
+    const manifest = await store.getManifest(repository, child.digest);
+    if (!manifest)
+      throw new Error(`${repository}@${child.digest} (${child.platform}, in ${source.tag}) is missing`);
+    const view = await readImage(store, repository, manifest);
+    const reading = await manifestProvenance(source, manifest, view ? madeFromOf(view) : undefined, view);
+    platforms.push({ ...reading, platform: child.platform, digest: child.digest });
+  }
+  const rcIndex = await rcIndexOf(store, repository, release, platforms);
+  const index = await manifestProvenance(
+    source,
+    release,
+    rcIndex?.descriptor.digest ?? annotatedFrom(release),
+  );
+  const match = rcIndex ? matchPlatforms(platformChildren(rcIndex.bytes) ?? [], children) : undefined;
+  for (const p of platforms) {
+    const rcChild = match?.pairs.find((pair) => pair.platform === p.platform)?.rc;
+    if (p.madeFrom && rcChild !== undefined && rcChild !== p.madeFrom) p.notInRc = true;
+  }
+  const versions = new Set(platforms.map((p) => p.imageVersion));
+  const rcVersions = new Set(platforms.map((p) => p.rcVersion));
+  return {
+    ...index,
+    ...(versions.size === 1 && platforms[0]?.imageVersion ? { imageVersion: platforms[0].imageVersion } : {}),
+    ...(rcVersions.size === 1 && platforms[0]?.rcVersion ? { rcVersion: platforms[0].rcVersion } : {}),
+    platforms,
+    ...(match?.missing.length ? { missingPlatforms: match.missing } : {}),
+    ...(match?.extra.length ? { extraPlatforms: match.extra } : {}),
+  };
 }
 
-async function readImage(
-  store: ImageStore,
-  repository: string,
-  manifest: Manifest,
-): Promise<ImageView | undefined> {
-  const json = JSON.parse(Buffer.from(manifest.bytes).toString('utf8')) as {
-    config?: { digest: string };
-    layers?: { digest: string }[];
+/** The rc index an OCI release index names in its annotation. */
+function annotatedFrom(release: Manifest): string | undefined {
+  const json = JSON.parse(Buffer.from(release.bytes).toString('utf8')) as {
     annotations?: Record<string, string>;
   };
-  if (!json.config || !json.layers) return undefined;
-  const config = JSON.parse(
-    Buffer.from(await store.getBlob(repository, json.config.digest)).toString('utf8'),
-  ) as OciImageConfig;
-  return {
-    config,
-    layers: json.layers.map((l) => l.digest),
-    ...(json.annotations ? { annotations: json.annotations } : {}),
-  };
+  return json.annotations?.[RESTAMPED_FROM];
 }
 
-/** Every layer but the version layer (the last, when the labels name it). */
-function codeLayersOf(image: ImageView): string[] {
-  return hasVersionLayer(image.config.config?.Labels, image.layers)
-    ? image.layers.slice(0, -1)
-    : image.layers;
+/**
+ * The rc index the release index was made from: the one its annotation names; else (a Docker
+ * manifest list has no annotations) the index at the rc's tag, when it holds every rc image the
+ * release children name, so a moved rc tag is never taken for the release's rc.
+ */
+async function rcIndexOf(
+  store: ImageStore,
+  repository: string,
+  release: Manifest,
+  platforms: PlatformProvenance[],
+): Promise<Manifest | undefined> {
+  const named = annotatedFrom(release);
+  if (named) return store.getManifest(repository, named);
+  const from = platforms.map((p) => p.madeFrom);
+  const rcVersion = platforms[0]?.rcVersion;
+  if (!rcVersion || from.some((d) => d === undefined)) return undefined;
+  const version = parseVersion(rcVersion);
+  if (version.kind !== 'rc') return undefined;
+  const candidate = await store.getManifest(repository, imageTagOf(version));
+  const rcChildren = candidate ? platformChildren(candidate.bytes) : undefined;
+  if (!rcChildren || !from.every((d) => rcChildren.some((c) => c.digest === d))) return undefined;
+  return candidate;
 }

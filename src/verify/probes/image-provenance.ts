@@ -1,0 +1,128 @@
+import type { OciImageConfig } from '../../engine/oci/image-config.ts';
+import { hasVersionLayer, RESTAMPED_FROM } from '../../engine/oci/version-layer.ts';
+import type { ImageStore, Manifest } from '../../registry/store.ts';
+import { sha256Hex } from '../../restamp/release-archive-signatures.ts';
+import { versionOfConfig } from '../../restamp/restamp-config.ts';
+import { restampImage } from '../../restamp/restamp-image.ts';
+import { archiveSignatureValid } from '../../shared/archive-signature.ts';
+import type { PublicSigningKey } from '../../signing/keys.ts';
+import type { ImageProvenance } from '../types.ts';
+
+/** What provenance is read with: the store, the trusted key, and the release archive signatures. */
+export interface ProvenanceSource {
+  store: ImageStore;
+  trusted: PublicSigningKey | undefined;
+  repository: string;
+  /** The release tag the image must be its rc re-stamped for. */
+  tag: string;
+  /** By SHA-256 of a CLI archive: the signature the release carries for it (read once, when needed). */
+  carried: () => Promise<Map<string, string>>;
+}
+
+/**
+ * The provenance of one release manifest: an image, or an index taken as a whole (its rc named
+ * by its annotation; re-stamping the rc index must give it byte for byte). `view` is the image
+ * config and layers, absent for an index.
+ */
+export async function manifestProvenance(
+  source: ProvenanceSource,
+  release: Manifest,
+  madeFrom: string | undefined,
+  view?: ImageView,
+): Promise<ImageProvenance> {
+  const { store, trusted, repository, tag } = source;
+  const reading: ImageProvenance = { digest: release.descriptor.digest };
+  if (view) reading.imageVersion = versionOfConfig(view.config);
+  if (!madeFrom) return reading;
+  reading.madeFrom = madeFrom;
+  const rcManifest = await store.getManifest(repository, madeFrom);
+  if (!rcManifest) return { ...reading, rcMissing: true };
+  const rc = await readImage(store, repository, rcManifest);
+  if (rc) reading.rcVersion = versionOfConfig(rc.config);
+  if (rc && view) {
+    const mine = codeLayersOf(view);
+    const theirs = codeLayersOf(rc);
+    reading.codeLayers = {
+      count: mine.length,
+      equal: mine.length === theirs.length && mine.every((d, i) => d === theirs[i]),
+    };
+  }
+  const carried = await source.carried();
+  const again = await restampImage(store, repository, rcManifest, tag, {
+    // Asked only when the rc's archive was signed and the re-stamp changed it.
+    sign: (archive) => {
+      const signature = carried.get(sha256Hex(archive));
+      if (signature === undefined) {
+        reading.cliArchiveSignature = 'missing';
+        return ''; // the layers then differ: the release is not the rc re-stamped
+      }
+      reading.cliArchiveSignature = !trusted
+        ? 'unchecked'
+        : archiveSignatureValid(archive, signature, trusted.key)
+          ? 'valid'
+          : 'invalid';
+      return signature;
+    },
+  });
+  reading.restampMatches = again.manifest.descriptor.digest === release.descriptor.digest;
+  if (trusted) {
+    const { checkImageSignature } = await import('../../signing/image-signature.ts');
+    reading.rcSignature = (
+      await checkImageSignature(store, trusted, { repository, digest: madeFrom })
+    ).status;
+    const check = await checkImageSignature(store, trusted, {
+      repository,
+      digest: release.descriptor.digest,
+    });
+    const bound = check.signatures.some((s) => s.valid && s.madeFrom === madeFrom);
+    reading.releaseSignature =
+      check.status === 'valid'
+        ? bound
+          ? 'bound'
+          : 'unbound'
+        : check.status === 'missing'
+          ? 'missing'
+          : 'invalid';
+  }
+  return reading;
+}
+
+/** The rc an image names: its manifest annotation, else its config label (Docker schema 2). */
+export function madeFromOf(view: ImageView): string | undefined {
+  return view.annotations?.[RESTAMPED_FROM] ?? view.config.config?.Labels?.[RESTAMPED_FROM];
+}
+
+export interface ImageView {
+  config: OciImageConfig;
+  layers: string[];
+  annotations?: Record<string, string>;
+}
+
+/** An image manifest's config and layers; undefined for an index. */
+export async function readImage(
+  store: ImageStore,
+  repository: string,
+  manifest: Manifest,
+): Promise<ImageView | undefined> {
+  const json = JSON.parse(Buffer.from(manifest.bytes).toString('utf8')) as {
+    config?: { digest: string };
+    layers?: { digest: string }[];
+    annotations?: Record<string, string>;
+  };
+  if (!json.config || !json.layers) return undefined;
+  const config = JSON.parse(
+    Buffer.from(await store.getBlob(repository, json.config.digest)).toString('utf8'),
+  ) as OciImageConfig;
+  return {
+    config,
+    layers: json.layers.map((l) => l.digest),
+    ...(json.annotations ? { annotations: json.annotations } : {}),
+  };
+}
+
+/** Every layer but the version layer (the last, when the labels name it). */
+function codeLayersOf(image: ImageView): string[] {
+  return hasVersionLayer(image.config.config?.Labels, image.layers)
+    ? image.layers.slice(0, -1)
+    : image.layers;
+}
