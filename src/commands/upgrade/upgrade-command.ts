@@ -5,7 +5,7 @@ export function upgradeCommand(program: Command): void {
   program
     .command('upgrade')
     .description(
-      'upgrade API and worker (then web) on Docker Swarm as one unit; roll every service back on failure',
+      'upgrade API and worker (then web) on Docker Swarm or a Compose project as one unit; roll every service back on failure',
     )
     .requiredOption('--to <tag>', 'the release tag to run (resolved to digests in the configured registry)')
     .option(
@@ -13,6 +13,16 @@ export function upgradeCommand(program: Command): void {
       'a Swarm service and its role: api=, worker=, web= (repeatable)',
       collect,
       [],
+    )
+    .option(
+      '--compose <file>',
+      'a Compose project instead of Swarm: its files, first file first (repeatable); --service names Compose services',
+      collect,
+      [],
+    )
+    .option(
+      '--project-name <name>',
+      'with --compose: the Compose project name (default: as Compose chooses it)',
     )
     .option('--deployment <name>', "take the URL and the service map from the config's deployments")
     .option('--url <api>', "the API's base URL (reads {url}/api/version)")

@@ -22,6 +22,9 @@ export interface VerifyFlags extends GlobalOptions {
   docker?: boolean;
   dockerHost?: string;
   urlPerNode?: boolean;
+  /** `--compose <file>`: the worker is read from this Compose project's containers only. */
+  compose?: string[];
+  projectName?: string;
   expect?: string;
   registry?: string | true;
   /** An image whose digest is not validly signed by signing.publicKey is drift. */
@@ -93,9 +96,29 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
       },
     );
   }
+  if (flags.projectName && !flags.compose?.length) {
+    throw new UsageError(
+      'VERIFY_PROJECT_WITHOUT_COMPOSE',
+      '--project-name names a Compose project: give its files with --compose',
+      {
+        hint: 'release verify --url <api> --compose docker-compose.yml --project-name <name>',
+      },
+    );
+  }
+  const composeProject = flags.compose?.length
+    ? await (await import('./compose-project.ts')).composeProjectName(
+        flags.compose,
+        flags.projectName,
+        base,
+        flags.dockerHost,
+      )
+    : undefined;
   const docker =
-    flags.docker || flags.dockerHost
-      ? { ...(flags.dockerHost ? { host: flags.dockerHost } : {}) }
+    flags.docker || flags.dockerHost || composeProject
+      ? {
+          ...(flags.dockerHost ? { host: flags.dockerHost } : {}),
+          ...(composeProject ? { composeProject } : {}),
+        }
       : undefined;
   const target: VerifyTarget = {
     url: checkedUrl(flags.url, '--url'),
