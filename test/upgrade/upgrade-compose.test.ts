@@ -1,0 +1,189 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jsonOf, type RunResult, runRelease } from '../helpers/run-release.ts';
+import {
+  type ComposeRig,
+  composeTarget,
+  composeUpByHand,
+  runningImages,
+  sha256Of,
+  startComposeRig,
+} from './compose.ts';
+import { deriveImage } from './swarm.ts';
+
+// `release upgrade --compose` on a real Compose project (Debian's docker-compose v1 on a private
+// dockerd), with images `release build` pushed to a real docker-registry. Every failing upgrade
+// must end with every service back on v1 and `release verify --compose` in step on v1; the
+// user's compose file is never changed.
+
+interface ComposeUpgradeJson {
+  status: string;
+  exitCode: number;
+  verdict: string;
+  dryRun: boolean;
+  compose: { cli: string; project: string; override: string };
+  plan: {
+    oneShots: { service: string; changes: boolean }[];
+    phases: {
+      service: string;
+      role: string;
+      why: string;
+      changes: boolean;
+      orderReason: string;
+      to: { image: string };
+    }[][];
+    pins: Record<string, string>;
+  };
+  failure: { kind: string; reason: string } | null;
+  rolledBack: { name: string; status: string }[];
+  proof: { inStep: boolean; tag: string } | null;
+  containers: { service: string; state: string; digest: string | null; version: string | null }[];
+}
+
+let rig: ComposeRig;
+let fileHash: string;
+let v1Images: Record<string, string[]>;
+
+beforeAll(async () => {
+  rig = await startComposeRig();
+  // Bad releases made from v2: a worker whose entry point is missing (exits on start), and an API
+  // whose image health check probes a path it does not serve. Their partners are healthy.
+  await Promise.all([
+    deriveImage(rig, 'api', 'v2.0.0', 'v2.0.1', ['ENV SERVICE_VERSION=v2.0.1']),
+    deriveImage(rig, 'worker', 'v2.0.0', 'v2.0.1', [
+      'ENV SERVICE_VERSION=v2.0.1',
+      'CMD ["/app/missing.mjs"]',
+    ]),
+    deriveImage(rig, 'api', 'v2.0.0', 'v2.0.2', [
+      'ENV SERVICE_VERSION=v2.0.2',
+      `HEALTHCHECK --interval=1s --timeout=2s --retries=2 CMD ["/usr/local/bin/node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]`,
+    ]),
+    deriveImage(rig, 'worker', 'v2.0.0', 'v2.0.2', ['ENV SERVICE_VERSION=v2.0.2']),
+  ]);
+  await composeUpByHand(rig, 'v1.0.0');
+  fileHash = sha256Of(rig.file);
+  v1Images = await runningImages(rig);
+}, 240_000);
+
+afterAll(() => rig?.stop(), 60_000);
+
+function upgrade(args: string[]): Promise<RunResult> {
+  return runRelease(
+    ['upgrade', ...composeTarget(rig), '--monitor', '1000', '--rollback-timeout', '60000', '--json', ...args],
+    { cwd: rig.repo.dir, timeoutMs: 150_000 },
+  );
+}
+
+function verify(expectTag: string): Promise<RunResult> {
+  return runRelease(
+    [
+      'verify',
+      ...['--url', rig.apiUrl, '--docker-host', rig.engine.host, '--compose', rig.file],
+      ...['--no-cli', '--expect', expectTag, '--json'],
+    ],
+    { cwd: rig.repo.dir },
+  );
+}
+
+const overridePath = () => join(rig.file, '..', '.release', `${rig.project}.override.yml`);
+
+async function expectBackOnV1(result: RunResult, kind: string): Promise<ComposeUpgradeJson> {
+  expect(result.code, result.stdout + result.stderr).toBe(1);
+  const out = jsonOf<ComposeUpgradeJson>(result);
+  expect(out.status).toBe('rolled-back');
+  expect(out.failure?.kind).toBe(kind);
+  expect(out.proof).toMatchObject({ inStep: true, tag: 'v1.0.0' });
+  expect(out.rolledBack.every((r) => r.status === 'restored')).toBe(true);
+  expect(await runningImages(rig)).toEqual(v1Images);
+  // There was no override before: the rollback leaves none.
+  expect(existsSync(overridePath())).toBe(false);
+  const check = await verify('v1.0.0');
+  expect(check.code, check.stdout + check.stderr).toBe(0);
+  return out;
+}
+
+describe.sequential('release upgrade --compose', () => {
+  it('--dry-run prints the plan, writes no override and changes no container', async () => {
+    const before = await rig.docker.listContainers({ all: true });
+    const result = await upgrade(['--to', 'v2.0.0', '--dry-run']);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const out = jsonOf<ComposeUpgradeJson>(result);
+    expect(out.dryRun).toBe(true);
+    expect(out.compose).toMatchObject({ cli: expect.stringContaining('docker-compose'), project: 'shop' });
+    expect(out.plan.oneShots.map((s) => s.service)).toEqual(['init']);
+    // The scheduler runs the worker's image: it moves with the worker, and the plan says why.
+    expect(out.plan.phases[0]!.map((s) => [s.service, s.role, s.changes])).toEqual([
+      ['api', 'api', true],
+      ['worker', 'worker', true],
+      ['scheduler', 'worker', true],
+    ]);
+    expect(out.plan.phases[0]![2]!.why).toBe('runs the worker image');
+    expect(out.plan.phases[0]![0]!.orderReason).toContain('container_name "shop-api"');
+    const v2 = rig.digests['v2.0.0']!;
+    expect(out.plan.pins).toEqual({
+      init: `${rig.namespace}/service-worker:v2.0.0@${v2.worker}`,
+      api: `${rig.namespace}/service-api:v2.0.0@${v2.api}`,
+      worker: `${rig.namespace}/service-worker:v2.0.0@${v2.worker}`,
+      scheduler: `${rig.namespace}/service-worker:v2.0.0@${v2.worker}`,
+    });
+    expect(existsSync(overridePath())).toBe(false);
+    const after = await rig.docker.listContainers({ all: true });
+    expect(after.map((c) => `${c.Id} ${c.State}`).sort()).toEqual(
+      before.map((c) => `${c.Id} ${c.State}`).sort(),
+    );
+    expect(sha256Of(rig.file)).toBe(fileHash);
+  });
+
+  it('a v2 worker that exits on start: API, worker and scheduler back on v1, exit 1', async () => {
+    const out = await expectBackOnV1(await upgrade(['--to', 'v2.0.1']), 'task');
+    expect(out.failure?.reason).toMatch(/worker: container .*exited with code/);
+    expect(sha256Of(rig.file)).toBe(fileHash);
+  });
+
+  it('an API whose health check fails: back on v1, exit 1', async () => {
+    const out = await expectBackOnV1(await upgrade(['--to', 'v2.0.2']), 'task');
+    expect(out.failure?.reason).toContain('api: container shop-api is unhealthy');
+    expect(sha256Of(rig.file)).toBe(fileHash);
+  });
+
+  it('a deadline too short to converge: back on v1, exit 1', async () => {
+    const out = await expectBackOnV1(await upgrade(['--to', 'v2.0.0', '--timeout', '1500']), 'deadline');
+    expect(out.failure?.reason).toContain('before the deadline');
+    expect(sha256Of(rig.file)).toBe(fileHash);
+  });
+
+  it('v1 -> v2: every service of both images on the v2 digests, both worker replicas checked, verify in step', async () => {
+    const result = await upgrade(['--to', 'v2.0.0']);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const out = jsonOf<ComposeUpgradeJson>(result);
+    expect(out.status).toBe('upgraded');
+    expect(out.proof).toMatchObject({ inStep: true, tag: 'v2.0.0' });
+    const v2 = rig.digests['v2.0.0']!;
+    const worker = `${rig.namespace}/service-worker:v2.0.0@${v2.worker}`;
+    expect(await runningImages(rig)).toEqual({
+      api: [`${rig.namespace}/service-api:v2.0.0@${v2.api}`],
+      worker: [worker, worker],
+      scheduler: [worker],
+    });
+    const workers = out.containers.filter((c) => c.service === 'worker');
+    expect(workers.map((c) => [c.state, c.digest, c.version])).toEqual([
+      ['running', v2.worker, 'v2.0.0'],
+      ['running', v2.worker, 'v2.0.0'],
+    ]);
+    // The one-shot ran again on v2, and finished.
+    expect(out.containers.filter((c) => c.service === 'init').map((c) => [c.state, c.digest])).toEqual([
+      ['exited', v2.worker],
+    ]);
+    expect(readFileSync(overridePath(), 'utf8')).toContain(`image: "${worker}"`);
+    expect(sha256Of(rig.file)).toBe(fileHash);
+
+    const check = await verify('v2.0.0');
+    expect(check.code, check.stdout + check.stderr).toBe(0);
+    const report = jsonOf<{ artifacts: { name: string; version: string; source: string }[] }>(check);
+    const workerRows = report.artifacts.filter((a) => a.name === 'worker');
+    // Both replicas, the scheduler and the finished one-shot: every container of the worker image.
+    expect(workerRows.length).toBe(4);
+    expect(workerRows.every((r) => r.version === 'v2.0.0')).toBe(true);
+  });
+});
