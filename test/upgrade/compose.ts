@@ -150,7 +150,7 @@ export async function runningImages(rig: ComposeRig): Promise<Record<string, str
   for (const c of containers) {
     const info = await rig.docker.getContainer(c.Id).inspect();
     const service = info.Config.Labels['com.docker.compose.service']!;
-    (byService[service] ??= []).push(info.Config.Image);
+    byService[service] = [...(byService[service] ?? []), info.Config.Image];
   }
   for (const list of Object.values(byService)) list.sort();
   return byService;
