@@ -114,17 +114,27 @@ export async function startComposeRig(): Promise<ComposeRig> {
   }
 }
 
-/** `docker-compose up -d` by hand, as the operator started the project; waits until the API answers `tag`. */
-export async function composeUpByHand(rig: ComposeRig, tag: string, args: string[] = []): Promise<void> {
-  await run('docker-compose', ['-f', rig.file, 'up', '-d', ...args], {
+/** Debian's docker-compose on the rig's project, as its operator runs it (`env`: variables for the file). */
+export async function composeByHand(
+  rig: ComposeRig,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<void> {
+  await run('docker-compose', ['-f', rig.file, ...args], {
     cwd: join(rig.file, '..'),
     env: {
       PATH: process.env['PATH'] ?? '',
       HOME: process.env['HOME'] ?? '/tmp',
       DOCKER_HOST: rig.engine.host,
+      ...env,
     },
     timeout: 120_000,
   });
+}
+
+/** `docker-compose up -d` by hand, as the operator started the project; waits until the API answers `tag`. */
+export async function composeUpByHand(rig: ComposeRig, tag: string): Promise<void> {
+  await composeByHand(rig, ['up', '-d']);
   await waitFor(async () => {
     const res = await fetch(`${rig.apiUrl}/api/version`, { signal: AbortSignal.timeout(2_000) }).catch(
       () => undefined,

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonOf, type RunResult, runRelease } from '../helpers/run-release.ts';
 import {
   type ComposeRig,
+  composeByHand,
   composeTarget,
   composeUpByHand,
   runningImages,
@@ -185,5 +186,19 @@ describe.sequential('release upgrade --compose', () => {
     // Both replicas, the scheduler and the finished one-shot: every container of the worker image.
     expect(workerRows.length).toBe(4);
     expect(workerRows.every((r) => r.version === 'v2.0.0')).toBe(true);
+  });
+});
+
+describe.sequential('release verify --compose', () => {
+  it("sees a service left on an old digest among the project's containers: drift, exit 1", async () => {
+    // Runs after the upgrade to v2: the operator brings the scheduler back to v1 by hand.
+    await composeByHand(rig, ['up', '-d', '--no-deps', 'scheduler'], {
+      WORKER_IMAGE: `${rig.namespace}/service-worker:v1.0.0`,
+    });
+    const check = await verify('v2.0.0');
+    expect(check.code, check.stdout + check.stderr).toBe(1);
+    const report = jsonOf<{ artifacts: { name: string; version: string; source: string }[] }>(check);
+    const scheduler = report.artifacts.find((a) => a.source.includes('compose service scheduler'));
+    expect(scheduler?.version).toBe('v1.0.0');
   });
 });
