@@ -61,6 +61,13 @@ beforeAll(async () => {
       `HEALTHCHECK --interval=1s --timeout=2s --retries=2 CMD ["/usr/local/bin/node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]`,
     ]),
     deriveImage(rig, 'worker', 'v2.0.0', 'v2.0.2', ['ENV SERVICE_VERSION=v2.0.2']),
+    // Every node process of this worker image fails at start: the one-shot init (which runs it
+    // first) exits 1 before any other service is touched.
+    deriveImage(rig, 'api', 'v2.0.0', 'v2.0.3', ['ENV SERVICE_VERSION=v2.0.3']),
+    deriveImage(rig, 'worker', 'v2.0.0', 'v2.0.3', [
+      'ENV SERVICE_VERSION=v2.0.3',
+      'ENV NODE_OPTIONS=--require=/app/no-such-preload.cjs',
+    ]),
   ]);
   await composeUpByHand(rig, 'v1.0.0');
   fileHash = sha256Of(rig.file);
@@ -146,6 +153,42 @@ describe.sequential('release upgrade --compose', () => {
     const out = await expectBackOnV1(await upgrade(['--to', 'v2.0.2']), 'task');
     expect(out.failure?.reason).toContain('api: container shop-api is unhealthy');
     expect(sha256Of(rig.file)).toBe(fileHash);
+  });
+
+  it('a one-shot that fails: nothing else recreated, back on v1, exit 1', async () => {
+    const out = await expectBackOnV1(await upgrade(['--to', 'v2.0.3']), 'task');
+    expect(out.failure?.reason).toMatch(/one-shot init .* exited with code 1/);
+    expect(out.rolledBack.map((r) => r.name)).toEqual(['init']);
+    expect(sha256Of(rig.file)).toBe(fileHash);
+  });
+
+  it('refuses, before any change, a --service the compose files do not define and a missing file (exit 2)', async () => {
+    const [unknown, missing] = await Promise.all([
+      runRelease(
+        [
+          'upgrade',
+          '--to',
+          'v2.0.0',
+          ...composeTarget(rig).map((a) => (a === 'api=api' ? 'api=backend' : a)),
+        ],
+        { cwd: rig.repo.dir },
+      ),
+      runRelease(
+        [
+          'upgrade',
+          '--to',
+          'v2.0.0',
+          ...composeTarget(rig).map((a) => (a === rig.file ? `${rig.file}.nope` : a)),
+        ],
+        { cwd: rig.repo.dir },
+      ),
+    ]);
+    expect(unknown.code, unknown.stdout + unknown.stderr).toBe(2);
+    expect(unknown.stdout + unknown.stderr).toContain('the compose files have no service "backend"');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('no such file');
+    expect(existsSync(overridePath())).toBe(false);
+    expect(await runningImages(rig)).toEqual(v1Images);
   });
 
   it('a deadline too short to converge: back on v1, exit 1', async () => {
