@@ -1,4 +1,5 @@
-import { basename, dirname, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { parse } from 'yaml';
 import { ExternalError, UsageError } from '../../errors.ts';
@@ -23,6 +24,13 @@ export interface ComposeProject {
   /** The directory of the first file: Compose resolves relative paths there. */
   dir: string;
 }
+
+/**
+ * The least time one Compose call is given, even past the upgrade's deadline: a `compose up`
+ * killed half-way leaves some containers recreated and others not, which is worse than a deadline
+ * overrun by a few seconds (the deadline is judged as soon as the call returns).
+ */
+export const COMPOSE_CALL_MIN_MS = 120_000;
 
 export async function findComposeCli(env: Record<string, string | undefined>): Promise<ComposeCli> {
   const candidates: [string, string[]][] = [
@@ -52,8 +60,9 @@ export async function findComposeCli(env: Record<string, string | undefined>): P
 /**
  * The project name the way Compose itself would choose it, but decided here and always passed
  * with `-p`, so what is read (containers by label) and what is changed are the same project:
- * `--project-name`, else COMPOSE_PROJECT_NAME, else the model's `name:` (v2), else the first
- * file's directory, lower-cased without the characters Compose drops.
+ * `--project-name`, else COMPOSE_PROJECT_NAME (environment, then the project's `.env`), else the
+ * model's `name:` (v2), else the first file's directory, lower-cased without the characters
+ * Compose drops.
  */
 export function projectName(input: {
   flag: string | undefined;
@@ -61,11 +70,13 @@ export function projectName(input: {
   modelName: string | undefined;
   firstFile: string;
 }): string {
+  const dir = dirname(resolve(input.firstFile));
   const raw =
     input.flag ??
     input.env['COMPOSE_PROJECT_NAME'] ??
+    dotEnvValue(dir, 'COMPOSE_PROJECT_NAME') ??
     input.modelName ??
-    basename(dirname(resolve(input.firstFile)));
+    basename(dir);
   const name = raw.toLowerCase().replace(/[^-_a-z0-9]/g, '');
   if (!name) {
     throw new UsageError('COMPOSE_BAD_PROJECT', `"${raw}" leaves no Compose project name`, {
@@ -73,6 +84,21 @@ export function projectName(input: {
     });
   }
   return name;
+}
+
+/** A variable of the project's `.env` file, which Compose reads for its own settings too. */
+function dotEnvValue(dir: string, key: string): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(join(dir, '.env'), 'utf8');
+  } catch {
+    return undefined;
+  }
+  for (const line of text.split('\n')) {
+    const match = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
+    if (match?.[1] === key) return match[2]!.replace(/^(['"])(.*)\1$/, '$2') || undefined;
+  }
+  return undefined;
 }
 
 /** Run the CLI on the project; a non-zero exit is an ExternalError carrying its last words. */

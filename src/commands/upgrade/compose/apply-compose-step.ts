@@ -1,4 +1,4 @@
-import { runCompose } from '../../../engine/docker/compose-cli.ts';
+import { COMPOSE_CALL_MIN_MS, runCompose } from '../../../engine/docker/compose-cli.ts';
 import type { Step, StepIO } from '../../../pipeline/step.ts';
 import { writeFileAtomically } from '../../../shared/atomic-write.ts';
 import { renderOverride } from '../../../upgrade/compose-override.ts';
@@ -76,6 +76,6 @@ function compose(ctx: ComposeUpgradeContext, args: string[], deadline: number): 
     ctx.cli,
     { files: composeFiles(ctx, true), name: ctx.project.name, dir: ctx.project.dir },
     args,
-    { env: ctx.env, timeoutMs: Math.max(10_000, deadline - Date.now()) },
+    { env: ctx.env, timeoutMs: Math.max(COMPOSE_CALL_MIN_MS, deadline - Date.now()) },
   );
 }

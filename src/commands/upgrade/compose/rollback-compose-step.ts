@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import { runCompose } from '../../../engine/docker/compose-cli.ts';
+import { COMPOSE_CALL_MIN_MS, runCompose } from '../../../engine/docker/compose-cli.ts';
 import type { Step } from '../../../pipeline/step.ts';
 import { writeFileAtomically } from '../../../shared/atomic-write.ts';
 import type { RestoreResult } from '../../../upgrade/upgrade-outcome.ts';
@@ -49,7 +49,7 @@ export const rollbackComposeStep: Step<ComposeUpgradeContext> = {
           dir: ctx.project.dir,
         },
         ['up', '-d', '--no-deps', ...names],
-        { env: ctx.env, timeoutMs: Math.max(10_000, deadline - Date.now()) },
+        { env: ctx.env, timeoutMs: Math.max(COMPOSE_CALL_MIN_MS, deadline - Date.now()) },
       );
       record(ctx, `rollback: up -d --no-deps ${names.join(' ')}`);
       await waitComposeConverged(
