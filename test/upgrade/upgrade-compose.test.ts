@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonOf, type RunResult, runRelease } from '../helpers/run-release.ts';
@@ -135,6 +135,16 @@ describe.sequential('release upgrade --compose', () => {
       worker: `${rig.namespace}/service-worker:v2.0.0@${v2.worker}`,
       scheduler: `${rig.namespace}/service-worker:v2.0.0@${v2.worker}`,
     });
+    // For a person: the plan as a table, where the override would go, and that nothing changed.
+    const text = await runRelease(['upgrade', ...composeTarget(rig), '--to', 'v2.0.0', '--dry-run'], {
+      cwd: rig.repo.dir,
+    });
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain('plan: upgrade Compose project shop to v2.0.0 (dry run)');
+    expect(text.stdout).toMatch(/first\s+init\s+worker\s+api waits for it to complete/);
+    expect(text.stdout).toMatch(/scheduler\s+worker\s+runs the worker image/);
+    expect(text.stdout).toContain(`override: ${overridePath()} (your compose files are not changed)`);
+    expect(text.stdout).toContain('dry run: nothing was written, no container was changed');
     expect(existsSync(overridePath())).toBe(false);
     const after = await rig.docker.listContainers({ all: true });
     expect(after.map((c) => `${c.Id} ${c.State}`).sort()).toEqual(
@@ -197,8 +207,30 @@ describe.sequential('release upgrade --compose', () => {
     expect(sha256Of(rig.file)).toBe(fileHash);
   });
 
-  it('v1 -> v2: every service of both images on the v2 digests, both worker replicas checked, verify in step', async () => {
-    const result = await upgrade(['--to', 'v2.0.0']);
+  it('v1 -> v2 (files and services from the config): every service of both images on the v2 digests, both worker replicas checked, verify in step', async () => {
+    // Upgrade needs only the registry and the deployment from the config.
+    writeFileSync(
+      join(rig.repo.dir, 'compose.config.json'),
+      JSON.stringify({
+        registry: rig.namespace,
+        deployments: [
+          {
+            name: 'shop',
+            url: rig.apiUrl,
+            services: { api: 'api', worker: 'worker' },
+            compose: { files: [rig.file] },
+          },
+        ],
+      }),
+    );
+    const result = await runRelease(
+      [
+        'upgrade',
+        ...['--config', 'compose.config.json', '--deployment', 'shop', '--to', 'v2.0.0'],
+        ...['--docker-host', rig.engine.host, '--monitor', '1000', '--json'],
+      ],
+      { cwd: rig.repo.dir, timeoutMs: 150_000 },
+    );
     expect(result.code, result.stdout + result.stderr).toBe(0);
     const out = jsonOf<ComposeUpgradeJson>(result);
     expect(out.status).toBe('upgraded');
