@@ -10,7 +10,7 @@ export function upgradeCommand(program: Command): void {
     .requiredOption('--to <tag>', 'the release tag to run (resolved to digests in the configured registry)')
     .option(
       '--service <role=name>',
-      'a Swarm service and its role: api=, worker=, web= (repeatable)',
+      'a Swarm (with --compose: Compose) service and its role: api=, worker=, web= (repeatable)',
       collect,
       [],
     )
@@ -27,7 +27,10 @@ export function upgradeCommand(program: Command): void {
     .option('--deployment <name>', "take the URL and the service map from the config's deployments")
     .option('--url <api>', "the API's base URL (reads {url}/api/version)")
     .option('--web-url <url>', 'the web client, for the final verify checks')
-    .option('--docker-host <url>', 'the Swarm manager (unix:///path or tcp://host:port; default DOCKER_HOST)')
+    .option(
+      '--docker-host <url>',
+      'the Swarm manager, or the engine of the Compose project (unix:///path or tcp://host:port; default DOCKER_HOST)',
+    )
     .option('--timeout <ms>', 'deadline of the whole upgrade: convergence and versions', positiveInt, 300_000)
     .option('--rollback-timeout <ms>', 'deadline of the rollback, should one be needed', positiveInt, 300_000)
     .option('--monitor <ms>', 'how long each new task must keep running before it counts', wholeNumber, 5_000)
