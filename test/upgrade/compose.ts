@@ -78,6 +78,10 @@ services:
 }
 
 export async function startComposeRig(): Promise<ComposeRig> {
+  // Fail fast, with the remedy, before starting anything that would need cleaning up.
+  await run('docker-compose', ['version', '--short'], { timeout: 30_000 }).catch((error: Error) => {
+    throw new Error(`docker-compose does not run here (apt-get install docker-compose): ${error.message}`);
+  });
   const [engine, registry] = await Promise.all([startDockerd(), startRegistry()]);
   const repo = GitRepo.create('compose-');
   const root = mkdtempSync('/tmp/sr-compose-');
