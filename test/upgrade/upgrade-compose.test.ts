@@ -11,7 +11,7 @@ import {
   sha256Of,
   startComposeRig,
 } from './compose.ts';
-import { deriveImage } from './swarm.ts';
+import { deriveImage, waitFor } from './swarm.ts';
 
 // `release upgrade --compose` on a real Compose project (Debian's docker-compose v1 on a private
 // dockerd), with images `release build` pushed to a real docker-registry. Every failing upgrade
@@ -37,7 +37,7 @@ interface ComposeUpgradeJson {
     pins: Record<string, string>;
   };
   failure: { kind: string; reason: string } | null;
-  rolledBack: { name: string; status: string }[];
+  rolledBack: { name: string; status: string; detail: string }[];
   proof: { inStep: boolean; tag: string } | null;
   containers: { service: string; state: string; digest: string | null; version: string | null }[];
 }
@@ -205,6 +205,27 @@ describe.sequential('release upgrade --compose', () => {
     const out = await expectBackOnV1(await upgrade(['--to', 'v2.0.0', '--timeout', '1500']), 'deadline');
     expect(out.failure?.reason).toContain('before the deadline');
     expect(sha256Of(rig.file)).toBe(fileHash);
+  });
+
+  it('a rollback that does not finish in time: exit 3, each service reported with the state of its containers', async () => {
+    // The worker crashes as before; the rollback is given 1 ms to come back, so it cannot.
+    const result = await upgrade(['--to', 'v2.0.1', '--rollback-timeout', '1']);
+    expect(result.code, result.stdout + result.stderr).toBe(3);
+    const out = jsonOf<ComposeUpgradeJson>(result);
+    expect(out.status).toBe('rollback-failed');
+    expect(out.rolledBack.map((r) => [r.name, r.status])).toEqual([
+      ['init', 'failed'],
+      ['api', 'failed'],
+      ['worker', 'failed'],
+      ['scheduler', 'failed'],
+    ]);
+    const api = out.rolledBack.find((r) => r.name === 'api')!;
+    expect(api.detail).toMatch(/now api: shop-api (running|created|restarting)/);
+    expect(out.verdict).toContain('the rollback failed too');
+    expect(sha256Of(rig.file)).toBe(fileHash);
+    // Compose itself finished putting v1 back; the command only stopped watching.
+    await waitFor(async () => ((await verify('v1.0.0')).code === 0 ? true : undefined), 60_000);
+    expect(await runningImages(rig)).toEqual(v1Images);
   });
 
   it('v1 -> v2 (files and services from the config): every service of both images on the v2 digests, both worker replicas checked, verify in step', async () => {
