@@ -282,6 +282,15 @@ describe.sequential('release upgrade --compose', () => {
     // Both replicas, the scheduler and the finished one-shot: every container of the worker image.
     expect(workerRows.length).toBe(4);
     expect(workerRows.every((r) => r.version === 'v2.0.0')).toBe(true);
+
+    // `verify --all` reads the same containers for a Compose deployment of the config.
+    const fleet = await runRelease(
+      ['verify', '--all', '--config', 'compose.config.json', '--no-cli', '--expect', 'v2.0.0', '--json'],
+      { cwd: rig.repo.dir, env: { DOCKER_HOST: rig.engine.host } },
+    );
+    expect(fleet.code, fleet.stdout + fleet.stderr).toBe(0);
+    const [shop] = jsonOf<{ deployments: { artifacts: { name: string }[] }[] }>(fleet).deployments;
+    expect(shop!.artifacts.filter((a) => a.name === 'worker').length).toBe(4);
   });
 });
 

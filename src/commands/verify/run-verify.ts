@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { imageArtifacts, imageOfRole } from '../../config/artifacts.ts';
 import { ExternalError, RuleError, UsageError } from '../../errors.ts';
 import { runPipeline } from '../../pipeline/runner.ts';
@@ -68,7 +69,28 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
         hint: 'add `deployments: [{ name, url, webUrl?, workerUrl? }]` to release.config.ts',
       });
     }
-    const fleet = await verifyFleet(targets, {
+    // A Compose deployment without a worker URL: its worker is read from its project's containers.
+    const withCompose = targets.some((d) => d.compose && !d.workerUrl)
+      ? await import('./compose-project.ts')
+      : undefined;
+    const fleetTargets: VerifyTarget[] = await Promise.all(
+      targets.map(async (d) =>
+        withCompose && d.compose && !d.workerUrl
+          ? {
+              ...d,
+              docker: {
+                composeProject: await withCompose.composeProjectName(
+                  d.compose.files.map((f) => resolve(base.configDir, f)),
+                  d.compose.projectName,
+                  base,
+                  undefined,
+                ),
+              },
+            }
+          : d,
+      ),
+    );
+    const fleet = await verifyFleet(fleetTargets, {
       ...options,
       concurrency: flags.concurrency,
       targetTimeoutMs: flags.targetTimeout,
