@@ -40,6 +40,13 @@ export const configSchema = z.strictObject({
             web: z.string().min(1).optional(),
           })
           .optional(),
+        /** `release upgrade/verify --deployment <name>` on a Compose project: its files (guide "Upgrading a Compose deployment"). */
+        compose: z
+          .strictObject({
+            files: z.array(z.string().min(1)).min(1),
+            projectName: z.string().min(1).optional(),
+          })
+          .optional(),
       }),
     )
     .refine((list) => new Set(list.map((d) => d.name)).size === list.length, {

@@ -52,7 +52,7 @@ export function servicesToRestore(plan: UpgradePlan, touched: ReadonlySet<Servic
  * or the deployment is not in step after the rollback although it was before.
  */
 export function decideOutcome(input: {
-  plan: UpgradePlan;
+  plan: Pick<UpgradePlan, 'tag' | 'upToDate'>;
   failure: UpgradeFailure | undefined;
   restores: RestoreResult[];
   proof: Proof | undefined;

@@ -14,7 +14,7 @@ export interface VerifyTarget {
   /** The worker's full health URL (`http://host:8081/healthz`). */
   workerUrl?: string;
   /** Read the worker from a Docker engine instead (`host`: `--docker-host`, else DOCKER_HOST). */
-  docker?: { host?: string };
+  docker?: { host?: string; composeProject?: string };
   /** Also probe the API on every Swarm node's address (read from the engine of `docker`). */
   urlPerNode?: boolean;
 }
@@ -75,6 +75,7 @@ export async function probeDeployment(
       probeWorkerDocker({
         ...(target.docker.host ? { host: target.docker.host } : {}),
         image: options.workerImage,
+        ...(target.docker.composeProject ? { composeProject: target.docker.composeProject } : {}),
         env: options.env,
         timeoutMs: options.timeoutMs,
       }),
@@ -108,6 +109,7 @@ export async function probeDeployment(
             ...(target.docker?.host ? { host: target.docker.host } : {}),
             name,
             image: digestImages[name],
+            ...(target.docker?.composeProject ? { composeProject: target.docker.composeProject } : {}),
             env: options.env,
             timeoutMs: options.timeoutMs,
           }),

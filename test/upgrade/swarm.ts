@@ -153,7 +153,7 @@ export async function buildRelease(
  * image of `from`, with `lines` added, pushed as `tag`.
  */
 export async function deriveImage(
-  rig: SwarmRig,
+  rig: Pick<SwarmRig, 'namespace' | 'docker' | 'repo'>,
   artifact: 'api' | 'worker',
   from: string,
   tag: string,
@@ -175,7 +175,12 @@ export async function deriveImage(
   return pushImage(rig.docker, { registry: rig.namespace, repository, tag, env: { HOME: rig.repo.dir } });
 }
 
-export function pinned(rig: SwarmRig, artifact: 'api' | 'worker', tag: string, digest: string): string {
+export function pinned(
+  rig: Pick<SwarmRig, 'namespace'>,
+  artifact: 'api' | 'worker',
+  tag: string,
+  digest: string,
+): string {
   return `${rig.namespace}/service-${artifact}:${tag}@${digest}`;
 }
 

@@ -2,14 +2,14 @@ import { imageOfRole } from '../../config/artifacts.ts';
 import { RuleError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { parseVersion } from '../../version/parse.ts';
-import { record, type UpgradeContext } from './upgrade-context.ts';
+import { record, type TargetContext } from './upgrade-context.ts';
 
 /**
  * A release candidate or full release is signed (DESIGN "Channels and tags"): with
  * `signing.publicKey` configured, every target digest must carry a valid signature from that key
  * before any service changes.
  */
-export const checkTargetSignaturesStep: Step<UpgradeContext> = {
+export const checkTargetSignaturesStep: Step<TargetContext> = {
   title: 'Check the target images are signed',
   skip: (ctx) => {
     if (!ctx.trustedKey) return 'no signing.publicKey in the config';

@@ -4,13 +4,13 @@ import { RuleError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import type { ImageStore } from '../../registry/store.ts';
 import { SERVICE_ROLES, type TargetImage } from '../../upgrade/swarm-types.ts';
-import { record, type UpgradeContext } from './upgrade-context.ts';
+import { record, type TargetContext } from './upgrade-context.ts';
 
 /** The label a target API image may carry with its `min_cli_version` (read before any change). */
 export { MIN_CLI_LABEL };
 
 /** `<tag>` -> the manifest digest of each artifact to upgrade, as the store has it now. */
-export const resolveTargetsStep: Step<UpgradeContext> = {
+export const resolveTargetsStep: Step<TargetContext> = {
   title: 'Resolve the target tag in the registry',
   async run(ctx, io) {
     const roles = SERVICE_ROLES.filter((role) => ctx.serviceNames[role] !== undefined);

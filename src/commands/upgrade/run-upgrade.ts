@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { cliArtifact } from '../../config/artifacts.ts';
 import { OCI_LAYOUT_PREFIX } from '../../config/schema.ts';
 import { connectDocker, dockerAnswers } from '../../engine/docker/connect.ts';
@@ -28,6 +29,9 @@ export interface UpgradeFlags extends GlobalOptions {
   rollbackTimeout: number;
   monitor: number;
   requireCliCompatible?: boolean;
+  /** `--compose <file>`, repeatable: the deployment is this Compose project, not Swarm. */
+  compose?: string[];
+  projectName?: string;
 }
 
 export async function runUpgrade(flags: UpgradeFlags): Promise<void> {
@@ -70,12 +74,46 @@ export async function runUpgrade(flags: UpgradeFlags): Promise<void> {
   const docker = connectDocker({ ...base.env, DOCKER_HOST: dockerHost });
   if (!(await dockerAnswers(docker, 10_000))) {
     throw new ExternalError('DOCKER_UNREACHABLE', `no Docker engine answers at ${dockerHost}`, {
-      hint: 'point --docker-host at a Swarm manager (unix:///path or tcp://host:port)',
+      hint: 'point --docker-host at the engine: a Swarm manager, or the host of the Compose project (unix:///path or tcp://host:port)',
     });
   }
   const { readPublicKey } = await import('../../signing/key-files.ts');
   const trustedKey = await readPublicKey(base);
   const webUrl = flags.webUrl ?? deployment?.webUrl;
+  const composeFiles = flags.compose?.length
+    ? flags.compose
+    : (deployment?.compose?.files.map((f) => resolve(base.configDir, f)) ?? []);
+  if (composeFiles.length > 0) {
+    const { runComposeUpgrade } = await import('./compose/run-compose-upgrade.ts');
+    const projectName = flags.projectName ?? deployment?.compose?.projectName;
+    await runComposeUpgrade({
+      base,
+      tag,
+      serviceNames,
+      apiUrl,
+      ...(webUrl ? { webUrl: webUrl.replace(/\/+$/, '') } : {}),
+      dockerHost,
+      docker,
+      store: openConfiguredStore(base),
+      ...(trustedKey ? { trustedKey } : {}),
+      composeFiles,
+      ...(projectName ? { projectName } : {}),
+      timeoutMs: flags.timeout,
+      rollbackTimeoutMs: flags.rollbackTimeout,
+      monitorMs: flags.monitor,
+      requireCliCompatible: Boolean(flags.requireCliCompatible),
+    });
+    return;
+  }
+  if (flags.projectName) {
+    throw new UsageError(
+      'UPGRADE_PROJECT_WITHOUT_COMPOSE',
+      '--project-name names a Compose project: give its files with --compose',
+      {
+        hint: 'release upgrade --compose docker-compose.yml --project-name <name> ...',
+      },
+    );
+  }
   const ctx: UpgradeContext = {
     ...base,
     tag,
@@ -143,7 +181,7 @@ function parseServices(values: string[]): Partial<Record<ServiceRole, string>> {
     const match = /^(api|worker|web)=(\S+)$/.exec(value);
     if (!match) {
       throw new UsageError('UPGRADE_BAD_SERVICE', `--service "${value}" is not role=name`, {
-        hint: `give the role (${SERVICE_ROLES.join(', ')}) and the Swarm service name, like --service api=svc_api`,
+        hint: `give the role (${SERVICE_ROLES.join(', ')}) and the Swarm (or Compose) service name, like --service api=svc_api`,
       });
     }
     const role = match[1] as ServiceRole;

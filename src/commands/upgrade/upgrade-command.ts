@@ -5,19 +5,32 @@ export function upgradeCommand(program: Command): void {
   program
     .command('upgrade')
     .description(
-      'upgrade API and worker (then web) on Docker Swarm as one unit; roll every service back on failure',
+      'upgrade API and worker (then web) on Docker Swarm or a Compose project as one unit; roll every service back on failure',
     )
     .requiredOption('--to <tag>', 'the release tag to run (resolved to digests in the configured registry)')
     .option(
       '--service <role=name>',
-      'a Swarm service and its role: api=, worker=, web= (repeatable)',
+      'a Swarm (with --compose: Compose) service and its role: api=, worker=, web= (repeatable)',
       collect,
       [],
+    )
+    .option(
+      '--compose <file>',
+      'a Compose project instead of Swarm: its files, first file first (repeatable); --service names Compose services',
+      collect,
+      [],
+    )
+    .option(
+      '--project-name <name>',
+      'with --compose: the Compose project name (default: as Compose chooses it)',
     )
     .option('--deployment <name>', "take the URL and the service map from the config's deployments")
     .option('--url <api>', "the API's base URL (reads {url}/api/version)")
     .option('--web-url <url>', 'the web client, for the final verify checks')
-    .option('--docker-host <url>', 'the Swarm manager (unix:///path or tcp://host:port; default DOCKER_HOST)')
+    .option(
+      '--docker-host <url>',
+      'the Swarm manager, or the engine of the Compose project (unix:///path or tcp://host:port; default DOCKER_HOST)',
+    )
     .option('--timeout <ms>', 'deadline of the whole upgrade: convergence and versions', positiveInt, 300_000)
     .option('--rollback-timeout <ms>', 'deadline of the rollback, should one be needed', positiveInt, 300_000)
     .option('--monitor <ms>', 'how long each new task must keep running before it counts', wholeNumber, 5_000)

@@ -50,7 +50,17 @@ export interface UpgradeContext extends BaseContext {
   events: { ms: number; text: string }[];
 }
 
+/**
+ * What resolving and checking the target needs, shared by the Swarm and the Compose upgrade:
+ * the steps that read only this run in both pipelines.
+ */
+export type TargetContext = BaseContext &
+  Pick<
+    UpgradeContext,
+    'tag' | 'serviceNames' | 'store' | 'trustedKey' | 'targets' | 'targetMinCli' | 'events' | 'startedAt'
+  >;
+
 /** Add a line to the timeline (and the step's progress). */
-export function record(ctx: UpgradeContext, text: string): void {
+export function record(ctx: Pick<UpgradeContext, 'events' | 'startedAt'>, text: string): void {
   ctx.events.push({ ms: Math.round(performance.now() - ctx.startedAt), text });
 }

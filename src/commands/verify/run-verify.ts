@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { imageArtifacts, imageOfRole } from '../../config/artifacts.ts';
 import { ExternalError, RuleError, UsageError } from '../../errors.ts';
 import { runPipeline } from '../../pipeline/runner.ts';
@@ -22,6 +23,9 @@ export interface VerifyFlags extends GlobalOptions {
   docker?: boolean;
   dockerHost?: string;
   urlPerNode?: boolean;
+  /** `--compose <file>`: the worker is read from this Compose project's containers only. */
+  compose?: string[];
+  projectName?: string;
   expect?: string;
   registry?: string | true;
   /** An image whose digest is not validly signed by signing.publicKey is drift. */
@@ -65,7 +69,28 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
         hint: 'add `deployments: [{ name, url, webUrl?, workerUrl? }]` to release.config.ts',
       });
     }
-    const fleet = await verifyFleet(targets, {
+    // A Compose deployment without a worker URL: its worker is read from its project's containers.
+    const withCompose = targets.some((d) => d.compose && !d.workerUrl)
+      ? await import('./compose-project.ts')
+      : undefined;
+    const fleetTargets: VerifyTarget[] = await Promise.all(
+      targets.map(async (d) =>
+        withCompose && d.compose && !d.workerUrl
+          ? {
+              ...d,
+              docker: {
+                composeProject: await withCompose.composeProjectName(
+                  d.compose.files.map((f) => resolve(base.configDir, f)),
+                  d.compose.projectName,
+                  base,
+                  undefined,
+                ),
+              },
+            }
+          : d,
+      ),
+    );
+    const fleet = await verifyFleet(fleetTargets, {
       ...options,
       concurrency: flags.concurrency,
       targetTimeoutMs: flags.targetTimeout,
@@ -93,9 +118,29 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
       },
     );
   }
+  if (flags.projectName && !flags.compose?.length) {
+    throw new UsageError(
+      'VERIFY_PROJECT_WITHOUT_COMPOSE',
+      '--project-name names a Compose project: give its files with --compose',
+      {
+        hint: 'release verify --url <api> --compose docker-compose.yml --project-name <name>',
+      },
+    );
+  }
+  const composeProject = flags.compose?.length
+    ? await (await import('./compose-project.ts')).composeProjectName(
+        flags.compose,
+        flags.projectName,
+        base,
+        flags.dockerHost,
+      )
+    : undefined;
   const docker =
-    flags.docker || flags.dockerHost
-      ? { ...(flags.dockerHost ? { host: flags.dockerHost } : {}) }
+    flags.docker || flags.dockerHost || composeProject
+      ? {
+          ...(flags.dockerHost ? { host: flags.dockerHost } : {}),
+          ...(composeProject ? { composeProject } : {}),
+        }
       : undefined;
   const target: VerifyTarget = {
     url: checkedUrl(flags.url, '--url'),

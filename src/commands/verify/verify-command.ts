@@ -16,6 +16,15 @@ export function verifyCommand(program: Command): void {
     .option('--docker', 'read the worker from the Docker engine: containers and Swarm services of its image')
     .option('--docker-host <sock>', 'the engine to read (unix:///path or tcp://host:port; implies --docker)')
     .option(
+      '--compose <file>',
+      "read the worker from this Compose project's containers (by Compose's labels), running or not; repeatable, first file first",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .option(
+      '--project-name <name>',
+      'with --compose: the Compose project name (default: as Compose chooses it)',
+    )
+    .option(
       '--url-per-node',
       "with --docker on a Swarm manager: also read the API's version on every node's address (--url's scheme, port and path)",
     )

@@ -15,6 +15,11 @@ export interface DockerProbeOptions {
   name?: ArtifactName;
   env: Record<string, string | undefined>;
   timeoutMs: number;
+  /**
+   * A Compose project (`release verify --compose`): only its containers, found by Compose's
+   * project label, running or not; no Swarm services.
+   */
+  composeProject?: string;
 }
 
 export const OCI_VERSION_LABEL = 'org.opencontainers.image.version';
@@ -39,7 +44,10 @@ export async function probeWorkerDocker(options: DockerProbeOptions): Promise<Pr
   });
   try {
     const [containers, services] = await Promise.race([
-      Promise.all([readContainers(docker, options.image), readServices(docker, options.image)]),
+      Promise.all([
+        readContainers(docker, options.image, options.composeProject),
+        options.composeProject ? Promise.resolve([]) : readServices(docker, options.image),
+      ]),
       deadline,
     ]);
     // A Swarm task's container is its service, already read from the service's spec: counting
@@ -53,7 +61,9 @@ export async function probeWorkerDocker(options: DockerProbeOptions): Promise<Pr
         failed(
           options.name ?? 'worker',
           where.label,
-          `no container or Swarm service on this engine runs an image of "${options.image}"`,
+          options.composeProject
+            ? `no container of Compose project "${options.composeProject}" runs an image of "${options.image}"`
+            : `no container or Swarm service on this engine runs an image of "${options.image}"`,
         ),
       ];
     }
@@ -73,8 +83,11 @@ export async function probeWorkerDocker(options: DockerProbeOptions): Promise<Pr
 
 type Read = ProbeResult & { serviceId?: string };
 
-async function readContainers(docker: Docker, repository: string): Promise<Read[]> {
-  const listed = await docker.listContainers({ all: true });
+async function readContainers(docker: Docker, repository: string, project?: string): Promise<Read[]> {
+  const listed = await docker.listContainers({
+    all: true,
+    ...(project ? { filters: { label: [`com.docker.compose.project=${project}`] } } : {}),
+  });
   // The list shows an image id instead of a name when the tag has moved on: inspect those too.
   const candidates = listed.filter((c) => isImageOf(c.Image, repository) || c.Image.startsWith('sha256:'));
   const results = await Promise.all(
@@ -87,11 +100,12 @@ async function readContainers(docker: Docker, repository: string): Promise<Read[
         .inspect()
         .catch(() => undefined);
       const name = info.Name.replace(/^\//, '');
+      const composeService = info.Config.Labels?.['com.docker.compose.service'];
       const serviceId = info.Config.Labels?.['com.docker.swarm.service.id'];
       return withService(
         serviceId,
         reading({
-          source: `container ${info.Id.slice(0, 12)} (${name})`,
+          source: `container ${info.Id.slice(0, 12)} (${name}${composeService ? `, compose service ${composeService}` : ''})`,
           reference,
           env: envValue(info.Config.Env, 'SERVICE_VERSION'),
           label: info.Config.Labels?.[OCI_VERSION_LABEL],

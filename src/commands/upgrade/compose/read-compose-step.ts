@@ -1,0 +1,48 @@
+import { readFile } from 'node:fs/promises';
+import { parse } from 'yaml';
+import { composeModel } from '../../../engine/docker/compose-cli.ts';
+import { readComposeContainers } from '../../../engine/docker/compose-containers.ts';
+import type { Step } from '../../../pipeline/step.ts';
+import { composeServices } from '../../../upgrade/compose-model.ts';
+import { readApiVersion } from '../service-readings.ts';
+import { record } from '../upgrade-context.ts';
+import { type ComposeUpgradeContext, composeFiles } from './compose-context.ts';
+import { proveComposeInStep } from './compose-proof.ts';
+
+/**
+ * The project as it runs now: the model Compose resolves from the user's files and our current
+ * override (variables substituted), every container of the project from the engine, the API's
+ * version, and whether the deployment is in step before anything changes.
+ */
+export const readComposeStep: Step<ComposeUpgradeContext> = {
+  title: 'Read the Compose project',
+  async run(ctx, io) {
+    ctx.previousOverride = await readFile(ctx.overridePath, 'utf8').catch(() => undefined);
+    const hasOverride = ctx.previousOverride !== undefined;
+    const first = await readFile(ctx.project.files[0]!, 'utf8');
+    const version = (parse(first) as { version?: unknown } | null)?.version;
+    if (version !== undefined) ctx.fileVersion = String(version);
+    const webServices = new Set(ctx.serviceNames.web ? [ctx.serviceNames.web] : []);
+    const [model, containers, api, before] = await Promise.all([
+      composeModel(
+        ctx.cli,
+        { files: composeFiles(ctx, hasOverride), name: ctx.project.name, dir: ctx.project.dir },
+        ctx.env,
+      ),
+      readComposeContainers(ctx.docker, ctx.project.name, webServices),
+      readApiVersion(ctx.apiUrl, ctx.probeTimeoutMs),
+      proveComposeInStep(ctx, undefined),
+    ]);
+    ctx.services = composeServices(model);
+    ctx.containersBefore = containers;
+    if (api.version) ctx.fromTag = api.version;
+    if (api.minCliVersion) ctx.currentMinCli = api.minCliVersion;
+    ctx.inStepBefore = before.inStep;
+    const serving = containers.filter((c) => c.state === 'running').length;
+    record(
+      ctx,
+      `project ${ctx.project.name} (${ctx.cli.name} ${ctx.cli.version}): ${ctx.services.length} service(s), ${containers.length} container(s), ${serving} running; API ${api.version ?? api.error ?? '?'}; ${before.inStep ? 'in step' : 'not in step'}${hasOverride ? `; current override ${ctx.overridePath}` : ''}`,
+    );
+    io.progress(`${ctx.project.name}: API ${api.version ?? '?'}, ${serving} container(s) running`);
+  },
+};

@@ -1,0 +1,98 @@
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import type Docker from 'dockerode';
+import { composeModel, findComposeCli, projectName } from '../../../engine/docker/compose-cli.ts';
+import { ExternalError, RuleError, UsageError } from '../../../errors.ts';
+import type { BaseContext } from '../../../pipeline/context.ts';
+import { runPipeline } from '../../../pipeline/runner.ts';
+import type { ImageStore } from '../../../registry/store.ts';
+import type { PublicSigningKey } from '../../../signing/keys.ts';
+import type { ServiceRole } from '../../../upgrade/swarm-types.ts';
+import { decideOutcome } from '../../../upgrade/upgrade-outcome.ts';
+import { currentIo } from '../../../util/cli-io.ts';
+import { printJson, printLine, warn } from '../../output.ts';
+import type { ComposeUpgradeContext } from './compose-context.ts';
+import { composeUpgradePipeline } from './compose-pipeline.ts';
+import { composeUpgradeJson, renderComposeUpgrade } from './compose-report.ts';
+
+/** What `release upgrade` settled before it knew the deployment is a Compose project. */
+export interface ComposeUpgradeInput {
+  base: BaseContext;
+  tag: string;
+  serviceNames: Partial<Record<ServiceRole, string>>;
+  apiUrl: string;
+  webUrl?: string;
+  dockerHost: string;
+  docker: Docker;
+  store: ImageStore;
+  trustedKey?: PublicSigningKey;
+  composeFiles: string[];
+  projectName?: string;
+  timeoutMs: number;
+  rollbackTimeoutMs: number;
+  monitorMs: number;
+  requireCliCompatible: boolean;
+}
+
+export async function runComposeUpgrade(input: ComposeUpgradeInput): Promise<void> {
+  const { base } = input;
+  const files = input.composeFiles.map((f) => resolve(base.cwd, f));
+  const missing = files.find((f) => !existsSync(f));
+  if (missing) {
+    throw new UsageError('COMPOSE_FILE_MISSING', `--compose ${missing}: no such file`, {
+      hint: 'give the compose files the project is started with, first file first',
+    });
+  }
+  const env = { ...base.env, DOCKER_HOST: input.dockerHost };
+  const cli = await findComposeCli(env);
+  const dir = dirname(files[0]!);
+  const model = (await composeModel(cli, { files, dir }, env)) as { name?: string };
+  const name = projectName({ flag: input.projectName, env, modelName: model?.name, firstFile: files[0]! });
+  const ctx: ComposeUpgradeContext = {
+    ...base,
+    env,
+    tag: input.tag,
+    serviceNames: input.serviceNames,
+    apiUrl: input.apiUrl,
+    ...(input.webUrl ? { webUrl: input.webUrl } : {}),
+    dockerHost: input.dockerHost,
+    docker: input.docker,
+    store: input.store,
+    ...(input.trustedKey ? { trustedKey: input.trustedKey } : {}),
+    timeoutMs: input.timeoutMs,
+    rollbackTimeoutMs: input.rollbackTimeoutMs,
+    monitorMs: input.monitorMs,
+    probeTimeoutMs: 5_000,
+    requireCliCompatible: input.requireCliCompatible,
+    startedAt: performance.now(),
+    cli,
+    project: { files, name, dir },
+    overridePath: join(dir, '.release', `${name}.override.yml`),
+    overrideWritten: false,
+    touched: new Set(),
+    restores: [],
+    events: [],
+  };
+  await runPipeline(composeUpgradePipeline, ctx, {
+    json: ctx.json || !currentIo().stderr.isTTY,
+    env: ctx.env,
+    dryRun: ctx.dryRun,
+  });
+  ctx.outcome = decideOutcome({
+    plan: ctx.plan!,
+    failure: ctx.failure,
+    restores: ctx.restores,
+    proof: ctx.proof,
+    inStepBefore: Boolean(ctx.inStepBefore),
+    fromTag: ctx.fromTag,
+  });
+  if (ctx.json) printJson(composeUpgradeJson(ctx));
+  else for (const line of renderComposeUpgrade(ctx)) printLine(line);
+  for (const text of ctx.warnings) warn(text);
+  if (ctx.outcome.exitCode === 0) return;
+  const error =
+    ctx.outcome.exitCode === 3
+      ? new ExternalError('UPGRADE_ROLLBACK_FAILED', ctx.outcome.verdict)
+      : new RuleError('UPGRADE_ROLLED_BACK', ctx.outcome.verdict);
+  throw Object.assign(error, { reported: true });
+}
