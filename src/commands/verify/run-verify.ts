@@ -205,7 +205,7 @@ async function openRegistry(
   });
 }
 
-function checkedUrl(value: string, flag: string): string {
+export function checkedUrl(value: string, flag: string): string {
   let url: URL;
   try {
     url = new URL(value);
@@ -220,7 +220,7 @@ function checkedUrl(value: string, flag: string): string {
   return value.replace(/\/+$/, '');
 }
 
-function checkedExpect(tag: string): string {
+export function checkedExpect(tag: string): string {
   const kind = parseVersion(tag).kind;
   if (kind === 'invalid' || kind === 'unknown' || kind === 'hash') {
     throw new UsageError('VERIFY_BAD_EXPECT', `--expect "${tag}" is not a release tag`, {
