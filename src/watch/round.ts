@@ -88,7 +88,11 @@ export async function runRound(
           ...(options.skew ? { skew: options.skew } : {}),
         });
         const ms = Math.round(performance.now() - deploymentStarted);
-        return buildReport(target, { ...probed, results }, outcome, ms);
+        // verify's reason for a CLI left out names its flag; watch leaves it out unless --cli.
+        const notChecked = probed.notChecked.map((n) =>
+          n.name === 'cli' ? { ...n, reason: "pass --cli to read this host's svc" } : n,
+        );
+        return buildReport(target, { ...probed, results, notChecked }, outcome, ms);
       }),
     ),
   );

@@ -35,6 +35,8 @@ li { margin-bottom: 6px; }
   table, tbody, tr, td { display: block; width: auto; }
   tr { border: 1px solid #8886; border-radius: 6px; margin-bottom: 10px; }
   td::before { content: attr(data-label); display: block; font-size: .75rem; color: var(--muted); }
+  /* On a phone only what was read matters; what was not asked for is said once per deployment. */
+  td.s-skipped { display: none; }
 }`;
 
 const SCRIPT = `
