@@ -52,7 +52,9 @@ export async function runRound(
 ): Promise<RoundResult> {
   const startedAt = new Date();
   const started = performance.now();
-  const roundDeadline = AbortSignal.timeout(options.roundTimeoutMs);
+  const roundController = new AbortController();
+  const roundTimer = setTimeout(() => roundController.abort(), options.roundTimeoutMs);
+  const roundDeadline = roundController.signal;
   const probeOptions: ProbeOptions = { ...options, workerImage: options.images.worker };
   if (options.cli) {
     probeOptions.cliResults = await probeCli({
@@ -68,8 +70,14 @@ export async function runRound(
     targets.map((target) =>
       limit(async () => {
         const deploymentStarted = performance.now();
-        const signal = AbortSignal.any([roundDeadline, AbortSignal.timeout(options.targetTimeoutMs)]);
-        const probed = await probeDeployment(target, { ...probeOptions, signal });
+        // A timer of our own, cleared when the deployment answers: AbortSignal.timeout's would
+        // live on for the whole deadline, every round, long after the answer came.
+        const deadline = new AbortController();
+        const timer = setTimeout(() => deadline.abort(), options.targetTimeoutMs);
+        const signal = AbortSignal.any([roundDeadline, deadline.signal]);
+        const probed = await probeDeployment(target, { ...probeOptions, signal }).finally(() =>
+          clearTimeout(timer),
+        );
         for (const r of probed.results) {
           if (r.error !== undefined) {
             failures.push({ deployment: target.name, artifact: r.name, reason: failureReason(r.error) });
@@ -96,6 +104,7 @@ export async function runRound(
       }),
     ),
   );
+  clearTimeout(roundTimer);
   guard.keepOnly(new Set(targets.map((t) => t.name)));
   return {
     reports,
