@@ -55,6 +55,7 @@ export function statusDocument(round: RoundResult | undefined, intervalMs: numbe
         status: a.status,
         why: a.why,
         source: a.source,
+        detail: a.detail ?? null,
       })),
       findings: r.findings.map((f) => ({
         code: f.code,
