@@ -1,4 +1,5 @@
-import { createServer, type Server, type Socket } from 'node:http';
+import { createServer, type Server } from 'node:http';
+import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiServer } from '../../src/service/api/server.ts';
 import { listen } from '../../src/service/http/lifecycle.ts';
