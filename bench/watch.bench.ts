@@ -101,7 +101,7 @@ async function main(): Promise<void> {
       `release watch --all: ${COUNT} deployments (${COUNT * 2} loopback servers in one process), ${ROUNDS} rounds at --interval ${INTERVAL}`,
     );
     console.log(`  in step at the end: ${inStep} of ${COUNT} (one worker in 50 is behind)`);
-    console.log(`  /metrics scrape: ${(scrapeBytes / 1024).toFixed(1)} KiB`);
+    console.log(`  /metrics scrape: ${(scrapeBytes / 1024).toFixed(1)} KiB; series: ${seriesCounts(final)}`);
     console.log(
       `  round time: median ${fmt(median(times))}, p95 ${fmt(p95)}, max ${fmt(sorted[sorted.length - 1]!)} (${samples.length} rounds sampled)`,
     );
@@ -128,6 +128,16 @@ function sum(text: string, pattern: RegExp): number {
   let total = 0;
   for (const m of text.matchAll(pattern)) total += Number(m[1]);
   return total;
+}
+
+/** Series per metric name (`artifact_info 800, ...`): what a scrape is made of, to see it bounded. */
+function seriesCounts(text: string): string {
+  const counts = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    const name = /^service_release_(\w+?)(?:\{| )/.exec(line)?.[1];
+    if (name) counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+  return [...counts].map(([name, n]) => `${name} ${n}`).join(', ');
 }
 
 function rssOf(pid: number): number {

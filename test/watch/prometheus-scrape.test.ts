@@ -100,7 +100,16 @@ describe('release watch scraped by a real Prometheus', () => {
 
   it('turns in_step to 0 once the worker runs another version, and artifact_info names both', async () => {
     await worker.stop();
-    worker = await startWorkerOn(workerPort, 'v1.3.0');
+    // Same port (the watch was given one URL); a clash here can only be another test's explicit
+    // pick landing on it in the moment between, so wait and try again rather than move.
+    worker = await retryOnPortClash(
+      () =>
+        startWorkerOn(workerPort, 'v1.3.0').catch(async (error) => {
+          await new Promise((r) => setTimeout(r, 500));
+          throw error;
+        }),
+      5,
+    );
     await until('in_step 0', inStep, (r) => r.length === 1 && r[0]!.value === 0);
     await until(
       'skew_status worker-api 2',
