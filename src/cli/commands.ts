@@ -8,6 +8,7 @@ import { signCommand } from '../commands/sign/sign-command.ts';
 import { stampCommand } from '../commands/stamp/stamp-command.ts';
 import { upgradeCommand } from '../commands/upgrade/upgrade-command.ts';
 import { verifyCommand } from '../commands/verify/verify-command.ts';
+import { watchCommand } from '../commands/watch/watch-command.ts';
 
 /**
  * Every `release` command, in help order. Each definition only declares flags; the work is
@@ -19,6 +20,7 @@ export const commandDefinitions: ((program: Command) => void)[] = [
   baseImageCommand, // make the minimal node base image the builds start from
   promoteCommand, // tag the built images into dev, rc or release (manifest copy, all or nothing)
   verifyCommand, // prove a live deployment (or a fleet) is in step
+  watchCommand, // keep verifying: drift as Prometheus metrics and a status page
   keygenCommand, // create the key pair that signs release candidates
   signCommand, // sign images by digest (release candidates)
   upgradeCommand, // move API and worker (then web) of a Swarm deployment to a tag as one unit

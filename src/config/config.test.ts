@@ -39,7 +39,23 @@ describe('validateConfig', () => {
           publish: false,
         },
       },
+      // The skew policy's defaults are "equal", the behaviour before `skew:` existed.
+      skew: {
+        web: { minor: 0, patch: 0, beyond: 'drift' },
+        cli: { minor: 0, patch: 0, beyond: 'drift' },
+        dev: 'drift',
+        unknown: 'drift',
+      },
     });
+  });
+
+  it('reads a graded skew policy and rejects unknown keys in it', () => {
+    const config = validateConfig({ skew: { web: { minor: 1 }, cli: { minor: 1, beyond: 'warn' } } }, 'x');
+    expect(config.skew.web).toEqual({ minor: 1, patch: 0, beyond: 'drift' });
+    expect(config.skew.cli).toEqual({ minor: 1, patch: 0, beyond: 'warn' });
+    expect(config.skew.dev).toBe('drift');
+    expect(() => validateConfig({ skew: { worker: { minor: 1 } } }, 'x')).toThrow(/skew/);
+    expect(() => validateConfig({ skew: { web: { minor: -1 } } }, 'x')).toThrow(/skew\.web\.minor/);
   });
 
   it('keeps given values and defaults the rest', () => {

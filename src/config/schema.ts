@@ -6,6 +6,7 @@ import {
   type ImageArtifactInput,
   OCI_LAYOUT_PREFIX,
 } from './artifacts-schema.ts';
+import { skewSchema } from './skew-schema.ts';
 
 // A registry host (with a dot, a port, or `localhost`, as docker requires) and an optional namespace.
 const REGISTRY =
@@ -67,6 +68,8 @@ export const configSchema = z.strictObject({
         .optional(),
     })
     .optional(),
+  /** How far web and CLI may be from the API (`release verify`, `release watch`); default: equal. */
+  skew: skewSchema,
   /**
    * Signed release candidates (README "Signing release candidates"): `publicKey` is the SPKI PEM
    * every signature is checked against; `privateKey` the encrypted PKCS#8 PEM `release sign` uses

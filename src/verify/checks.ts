@@ -2,8 +2,10 @@ import { namesVersion } from '../channels/tags.ts';
 import { sameTag } from '../version/compare.ts';
 import { satisfiesMinimum } from '../version/minimum.ts';
 import { parseCore, parseVersion } from '../version/parse.ts';
+import { DEFAULT_SKEW_POLICY, gradeSkew, type SkewPolicy, type SkewVerdict } from '../version/skew.ts';
 import { checkRegistry } from './check-registry.ts';
 import { checkSignatures } from './check-signatures.ts';
+import { gradeDeployment, ruleOf } from './check-skew.ts';
 import { displayTag, type FixContext, fixFor, fixForUnreachable, fixForUnversioned } from './fixes.ts';
 import type { ArtifactName, Finding, ProbeResult, RegistryReading, SignatureReading } from './types.ts';
 
@@ -20,6 +22,8 @@ export interface CheckInput {
   /** Signatures of the images' digests; `requireSignature` makes a missing one drift. */
   signatures?: SignatureReading[];
   requireSignature?: boolean;
+  /** How far each artifact may be from the API (config `skew:`); the default is "equal". */
+  skew?: SkewPolicy;
 }
 
 export interface Reference {
@@ -31,6 +35,8 @@ export interface Reference {
 export interface CheckOutcome {
   reference: Reference | undefined;
   findings: Finding[];
+  /** Each artifact against the API, graded by the skew policy. */
+  skew: SkewVerdict[];
 }
 
 /** The spec's consequence of API/worker drift (section 7), named in the finding. */
@@ -45,18 +51,19 @@ export function checkDeployment(input: CheckInput): CheckOutcome {
   const live = input.results.filter((r) => r.version !== undefined && r.running !== false);
   const reference = referenceOf(live, input.expect);
   const ctx: FixContext = { apiUrl: input.apiUrl, images: input.images, tag: reference?.tag };
+  const policy = input.skew ?? DEFAULT_SKEW_POLICY;
   const findings = [
     ...checkReadable(input.results, input.probed, ctx),
     ...input.results.flatMap((r) => checkWorkerEvidence(r)),
-    ...live.flatMap((r) => checkVersionQuality(r, ctx)),
+    ...live.flatMap((r) => checkVersionQuality(r, ctx, policy)),
     ...checkMinCliVersion(input.results),
-    ...checkApiWorker(live),
+    ...checkApiWorker(live, policy),
     ...checkCli(live, ctx),
-    ...checkSharedTag(live, reference, ctx),
+    ...checkSharedTag(live, reference, ctx, policy),
     ...checkRegistry(input.registry ?? []),
     ...checkSignatures(input.signatures ?? [], Boolean(input.requireSignature)),
   ];
-  return { reference, findings };
+  return { reference, findings, skew: gradeDeployment(live, policy) };
 }
 
 /** A version that can be "in step": it has an order and was not built from a dirty tree. */
@@ -152,8 +159,26 @@ export function checkWorkerEvidence(r: ProbeResult): Finding[] {
   ];
 }
 
-/** `unknown`, a bare hash, a dirty build or garbage: none of these can be in step. */
-export function checkVersionQuality(r: ProbeResult, ctx: FixContext): Finding[] {
+/**
+ * `unknown`, a bare hash, a dirty build or garbage: none of these can be in step. How bad that is
+ * the policy says (`skew.unknown`, `skew.dev`; drift by default); `ok` there says nothing.
+ */
+export function checkVersionQuality(
+  r: ProbeResult,
+  ctx: FixContext,
+  policy: SkewPolicy = DEFAULT_SKEW_POLICY,
+): Finding[] {
+  const findings = versionQualityFindings(r, ctx);
+  const unversioned = findings[0]?.code === 'VERSION_UNKNOWN' || findings[0]?.code === 'VERSION_INVALID';
+  const grade = unversioned ? policy.unknown : policy.dev;
+  if (grade === 'ok') return [];
+  const id = unversioned ? 'skew.unknown' : 'skew.dev';
+  const what = unversioned ? 'a version that is unknown or unreadable' : 'a development build';
+  const rule = { id, reason: `${id} grades ${what} ${grade}` };
+  return findings.map((f) => ({ ...f, severity: grade, rule }));
+}
+
+function versionQualityFindings(r: ProbeResult, ctx: FixContext): Finding[] {
   const version = parseVersion(r.version!);
   const base = { severity: 'drift' as const, artifact: r.name, source: r.source };
   const where = `${r.name} at ${r.source}`;
@@ -227,19 +252,25 @@ export function checkMinCliVersion(results: ProbeResult[]): Finding[] {
   ];
 }
 
-/** API and worker must be the same tag (spec section 9, rule 5), whatever the reference is. */
-export function checkApiWorker(live: ProbeResult[]): Finding[] {
+/**
+ * API and worker must be the same tag (spec section 9, rule 5), whatever the reference is; only
+ * two development builds may be graded otherwise (`skew.dev`).
+ */
+export function checkApiWorker(live: ProbeResult[], policy: SkewPolicy = DEFAULT_SKEW_POLICY): Finding[] {
   const api = live.find((r) => r.name === 'api');
   if (!api?.version || !isComparable(api.version)) return [];
   return live
     .filter((r) => r.name === 'worker' && isComparable(r.version!) && !sameTag(r.version!, api.version!))
-    .map((worker) => ({
+    .map((worker) => ({ worker, verdict: gradeSkew('worker-api', api.version!, worker.version!, policy) }))
+    .filter(({ verdict }) => verdict.grade !== 'ok')
+    .map(({ worker, verdict }) => ({
       code: 'API_WORKER_MISMATCH',
       message: `API is ${api.version} but the worker at ${worker.source} is ${worker.version}: ${API_WORKER_CONSEQUENCE}`,
       fix: `upgrade the API and worker together: run ${displayTag(api.version)} for both (SERVICE_VERSION=${displayTag(api.version)}), never one without the other`,
-      severity: 'drift' as const,
+      severity: verdict.grade as 'drift' | 'warn',
       artifact: 'worker' as const,
       source: worker.source,
+      rule: ruleOf(verdict),
     }));
 }
 
@@ -282,17 +313,25 @@ export function checkCli(live: ProbeResult[], ctx: FixContext): Finding[] {
         severity: 'drift',
         artifact: 'cli',
         source: first.source,
+        rule: {
+          id: 'min_cli_version',
+          reason: `a CLI below the API's min_cli_version ${min} is blocked (spec section 7)`,
+        },
       },
     ];
   }
   return [];
 }
 
-/** Every readable, well-formed version must be the reference tag (a leading `v` ignored). */
+/**
+ * Every readable, well-formed version must be the reference tag (a leading `v` ignored), except
+ * what the skew policy tolerates of web and CLI against the API (a warning, or nothing).
+ */
 export function checkSharedTag(
   live: ProbeResult[],
   reference: Reference | undefined,
   ctx: FixContext,
+  policy: SkewPolicy = DEFAULT_SKEW_POLICY,
 ): Finding[] {
   if (!reference) return [];
   const api = live.find((r) => r.name === 'api');
@@ -306,15 +345,21 @@ export function checkSharedTag(
     // Already said, with a better fix, by the API/worker and CLI checks.
     if (!expecting && r.name === 'worker' && api?.version && isComparable(api.version)) continue;
     if (r.name === 'cli' && checkCli(live, ctx).length > 0) continue;
+    const verdict =
+      reference.from === 'api' && (r.name === 'web' || r.name === 'cli')
+        ? gradeSkew(`${r.name}-api`, reference.tag, r.version!, policy, api?.minCliVersion)
+        : undefined;
+    if (verdict?.grade === 'ok') continue;
     findings.push({
       code: expecting ? 'NOT_EXPECTED_TAG' : 'TAG_MISMATCH',
       message: expecting
         ? `${r.name} at ${r.source} is ${r.version}, expected ${reference.tag}`
         : `${r.name} at ${r.source} is ${r.version}, but the ${reference.from} is ${reference.tag}`,
       fix: fixFor(r.name, ctx),
-      severity: 'drift',
+      severity: verdict?.grade ?? 'drift',
       artifact: r.name,
       source: r.source,
+      ...(verdict ? { rule: ruleOf(verdict) } : {}),
     });
   }
   return findings;

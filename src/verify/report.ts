@@ -44,7 +44,14 @@ const WHY: Record<string, string> = {
   RELEASE_PLATFORM_NOT_IN_RC: 'a platform is not from its rc',
 };
 
-const RANK: Record<ArtifactStatus, number> = { unreachable: 4, drift: 3, notice: 2, ok: 1, skipped: 0 };
+const RANK: Record<ArtifactStatus, number> = {
+  unreachable: 5,
+  drift: 4,
+  warn: 3,
+  notice: 2,
+  ok: 1,
+  skipped: 0,
+};
 
 /** Put probe results and findings together into the verdict on one deployment. */
 export function buildReport(
@@ -97,6 +104,7 @@ export function buildReport(
     reference: outcome.reference,
     artifacts: rows,
     findings: outcome.findings,
+    ...(outcome.skew.length ? { skew: outcome.skew } : {}),
     ...(registry ? { registry } : {}),
     ...(signatures ? { signatures } : {}),
     exitCode,
@@ -104,12 +112,18 @@ export function buildReport(
   };
 }
 
-/** 3 when something asked for could not be read (nothing is proved), else 1 on drift, else 0. */
-export function exitCodeOf(findings: Finding[]): 0 | 1 | 3 {
+/**
+ * 3 when something asked for could not be read (nothing is proved), else 1 on drift (and, with
+ * `--fail-on warn`, on a warning), else 0.
+ */
+export function exitCodeOf(findings: Finding[], failOn: FailOn = 'drift'): 0 | 1 | 3 {
   if (findings.some((f) => f.severity === 'unreachable')) return 3;
-  if (findings.some((f) => f.severity === 'drift')) return 1;
+  if (findings.some((f) => f.severity === 'drift' || (failOn === 'warn' && f.severity === 'warn'))) return 1;
   return 0;
 }
+
+/** `--fail-on`: the lowest grade that makes verify (and `watch --once`) exit 1. */
+export type FailOn = 'drift' | 'warn';
 
 function statusOf(findings: Finding[]): { status: ArtifactStatus; why: string } {
   const worst = [...findings].sort((a, b) => RANK[b.severity] - RANK[a.severity])[0];
@@ -142,7 +156,9 @@ export function reportJson(report: DeploymentReport) {
       severity: f.severity,
       ...(f.artifact ? { artifact: f.artifact } : {}),
       ...(f.source ? { source: f.source } : {}),
+      ...(f.rule ? { rule: f.rule } : {}),
     })),
+    ...(report.skew ? { skew: report.skew } : {}),
     ...(report.registry ? { registry: report.registry } : {}),
     ...(report.signatures ? { signatures: report.signatures } : {}),
     ...(report.provenance ? { provenance: report.provenance } : {}),
@@ -240,16 +256,20 @@ function imageSummary(p: ImageProvenance): string {
 
 export function verdictLine(report: DeploymentReport): string {
   const ref = report.reference ? ` at ${report.reference.tag} (from ${report.reference.from})` : '';
-  if (report.exitCode === 0) return `in step${ref}`;
+  const warnings = report.findings.filter((f) => f.severity === 'warn').length;
+  const warned = warnings ? `, ${warnings} warning${warnings === 1 ? '' : 's'} the skew policy allows` : '';
+  if (report.exitCode === 0) return `in step${ref}${warned}`;
   const n = report.findings.filter((f) => f.severity !== 'notice').length;
   const what = report.exitCode === 3 ? 'NOT VERIFIED: something asked for could not be read' : 'DRIFT';
   return `${what}${ref}: ${n} finding${n === 1 ? '' : 's'}`;
 }
 
 export function renderFindings(findings: Finding[], indent: string): string[] {
+  const mark = { notice: 'notice', warn: 'warn', drift: 'x', unreachable: 'x' } as const;
   return findings.flatMap((f) => [
-    `${indent}${f.severity === 'notice' ? 'notice' : 'x'} ${f.code}: ${f.message}`,
+    `${indent}${mark[f.severity]} ${f.code}: ${f.message}`,
     `${indent}    fix: ${f.fix}`,
+    ...(f.rule ? [`${indent}    rule: ${f.rule.id}: ${f.rule.reason}`] : []),
   ]);
 }
 

@@ -1,3 +1,5 @@
+import type { SkewVerdict } from '../version/skew.ts';
+
 /** The four artifacts of a deployment, in the order the report lists them. */
 export const ARTIFACT_NAMES = ['api', 'worker', 'web', 'cli'] as const;
 export type ArtifactName = (typeof ARTIFACT_NAMES)[number];
@@ -29,8 +31,9 @@ export interface ProbeResult {
 /**
  * `drift`: the deployment is not in step (exit 1). `unreachable`: a probe that was asked for could
  * not read its artifact, so nothing can be proved (exit 3). `notice`: worth knowing, not drift.
+ * `warn`: skew the policy (`skew:`) allows with a warning; exit 1 only with `--fail-on warn`.
  */
-export type Severity = 'drift' | 'unreachable' | 'notice';
+export type Severity = 'drift' | 'unreachable' | 'warn' | 'notice';
 
 /** One thing wrong with a deployment, and the command or change that fixes it. */
 export interface Finding {
@@ -42,10 +45,12 @@ export interface Finding {
   artifact?: string;
   /** The reading it is about, when an artifact was read in more than one place. */
   source?: string;
+  /** The skew rule that decided it (`skew.web`, `skew.worker`, `min_cli_version`...) and why. */
+  rule?: { id: string; reason: string };
 }
 
 /** `skipped`: the operator did not ask for it to be read (`why` says how to ask). */
-export type ArtifactStatus = 'ok' | 'drift' | 'unreachable' | 'notice' | 'skipped';
+export type ArtifactStatus = 'ok' | 'drift' | 'unreachable' | 'warn' | 'notice' | 'skipped';
 
 /** One row of the report. */
 export interface ArtifactRow {
@@ -75,6 +80,8 @@ export interface DeploymentReport {
   reference: { tag: string; from: string } | undefined;
   artifacts: ArtifactRow[];
   findings: Finding[];
+  /** Each artifact against the API, graded by the skew policy (absent when no API was read). */
+  skew?: SkewVerdict[];
   /** `--registry`: per image, the expected tag's digest and the digests running. */
   registry?: RegistryReading[];
   /** Per image digest: whether it carries a valid signature from the configured key. */

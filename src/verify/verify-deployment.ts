@@ -1,3 +1,4 @@
+import type { SkewPolicy } from '../version/skew.ts';
 import { checkDeployment } from './checks.ts';
 import type { FixContext } from './fixes.ts';
 import { type ProbeOptions, probeDeployment, type VerifyTarget } from './probe-deployment.ts';
@@ -7,6 +8,8 @@ import type { DeploymentReport } from './types.ts';
 export interface VerifyOptions extends Omit<ProbeOptions, 'workerImage'> {
   images: FixContext['images'];
   expect?: string;
+  /** Config `skew:`; default: every artifact equal to the API. */
+  skew?: SkewPolicy;
 }
 
 /** Probe one deployment, check what was read, and return the verdict. Never throws for a probe. */
@@ -22,6 +25,7 @@ export async function verifyDeployment(
     probed: probed.probed,
     images: options.images,
     ...(options.expect !== undefined ? { expect: options.expect } : {}),
+    ...(options.skew ? { skew: options.skew } : {}),
   });
   return buildReport(target, probed, outcome, Math.round(performance.now() - started));
 }

@@ -6,7 +6,14 @@ import type { ImageStore } from '../../registry/store.ts';
 import { currentIo } from '../../util/cli-io.ts';
 import { type FleetReport, verifyFleet } from '../../verify/fleet.ts';
 import type { VerifyTarget } from '../../verify/probe-deployment.ts';
-import { renderFindings, renderReport, reportJson, table } from '../../verify/report.ts';
+import {
+  exitCodeOf,
+  type FailOn,
+  renderFindings,
+  renderReport,
+  reportJson,
+  table,
+} from '../../verify/report.ts';
 import type { DeploymentReport } from '../../verify/types.ts';
 import type { VerifyOptions } from '../../verify/verify-deployment.ts';
 import { parseVersion } from '../../version/parse.ts';
@@ -35,6 +42,8 @@ export interface VerifyFlags extends GlobalOptions {
   timeout: number;
   targetTimeout: number;
   concurrency: number;
+  /** `warn`: a warning the skew policy allows also exits 1. */
+  failOn?: FailOn;
 }
 
 export async function runVerify(flags: VerifyFlags): Promise<void> {
@@ -49,6 +58,7 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
     timeoutMs: flags.timeout,
     cli: flags.cli !== false,
     images: { api: api.image, worker: worker.image, web: web.image },
+    skew: base.config.skew,
     ...(expect !== undefined ? { expect } : {}),
   };
 
@@ -98,7 +108,7 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
     if (base.json) printJson(fleetJson(fleet));
     else for (const line of renderFleet(fleet)) printLine(line);
     finish(
-      fleet.exitCode,
+      worstCode(fleet.deployments.map((d) => exitCodeOf(d.findings, flags.failOn))),
       `${fleet.summary.total - fleet.summary.inStep} of ${fleet.summary.total} not in step`,
     );
     return;
@@ -191,7 +201,15 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
   const report = ctx.report!;
   if (base.json) printJson(reportJson(report));
   else for (const line of renderReport(report)) printLine(line);
-  finish(report.exitCode, report.exitCode === 3 ? 'could not read everything asked for' : 'not in step');
+  finish(
+    exitCodeOf(report.findings, flags.failOn),
+    report.exitCode === 3 ? 'could not read everything asked for' : 'not in step',
+  );
+}
+
+/** A fleet's code: the worst of its deployments' (3 over 1 over 0). */
+function worstCode(codes: (0 | 1 | 3)[]): 0 | 1 | 3 {
+  return codes.includes(3) ? 3 : codes.includes(1) ? 1 : 0;
 }
 
 /** The report is already printed: leave only the exit code to the command line. */
@@ -232,7 +250,7 @@ async function openRegistry(
   });
 }
 
-function checkedUrl(value: string, flag: string): string {
+export function checkedUrl(value: string, flag: string): string {
   let url: URL;
   try {
     url = new URL(value);
@@ -247,7 +265,7 @@ function checkedUrl(value: string, flag: string): string {
   return value.replace(/\/+$/, '');
 }
 
-function checkedExpect(tag: string): string {
+export function checkedExpect(tag: string): string {
   const kind = parseVersion(tag).kind;
   if (kind === 'invalid' || kind === 'unknown' || kind === 'hash') {
     throw new UsageError('VERIFY_BAD_EXPECT', `--expect "${tag}" is not a release tag`, {

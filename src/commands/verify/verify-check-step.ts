@@ -15,6 +15,7 @@ export const verifyCheckStep: Step<VerifyContext> = {
       probed: probed.probed,
       images: ctx.options.images,
       ...(ctx.options.expect !== undefined ? { expect: ctx.options.expect } : {}),
+      ...(ctx.options.skew ? { skew: ctx.options.skew } : {}),
       ...(ctx.registry ? { registry: ctx.registry } : {}),
       ...(ctx.signatures
         ? { signatures: ctx.signatures, requireSignature: Boolean(ctx.requireSignature) }

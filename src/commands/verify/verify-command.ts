@@ -39,6 +39,11 @@ export function verifyCommand(program: Command): void {
     )
     .addOption(new Option('--all', 'check every deployment in the config (deployments:)').conflicts(['url']))
     .option('--no-cli', 'leave the svc on PATH out')
+    .addOption(
+      new Option('--fail-on <grade>', 'exit 1 on drift only, or also on a warning the skew policy allows')
+        .choices(['drift', 'warn'])
+        .default('drift'),
+    )
     .option('--timeout <ms>', 'deadline of each probe', positiveInt, 5_000)
     .option('--target-timeout <ms>', 'with --all: deadline of one whole deployment', positiveInt, 15_000)
     .option('--concurrency <n>', 'with --all: deployments checked at once', positiveInt, 16)

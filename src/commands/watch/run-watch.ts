@@ -1,0 +1,225 @@
+import { imageOfRole } from '../../config/artifacts.ts';
+import { ExternalError, RuleError, UsageError } from '../../errors.ts';
+import { isPortClash } from '../../util/free-port.ts';
+import { onStop, stopCleanly } from '../../util/interrupt.ts';
+import { exitCodeOf, type FailOn, renderFindings, reportJson, verdictLine } from '../../verify/report.ts';
+import type { DeploymentReport } from '../../verify/types.ts';
+import { FlapGuard } from '../../watch/flap-guard.ts';
+import { WatchMetrics } from '../../watch/metrics.ts';
+import { type RoundOptions, type RoundResult, runRound, type WatchedTarget } from '../../watch/round.ts';
+import { closeServer, createWatchServer, listenOn } from '../../watch/server.ts';
+import { statusDocument } from '../../watch/status-json.ts';
+import { loopRounds, parseDuration } from '../../watch/watch-loop.ts';
+import { baseContext, type GlobalOptions } from '../command-context.ts';
+import { printJson, printLine } from '../output.ts';
+import { checkedExpect, checkedUrl } from '../verify/run-verify.ts';
+
+export interface WatchFlags extends GlobalOptions {
+  all?: boolean;
+  url?: string;
+  webUrl?: string;
+  workerUrl?: string;
+  docker?: boolean;
+  dockerHost?: string;
+  name?: string;
+  listen?: string;
+  interval: string;
+  once?: boolean;
+  cli?: boolean;
+  expect?: string;
+  failOn: FailOn;
+  timeout: number;
+  targetTimeout: number;
+  roundTimeout?: number;
+  concurrency: number;
+}
+
+const MIN_INTERVAL_MS = 200;
+
+export async function runWatch(flags: WatchFlags): Promise<void> {
+  const intervalMs = parseDuration(flags.interval);
+  if (intervalMs === undefined || intervalMs < MIN_INTERVAL_MS) {
+    throw new UsageError(
+      'WATCH_BAD_INTERVAL',
+      `--interval "${flags.interval}" is not a duration of 200ms or more`,
+      {
+        hint: 'give it like --interval 15s, --interval 500ms or --interval 1m',
+      },
+    );
+  }
+  const listen = flags.listen === undefined ? undefined : parseListen(flags.listen);
+  if (!flags.once && !listen) {
+    throw new UsageError(
+      'WATCH_NO_LISTEN',
+      'where should the metrics be served? --listen <addr:port> is required',
+      {
+        hint: 'release watch --all --listen 127.0.0.1:9464 (or --once to run one round and exit)',
+      },
+    );
+  }
+  const base = await baseContext(flags);
+  const targets = watchedTargets(flags, base.config.deployments);
+  const expect = flags.expect === undefined ? undefined : checkedExpect(flags.expect);
+  const options: RoundOptions = {
+    env: base.env,
+    cwd: base.cwd,
+    timeoutMs: flags.timeout,
+    cli: Boolean(flags.cli),
+    images: {
+      api: imageOfRole(base.config, 'api'),
+      worker: imageOfRole(base.config, 'worker'),
+      web: imageOfRole(base.config, 'web'),
+    },
+    skew: base.config.skew,
+    concurrency: flags.concurrency,
+    targetTimeoutMs: flags.targetTimeout,
+    roundTimeoutMs: flags.roundTimeout ?? Math.max(2_000, intervalMs),
+    ...(expect !== undefined ? { expect } : {}),
+  };
+  const guard = new FlapGuard();
+
+  if (flags.once) {
+    const round = await runRound(targets, options, guard);
+    if (base.json) printJson(onceJson(round, flags.failOn));
+    else for (const line of renderRound(round)) printLine(line);
+    const code = worst(round.reports.map((r) => exitCodeOf(r.findings, flags.failOn)));
+    if (code !== 0) {
+      const error =
+        code === 3
+          ? new ExternalError('WATCH_UNREACHABLE', 'could not read everything asked for')
+          : new RuleError('WATCH_DRIFT', 'not in step');
+      throw Object.assign(error, { reported: true });
+    }
+    return;
+  }
+
+  const metrics = new WatchMetrics();
+  let last: RoundResult | undefined;
+  const server = createWatchServer({
+    metrics: async () => ({ body: await metrics.metrics(), contentType: metrics.contentType }),
+    status: () => statusDocument(last, intervalMs),
+  });
+  const url = await listenOn(server, listen!.host, listen!.port).catch((error: unknown) => {
+    throw new UsageError('WATCH_LISTEN', `cannot listen on ${flags.listen}: ${describeListenError(error)}`, {
+      hint: 'choose another --listen address or port (port 0 picks a free one)',
+      cause: error,
+    });
+  });
+  printLine(
+    `watching ${targets.length} deployment${targets.length === 1 ? '' : 's'} every ${flags.interval}; serving ${url} (/metrics, /, /healthz)`,
+  );
+  const stop = new AbortController();
+  try {
+    await stopCleanly(async () => {
+      const unsubscribe = onStop((signal) => {
+        printLine(`${signal}: stopping after the round under way`);
+        stop.abort();
+      });
+      try {
+        await loopRounds(
+          async () => {
+            const round = await runRound(targets, options, guard);
+            for (const line of changes(last, round)) printLine(line);
+            metrics.update(round);
+            last = round;
+          },
+          { intervalMs, stop: stop.signal },
+        );
+      } finally {
+        unsubscribe();
+      }
+    });
+  } finally {
+    await closeServer(server);
+  }
+}
+
+/** The deployments to watch: the config's with --all, else the one the verify flags name. */
+function watchedTargets(flags: WatchFlags, configured: WatchedTarget[]): WatchedTarget[] {
+  if (flags.all) {
+    if (flags.webUrl || flags.workerUrl || flags.docker || flags.dockerHost || flags.name) {
+      throw new UsageError('WATCH_ALL_WITH_TARGET', '--all reads every URL from the config', {
+        hint: 'drop --web-url/--worker-url/--docker/--name with --all, or watch one deployment with --url',
+      });
+    }
+    if (configured.length === 0) {
+      throw new UsageError('WATCH_NO_DEPLOYMENTS', 'no deployments are configured for --all', {
+        hint: 'add `deployments: [{ name, url, webUrl?, workerUrl? }]` to release.config.ts',
+      });
+    }
+    return configured.map(({ name, url, webUrl, workerUrl }) => ({
+      name,
+      url,
+      ...(webUrl ? { webUrl } : {}),
+      ...(workerUrl ? { workerUrl } : {}),
+    }));
+  }
+  if (!flags.url) {
+    throw new UsageError('WATCH_NO_URL', 'which deployment? --url <api base URL> or --all is required', {
+      hint: 'release watch --url https://svc.example.com --worker-url … --listen 127.0.0.1:9464',
+    });
+  }
+  const url = checkedUrl(flags.url, '--url');
+  const docker =
+    flags.docker || flags.dockerHost
+      ? { ...(flags.dockerHost ? { host: flags.dockerHost } : {}) }
+      : undefined;
+  return [
+    {
+      name: flags.name ?? new URL(url).host,
+      url,
+      ...(flags.webUrl ? { webUrl: checkedUrl(flags.webUrl, '--web-url') } : {}),
+      ...(flags.workerUrl ? { workerUrl: checkedUrl(flags.workerUrl, '--worker-url') } : {}),
+      ...(docker ? { docker } : {}),
+    },
+  ];
+}
+
+/** `127.0.0.1:9464`, `[::1]:9464`, `:9464` (every interface). */
+export function parseListen(text: string): { host: string; port: number } {
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(text);
+  const port = Number(match?.[3]);
+  if (!match || port > 65535) {
+    throw new UsageError('WATCH_BAD_LISTEN', `--listen "${text}" is not addr:port`, {
+      hint: 'give it like --listen 127.0.0.1:9464, --listen [::1]:9464 or --listen :9464 (every interface)',
+    });
+  }
+  return { host: match[1] ?? (match[2] || '0.0.0.0'), port };
+}
+
+function describeListenError(error: unknown): string {
+  if (isPortClash(error)) return 'address already in use';
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRNOTAVAIL') return 'no such address on this machine';
+  if (code === 'EACCES') return 'permission denied (a port below 1024?)';
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** One line per deployment whose verdict changed since the last round: a log worth keeping. */
+function changes(before: RoundResult | undefined, after: RoundResult): string[] {
+  const previous = new Map((before?.reports ?? []).map((r) => [r.name, verdictLine(r)]));
+  return after.reports
+    .filter((r) => previous.get(r.name) !== verdictLine(r))
+    .map((r) => `${r.name}: ${verdictLine(r)}${codesOf(r)}`);
+}
+
+function codesOf(r: DeploymentReport): string {
+  const codes = [...new Set(r.findings.filter((f) => f.severity !== 'notice').map((f) => f.code))];
+  return codes.length ? ` (${codes.join(', ')})` : '';
+}
+
+function renderRound(round: RoundResult): string[] {
+  return round.reports.flatMap((r) => [`${r.name}: ${verdictLine(r)}`, ...renderFindings(r.findings, '  ')]);
+}
+
+function onceJson(round: RoundResult, failOn: FailOn) {
+  return {
+    exitCode: worst(round.reports.map((r) => exitCodeOf(r.findings, failOn))),
+    elapsedMs: Math.round(round.durationMs),
+    deployments: round.reports.map(reportJson),
+  };
+}
+
+function worst(codes: (0 | 1 | 3)[]): 0 | 1 | 3 {
+  return codes.includes(3) ? 3 : codes.includes(1) ? 1 : 0;
+}
