@@ -9,6 +9,15 @@ import { stampCommand } from '../commands/stamp/stamp-command.ts';
 import { upgradeCommand } from '../commands/upgrade/upgrade-command.ts';
 import { verifyCommand } from '../commands/verify/verify-command.ts';
 
+/** The program's description and the options every command takes (also read by docs:reference). */
+export function defineProgram(program: Command): Command {
+  return program
+    .description('release orchestration and version-consistency checks for API, worker, web and svc')
+    .option('--cwd <dir>', 'the project to work on (default: the working directory)')
+    .option('--config <file>', 'configuration file (default: release.config.ts and friends in --cwd)')
+    .option('--json', 'machine-readable output on stdout');
+}
+
 /**
  * Every `release` command, in help order. Each definition only declares flags; the work is
  * imported when the command runs, so `release --help` and a typo cost nothing.

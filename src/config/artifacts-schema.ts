@@ -89,7 +89,7 @@ export const cliArtifactSchema = z.strictObject({
     .default(DEFAULT_INSTALL_COMMAND),
   /**
    * `release promote` also publishes the CLI archive to the npm registry of npm's own config
-   * (README "Channels: images and the CLI package"). Off by default: the embedded default needs no
+   * (docs/guides/channels-and-pinning.md). Off by default: the embedded default needs no
    * registry.
    */
   publish: z.boolean().default(false),

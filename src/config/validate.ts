@@ -13,7 +13,7 @@ export function validateConfig(raw: unknown, where: string): ReleaseConfig {
   const problems = result.success ? artifactRuleProblems(result.data.artifacts) : formatIssues(result.error);
   if (result.success && problems.length === 0) return result.data;
   throw new ConfigError(`invalid configuration in ${where}:`, problems, {
-    hint: 'fix the keys listed above; see README "Configuration" for the schema',
+    hint: 'fix the keys listed above; every key is in docs/reference/config.md',
   });
 }
 
