@@ -8,7 +8,7 @@ import {
 } from './artifacts-schema.ts';
 
 // A registry host (with a dot, a port, or `localhost`, as docker requires) and an optional namespace.
-const REGISTRY =
+export const REGISTRY =
   /^(?:localhost|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*:\d{1,5}|\[[0-9a-fA-F:]+\](?::\d{1,5})?)(?::\d{1,5})?(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$/;
 
 export { DEFAULT_BASE_IMAGE, OCI_LAYOUT_PREFIX } from './artifacts-schema.ts';
