@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { baseImageCommand } from '../commands/base-image/base-image-command.ts';
 import { buildCommand } from '../commands/build/build-command.ts';
+import { initCommand } from '../commands/init/init-command.ts';
 import { keygenCommand } from '../commands/keygen/keygen-command.ts';
 import { promoteCommand } from '../commands/promote/promote-command.ts';
 import { rehearseCommand } from '../commands/rehearse/rehearse-command.ts';
@@ -23,6 +24,7 @@ export function defineProgram(program: Command): Command {
  * imported when the command runs, so `release --help` and a typo cost nothing.
  */
 export const commandDefinitions: ((program: Command) => void)[] = [
+  initCommand, // start a config (and a CI pipeline) from what is in an existing repository
   stampCommand, // resolve and stamp the version
   buildCommand, // build the CLI archive and the images with the version baked in
   baseImageCommand, // make the minimal node base image the builds start from
