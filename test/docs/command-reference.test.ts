@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { commandReferencePages, REFERENCE_DIR } from '../../scripts/command-reference.ts';
+import { CONFIG_KEYS_PAGE, configKeysPage } from '../../scripts/config-reference.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -23,6 +24,15 @@ describe('the generated command reference', () => {
       .filter((name) => name.endsWith('.md') && !name.endsWith('.notes.md'))
       .map((name) => `${REFERENCE_DIR}/${name}`);
     expect(onDisk.sort()).toEqual([...pages.keys()].sort());
+  });
+
+  it('the config keys page is current too', () => {
+    const path = join(ROOT, CONFIG_KEYS_PAGE);
+    expect(
+      existsSync(path) && readFileSync(path, 'utf8') === configKeysPage(),
+      'run `npm run docs:reference`',
+    ).toBe(true);
+    expect(configKeysPage()).toContain('| `artifacts.<image>.entrypoint` | array of string |');
   });
 
   it('lists each command with its flags, defaults and choices from the definitions', () => {
