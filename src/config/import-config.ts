@@ -36,7 +36,9 @@ export async function importTypeScriptConfig(filepath: string): Promise<unknown>
   const { cachedConfigModule, configCacheDir, storeConfigModule } = await import('./config-cache.ts');
   const cacheDir = configCacheDir(filepath);
   const cached = cacheDir && cachedConfigModule(cacheDir, filepath);
-  if (cached) return defaultOf(await import(pathToFileURL(cached).href));
+  // Removed under us by a run that compiled a changed config: compile it here as well.
+  const fromCache = cached && (await import(pathToFileURL(cached).href).catch(() => undefined));
+  if (fromCache) return defaultOf(fromCache);
   const { code, inputs } = await compileTypeScriptConfig(filepath);
   if (cacheDir) {
     const module = await storeConfigModule(cacheDir, filepath, code, inputs).catch(() => undefined);
