@@ -3,6 +3,8 @@
 //   `release --version`                         vs `node -e 0`                  target <= 1.3x
 //   `release --help`                            vs `node -e 0`                  target <= 1.5x
 //   `release stamp --dry-run --json` (tagged)   vs `node -e 0`                  target <= 2.5x
+//     the same with a release.config.ts, and with a release.config.json          target <= 2.5x
+//     (the .ts one after its first run: the compiled config is cached in node_modules/.cache)
 //   `import('service-release/version-handler')` vs `import('node:http')`        target <= 1.5x
 //
 // The commands run the compiled package (bin/release.js -> lib/, built by the npm script first),
@@ -17,6 +19,8 @@
 // Env: BENCH_ROUNDS (default 40).
 
 import { spawnSync } from 'node:child_process';
+import { mkdirSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GitRepo } from '../test/helpers/git-repo.ts';
 import { childCpuTicks, median, positiveEnv } from './support.ts';
@@ -37,6 +41,25 @@ function main(): void {
   const repo = GitRepo.create('startup-bench-');
   repo.commit('initial');
   repo.annotatedTag('v1.0.0');
+  // The same repository twice more, with a config file: TypeScript (importing defineConfig from the
+  // package, linked as npm link would) and JSON, to show what each form costs beside the other.
+  const withConfig = (kind: 'ts' | 'json'): GitRepo => {
+    const project = GitRepo.create(`startup-bench-${kind}-`);
+    project.write('.gitignore', 'node_modules/\n');
+    project.write(
+      `release.config.${kind}`,
+      kind === 'ts'
+        ? "import { defineConfig } from 'service-release';\nconst registry: string = 'registry.example.test/acme';\nexport default defineConfig({ registry });\n"
+        : '{ "registry": "registry.example.test/acme" }\n',
+    );
+    project.commit('initial');
+    project.annotatedTag('v1.0.0');
+    mkdirSync(join(project.dir, 'node_modules'));
+    symlinkSync(ROOT, join(project.dir, 'node_modules/service-release'));
+    return project;
+  };
+  const tsRepo = withConfig('ts');
+  const jsonRepo = withConfig('json');
   const env = { PATH: process.env['PATH'] ?? '', HOME: repo.dir, CI: 'true' };
   const command = (name: string, argv: string[], cwd = repo.dir): Command => ({
     name,
@@ -50,6 +73,8 @@ function main(): void {
     command('release --version', ['--', RELEASE_BIN, '--version']),
     command('release --help', ['--', RELEASE_BIN, '--help']),
     command('release stamp', ['--', RELEASE_BIN, 'stamp', '--dry-run', '--json']),
+    command('stamp .ts config', ['--', RELEASE_BIN, 'stamp', '--dry-run', '--json'], tsRepo.dir),
+    command('stamp .json config', ['--', RELEASE_BIN, 'stamp', '--dry-run', '--json'], jsonRepo.dir),
     command('import node:http', ['--input-type=module', '-e', "await import('node:http')"], ROOT),
     command(
       'import handler',
@@ -78,6 +103,8 @@ function main(): void {
     report(commands);
   } finally {
     repo.remove();
+    tsRepo.remove();
+    jsonRepo.remove();
   }
 }
 
@@ -99,6 +126,8 @@ function report(commands: Command[]): void {
     ['release --version', 'node -e 0', 1.3],
     ['release --help', 'node -e 0', 1.5],
     ['release stamp', 'node -e 0', 2.5],
+    ['stamp .ts config', 'node -e 0', 2.5],
+    ['stamp .json config', 'node -e 0', 2.5],
     ['import handler', 'import node:http', 1.5],
   ];
   console.log(`\n${'measure'.padEnd(40)} ${'wall'.padStart(7)} ${'CPU'.padStart(7)}  target`);

@@ -12,7 +12,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -81,6 +81,15 @@ await build({
     js: "import { createRequire as __srCreateRequire } from 'node:module';\nconst require = __srCreateRequire(import.meta.url);",
   },
 });
+
+// The config's JSON Schema (service-release/config.schema.json), converted from the zod schema just
+// compiled, so editors check release.config.json against exactly what the loader accepts.
+const { configJsonSchema, CONFIG_SCHEMA_FILE } = await import(
+  pathToFileURL(join(LIB, 'config/json-schema.js')).href
+);
+const schemaTemp = join(ROOT, `.${CONFIG_SCHEMA_FILE}.${process.pid}`);
+writeFileSync(schemaTemp, `${JSON.stringify(configJsonSchema(), null, 2)}\n`);
+renameSync(schemaTemp, join(ROOT, CONFIG_SCHEMA_FILE));
 
 if (!jsOnly) {
   const tsc = spawnSync(

@@ -6,8 +6,8 @@ import type { ReleaseConfig } from '../config/schema.ts';
 /**
  * What goes into the images, as the config declares it (paths relative to the config's folder):
  * each image artifact's docker `context` and its recipe's `files[].from`. An untracked file under
- * one of these would ship in a layer and could not be rebuilt from the tag (README "Release
- * integrity"), so it makes the tree dirty.
+ * one of these would ship in a layer and could not be rebuilt from the tag
+ * (docs/guides/release-integrity.md), so it makes the tree dirty.
  */
 export function artifactInputs(config: Pick<ReleaseConfig, 'artifacts'>): string[] {
   const paths = imageArtifacts(config).flatMap((artifact) => [

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { baseImageCommand } from '../commands/base-image/base-image-command.ts';
 import { buildCommand } from '../commands/build/build-command.ts';
+import { initCommand } from '../commands/init/init-command.ts';
 import { keygenCommand } from '../commands/keygen/keygen-command.ts';
 import { promoteCommand } from '../commands/promote/promote-command.ts';
 import { rehearseCommand } from '../commands/rehearse/rehearse-command.ts';
@@ -10,11 +11,21 @@ import { upgradeCommand } from '../commands/upgrade/upgrade-command.ts';
 import { verifyCommand } from '../commands/verify/verify-command.ts';
 import { watchCommand } from '../commands/watch/watch-command.ts';
 
+/** The program's description and the options every command takes (also read by docs:reference). */
+export function defineProgram(program: Command): Command {
+  return program
+    .description('release orchestration and version-consistency checks for API, worker, web and svc')
+    .option('--cwd <dir>', 'the project to work on (default: the working directory)')
+    .option('--config <file>', 'configuration file (default: release.config.ts and friends in --cwd)')
+    .option('--json', 'machine-readable output on stdout');
+}
+
 /**
  * Every `release` command, in help order. Each definition only declares flags; the work is
  * imported when the command runs, so `release --help` and a typo cost nothing.
  */
 export const commandDefinitions: ((program: Command) => void)[] = [
+  initCommand, // start a config (and a CI pipeline) from what is in an existing repository
   stampCommand, // resolve and stamp the version
   buildCommand, // build the CLI archive and the images with the version baked in
   baseImageCommand, // make the minimal node base image the builds start from

@@ -3,7 +3,7 @@ import { printError, printJson } from '../commands/output.ts';
 import { EXIT, isReleaseError } from '../errors.ts';
 import { packageVersion } from '../shared/package-root.ts';
 import { type CliIo, currentIo, withIo } from '../util/cli-io.ts';
-import { commandDefinitions } from './commands.ts';
+import { commandDefinitions, defineProgram } from './commands.ts';
 import { systemErrorAsReleaseError } from './system-error.ts';
 
 /** For the bin: hand it SIGINT and SIGTERM (see `util/interrupt.ts`). */
@@ -28,11 +28,7 @@ async function run(argv: string[]): Promise<number> {
     stdout.write(`release ${packageVersion()}\n`);
     return EXIT.ok;
   }
-  const program = new Command('release')
-    .description('release orchestration and version-consistency checks for API, worker, web and svc')
-    .option('--cwd <dir>', 'the project to work on (default: the working directory)')
-    .option('--config <file>', 'configuration file (default: release.config.ts and friends in --cwd)')
-    .option('--json', 'machine-readable output on stdout')
+  const program = defineProgram(new Command('release'))
     .configureOutput({ writeOut: (text) => stdout.write(text), writeErr: (text) => stderr.write(text) })
     .addHelpText('after', "\n  release --version (-V) prints the toolkit's own version.")
     .exitOverride()

@@ -29,7 +29,8 @@ export const DEFAULT_INSTALL_COMMAND = 'npm install -g {url}';
 const relativePath = z
   .string()
   .min(1)
-  .refine((p) => !p.startsWith('/'), 'expected a path relative to the config file');
+  // A regex rather than a refine: the JSON Schema (json-schema.ts) carries it as a pattern.
+  .regex(/^(?!\/)/, 'expected a path relative to the config file');
 const absolutePath = z.string().regex(/^\/[^\0]*$/, 'expected an absolute path in the image');
 const argv = z
   .array(z.string().min(1), 'expected an argv array such as ["sh", "scripts/build.sh"]')
@@ -89,7 +90,7 @@ export const cliArtifactSchema = z.strictObject({
     .default(DEFAULT_INSTALL_COMMAND),
   /**
    * `release promote` also publishes the CLI archive to the npm registry of npm's own config
-   * (README "Channels: images and the CLI package"). Off by default: the embedded default needs no
+   * (docs/guides/channels-and-pinning.md). Off by default: the embedded default needs no
    * registry.
    */
   publish: z.boolean().default(false),

@@ -9,7 +9,7 @@ import {
 import { skewSchema } from './skew-schema.ts';
 
 // A registry host (with a dot, a port, or `localhost`, as docker requires) and an optional namespace.
-const REGISTRY =
+export const REGISTRY =
   /^(?:localhost|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*:\d{1,5}|\[[0-9a-fA-F:]+\](?::\d{1,5})?)(?::\d{1,5})?(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$/;
 
 export { DEFAULT_BASE_IMAGE, OCI_LAYOUT_PREFIX } from './artifacts-schema.ts';
@@ -25,7 +25,7 @@ export const configSchema = z.strictObject({
   insecureRegistries: z.array(z.string().min(1)).default([]),
   /** The release record that stamp writes and build, promote and verify read. */
   record: z.string().min(1).default('dist/release.json'),
-  /** Live deployments `release verify --all` checks (README "release verify", fleets). */
+  /** Live deployments `release verify --all` checks (docs/reference/commands/verify.md). */
   deployments: z
     .array(
       z.strictObject({
@@ -33,7 +33,7 @@ export const configSchema = z.strictObject({
         url: z.url({ protocol: /^https?$/, error: 'expected the API base URL (http:// or https://)' }),
         webUrl: z.url({ protocol: /^https?$/, error: 'expected the web client URL' }).optional(),
         workerUrl: z.url({ protocol: /^https?$/, error: "expected the worker's /healthz URL" }).optional(),
-        /** `release upgrade --deployment <name>`: the Swarm service of each role (README "Upgrading a deployment"). */
+        /** `release upgrade --deployment <name>`: the Swarm service of each role (docs/guides/upgrading-a-deployment.md). */
         services: z
           .strictObject({
             api: z.string().min(1),
@@ -54,7 +54,7 @@ export const configSchema = z.strictObject({
       message: 'deployment names must be unique',
     })
     .default([]),
-  /** What is released and how each artifact is built (README "Release your own service"). */
+  /** What is released and how each artifact is built (docs/guides/your-own-service.md). */
   artifacts: artifactsSchema,
   /**
    * The project's own API: `minCliVersion` is the `min_cli_version` it serves, so build
@@ -71,7 +71,7 @@ export const configSchema = z.strictObject({
   /** How far web and CLI may be from the API (`release verify`, `release watch`); default: equal. */
   skew: skewSchema,
   /**
-   * Signed release candidates (README "Signing release candidates"): `publicKey` is the SPKI PEM
+   * Signed release candidates (docs/guides/signing.md): `publicKey` is the SPKI PEM
    * every signature is checked against; `privateKey` the encrypted PKCS#8 PEM `release sign` uses
    * when neither `--key` nor `RELEASE_SIGNING_KEY` names one. Paths are relative to the config.
    */

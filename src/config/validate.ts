@@ -9,11 +9,11 @@ import { configSchema, type ReleaseConfig } from './schema.ts';
  * twice, one image for two artifacts).
  */
 export function validateConfig(raw: unknown, where: string): ReleaseConfig {
-  const result = configSchema.safeParse(raw ?? {});
+  const result = configSchema.safeParse(withoutSchemaLine(raw ?? {}));
   const problems = result.success ? artifactRuleProblems(result.data.artifacts) : formatIssues(result.error);
   if (result.success && problems.length === 0) return result.data;
   throw new ConfigError(`invalid configuration in ${where}:`, problems, {
-    hint: 'fix the keys listed above; see README "Configuration" for the schema',
+    hint: 'fix the keys listed above; every key is in docs/reference/config.md',
   });
 }
 
@@ -25,4 +25,14 @@ export function formatIssues(error: z.ZodError): string[] {
     }
     return [`${at}: ${issue.message}`];
   });
+}
+
+/**
+ * `"$schema"` at the top of a release.config.json is for editors (json-schema.ts; `release init
+ * --format json` writes it): not a key of the config, so not an unknown one.
+ */
+function withoutSchemaLine(raw: unknown): unknown {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw) || !('$schema' in raw)) return raw;
+  const { $schema: _, ...rest } = raw as Record<string, unknown>;
+  return rest;
 }

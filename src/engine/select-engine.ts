@@ -1,5 +1,6 @@
 import type Docker from 'dockerode';
-import { connectDocker, dockerAnswers, dockerUnreachable } from './docker/connect.ts';
+import { isReleaseError } from '../errors.ts';
+import { connectDocker, DOCKERODE_MISSING, dockerAnswers, dockerUnreachable } from './docker/connect.ts';
 import type { EngineName } from './engine.ts';
 
 /** How long the default choice waits for a ping before falling back to the oci engine. */
@@ -35,7 +36,8 @@ export async function chooseEngine(
     if (!answers || !docker) throw dockerUnreachable(env, error);
     return { name: 'docker', reason: '--engine docker', docker };
   }
-  return answers && docker
-    ? { name: 'docker', reason: 'a Docker engine answered', docker }
+  if (answers && docker) return { name: 'docker', reason: 'a Docker engine answered', docker };
+  return isReleaseError(error) && error.code === DOCKERODE_MISSING
+    ? { name: 'oci', reason: 'dockerode is not installed; building without Docker' }
     : { name: 'oci', reason: 'no Docker engine answered; building without one' };
 }

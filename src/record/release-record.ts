@@ -52,7 +52,7 @@ export interface PromotionEntry {
   from: string | null;
   store: string;
   artifacts: Record<string, { digest: string; written: string[]; kept: string[] }>;
-  /** What the promotion did about signatures (README "Signing release candidates"). */
+  /** What the promotion did about signatures (docs/guides/signing.md). */
   signing?: PromotionSigning;
   /** A release re-stamped from an rc: per artifact, the rc digest it was made from. */
   madeFrom?: Record<string, string>;

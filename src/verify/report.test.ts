@@ -60,7 +60,7 @@ describe('report', () => {
     expect(renderReport(r).join('\n')).toMatch(/^api .* UNREACHABLE\s+unreachable: connection refused$/m);
   });
 
-  it('gives the JSON shape the README documents', () => {
+  it('gives the JSON shape docs/reference/commands/verify.md documents', () => {
     const json = reportJson(report([apiOk, workerBehind]));
     expect(json).toMatchObject({
       inStep: false,

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, symlinkSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -109,6 +109,51 @@ export default defineConfig({ registry, record: \`out/\${basename(__dirname)}.js
     const out = jsonOf<{ references: Record<string, string[]>; files: string[] }>(result);
     expect(out.references['api']![0]).toMatch(/^localhost:5000\/team\//);
     expect(out.files).toContain(`out/${repo.dir.split('/').pop()}.json`);
+  });
+
+  it('compiles once: later runs import the cached module as it is, a changed local import compiles again', async () => {
+    const variant: Variant = { module: 'module', defineConfig: true, tsconfig: false };
+    const repo = project(
+      variant,
+      "import { defineConfig } from 'service-release';\nimport { registry } from './release/registry.ts';\nexport default defineConfig({ registry });\n",
+    );
+    mkdirSync(join(repo.dir, 'release'));
+    repo.write('release/registry.ts', "export const registry: string = 'localhost:5000/one';\n");
+    const stamp = async (env: Record<string, string> = {}) => {
+      const result = await runRelease(['stamp', '--dry-run', '--json'], {
+        cwd: repo.dir,
+        subprocess: true,
+        env,
+      });
+      expect(result.code, result.stderr).toBe(0);
+      return jsonOf<{ references: Record<string, string[]> }>(result).references['api']![0];
+    };
+    expect(await stamp()).toMatch(/^localhost:5000\/one\//);
+    const cache = join(repo.dir, 'node_modules/.cache/service-release/config');
+    expect(readdirSync(cache).filter((f) => f.endsWith('.mjs'))).toHaveLength(1);
+    // The next run imports the cached module as it is, without compiling: marked, it answers marked.
+    const [module] = readdirSync(cache).filter((f) => f.endsWith('.mjs'));
+    const compiled = readFileSync(join(cache, module!), 'utf8');
+    writeFileSync(join(cache, module!), compiled.replace('localhost:5000/one', 'localhost:5000/cached'));
+    expect(await stamp()).toMatch(/^localhost:5000\/cached\//);
+    repo.write('release/registry.ts', "export const registry: string = 'localhost:5000/two';\n");
+    expect(await stamp()).toMatch(/^localhost:5000\/two\//);
+    // The module it replaced is gone: one per config.
+    expect(readdirSync(cache).filter((f) => f.endsWith('.mjs'))).toHaveLength(1);
+  });
+
+  it('takes more than defineConfig from service-release when the config asks for it', async () => {
+    // defineConfig alone is inlined (the package's main entry loads the whole library); any other
+    // value from the package is imported for real.
+    const repo = project(
+      { module: 'commonjs', defineConfig: true, tsconfig: false },
+      "import { defineConfig, MIN_CLI_VERSION } from 'service-release';\nexport default defineConfig({ registry: 'localhost:5000/team', api: { minCliVersion: MIN_CLI_VERSION } });\n",
+    );
+    const result = await runRelease(['stamp', '--dry-run', '--json'], { cwd: repo.dir, subprocess: true });
+    expect(result.code, result.stderr).toBe(0);
+    const cache = join(repo.dir, 'node_modules/.cache/service-release/config');
+    const [module] = readdirSync(cache).filter((f) => f.endsWith('.mjs'));
+    expect(readFileSync(join(cache, module!), 'utf8')).toMatch(/from ["']service-release["']/);
   });
 
   it('refuses a config with a syntax error: exit 2, the file and line named, nothing left behind', async () => {

@@ -12,6 +12,7 @@ const PLAIN_WRITES_ALLOWED: Record<string, string> = {
   'src/shared/atomic-write.ts': 'the temporary sibling that is then renamed into place',
   'src/shared/file-lock.ts':
     'the holder record in a private sibling that appears as the lock by link or rename, and the takeover guard opened with wx',
+  'src/commands/init/run-init.ts': "the two sides of --force's diff, in a private temporary directory",
   'src/config/import-config.ts': 'the compiled config beside its source, imported once and removed',
   'src/registry/local-registry.ts': "a test registry's config in its own fresh temporary directory",
   'src/cli-package/local-npm-registry.ts':

@@ -24,6 +24,10 @@ export function buildCommand(program: Command): void {
       '--only <artifacts>',
       'build only these artifacts (names under artifacts in the config), comma-separated',
     )
+    .option(
+      '--dry-run',
+      'check the config and the inputs, print what each engine would build; build and write nothing',
+    )
     .action(async (options: BuildOptions, command: Command) => {
       const { runBuild } = await import('./run-build.ts');
       await runBuild({ ...command.optsWithGlobals(), ...options });

@@ -1,4 +1,5 @@
 import { relative } from 'node:path';
+import { imageArtifacts } from '../../config/artifacts.ts';
 import type { EngineName } from '../../engine/engine.ts';
 import { rfc3339 } from '../../engine/oci/image-config.ts';
 import { storeOpener } from '../../engine/store-cache.ts';
@@ -15,6 +16,12 @@ export async function runBuild(
 ) {
   const base = await baseContext(options);
   const only = parseOnly(options.only, Object.keys(base.config.artifacts));
+  if (base.dryRun) {
+    // Needs no record, no engine and no store: a config just written by `release init` is checked as is.
+    const { runBuildDryRun } = await import('./run-build-dry-run.ts');
+    const images = imageArtifacts(base.config).filter((artifact) => only.has(artifact.name));
+    return runBuildDryRun(base, images, only, options.engine);
+  }
   const ctx: BuildContext = {
     ...base,
     ...(options.engine ? { requestedEngine: options.engine } : {}),

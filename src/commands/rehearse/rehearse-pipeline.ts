@@ -21,7 +21,7 @@ import {
   rehearseWorkspaceStep,
 } from './rehearse-workspace-steps.ts';
 
-/** A full release, rehearsed on this machine (embedded store by default): the README follows it. */
+/** A full release, rehearsed on this machine (embedded store by default): docs/getting-started.md follows it. */
 export const rehearsePipeline: readonly Step<RehearseContext>[] = [
   rehearseWorkspaceStep, // a temp directory and the environment every command gets
   rehearseRegistryStep, // docker only: a docker-registry of our own on loopback

@@ -1,9 +1,34 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
 import { ExternalError, UsageError } from '../../errors.ts';
 
 const DEFAULT_SOCKET = '/var/run/docker.sock';
+
+/** The code of the error for a missing dockerode (the engine choice falls back to oci on it). */
+export const DOCKERODE_MISSING = 'DOCKERODE_MISSING';
+
+/**
+ * dockerode, loaded when a command talks to Docker. It is an optional peer dependency: with its
+ * gRPC, protobuf and ssh stack it is a third of the install, and a team that builds without Docker
+ * (`--engine oci`) never needs it. Synchronous (a CommonJS package) so callers stay as they were.
+ */
+export function loadDockerode(): typeof Docker {
+  try {
+    return createRequire(import.meta.url)('dockerode') as typeof Docker;
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'MODULE_NOT_FOUND') throw error;
+    throw new ExternalError(
+      DOCKERODE_MISSING,
+      'talking to a Docker engine needs dockerode, which is not installed',
+      {
+        hint: 'npm install --save-dev dockerode@4 to use Docker (--engine docker, release upgrade, verify --docker); or build without Docker: --engine oci',
+        cause: error,
+      },
+    );
+  }
+}
 
 /** Where the engine is, from `DOCKER_HOST` (as the docker CLI reads it), else the default socket. */
 export function dockerEndpoint(env: Record<string, string | undefined>): string {
@@ -17,6 +42,7 @@ export function dockerEndpoint(env: Record<string, string | undefined>): string 
  */
 export function connectDocker(env: Record<string, string | undefined>): Docker {
   const endpoint = dockerEndpoint(env);
+  const Docker = loadDockerode();
   if (endpoint.startsWith('unix://')) return new Docker({ socketPath: endpoint.slice('unix://'.length) });
   const tcp = /^tcp:\/\/([^:/]+|\[[^\]]+\]):(\d+)\/?$/.exec(endpoint);
   if (!tcp) {

@@ -1,3 +1,4 @@
+import { loadDockerode } from '../../engine/docker/connect.ts';
 import type { ProbeResult } from '../types.ts';
 import { type HttpProbeOptions, probeApi } from './api.ts';
 import { engineAddress } from './worker-docker.ts';
@@ -13,7 +14,7 @@ export async function probeApiPerNode(
   http: HttpProbeOptions,
 ): Promise<ProbeResult[]> {
   const where = engineAddress(engine);
-  const { default: DockerClient } = await import('dockerode');
+  const DockerClient = loadDockerode();
   const docker = new DockerClient({ ...where.options, timeout: engine.timeoutMs });
   let nodes: { Description?: { Hostname?: string }; Status?: { Addr?: string; State?: string } }[];
   try {

@@ -1,5 +1,6 @@
 import type Docker from 'dockerode';
 import { namesVersion } from '../../channels/tags.ts';
+import { loadDockerode } from '../../engine/docker/connect.ts';
 import { isImageOf, splitImageRef } from '../../registry/image-ref.ts';
 import { printable } from '../../shared/printable.ts';
 
@@ -32,8 +33,8 @@ export const OCI_VERSION_LABEL = 'org.opencontainers.image.version';
  */
 export async function probeWorkerDocker(options: DockerProbeOptions): Promise<ProbeResult[]> {
   const where = engineAddress(options);
-  // Loaded only when asked for: dockerode costs a third of a second of start-up.
-  const { default: DockerClient } = await import('dockerode');
+  // Loaded only when asked for: dockerode costs a third of a second of start-up, and is optional.
+  const DockerClient = loadDockerode();
   const docker = new DockerClient({ ...where.options, timeout: options.timeoutMs });
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {

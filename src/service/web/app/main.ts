@@ -4,7 +4,7 @@ import { setupUserMenu } from './user-menu.ts';
 import { setupVersionItem } from './version-item.ts';
 
 // The page's markup is in index.html; this wires its behaviour. Plain DOM, no framework: one menu,
-// one item and one notice do not need a component runtime (see README, "Reference web client").
+// one item and one notice do not need a component runtime (see docs/reference/reference-service.md, "Reference web client").
 
 function byId<T extends HTMLElement>(id: string): T {
   const element = document.getElementById(id);

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readdir, rename, rm, stat } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
-import { build } from 'vite';
-import { InternalError, isReleaseError, UsageError } from '../../../errors.ts';
+import { ExternalError, InternalError, isReleaseError, UsageError } from '../../../errors.ts';
 import { clientVersionOf } from './client-version.ts';
 import { WEB_SOURCE_DIR, webViteConfig } from './web-config.ts';
 
@@ -29,6 +28,7 @@ export async function buildWeb(options: BuildWebOptions): Promise<void> {
 
   const staging = `${outDir}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
+    const { build } = await loadVite();
     await build(webViteConfig(version, staging));
     await replaceDir(staging, outDir);
   } catch (error) {
@@ -92,4 +92,24 @@ async function replaceDir(staging: string, target: string): Promise<void> {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Vite builds only this reference web client, so it is an optional peer dependency of the package:
+ * a team releasing its own service does not install our client's bundler (about 20 MB).
+ */
+async function loadVite(): Promise<typeof import('vite')> {
+  try {
+    return await import('vite');
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    throw new ExternalError(
+      'VITE_MISSING',
+      'building the reference web client needs vite, which is not installed',
+      {
+        hint: 'install vite to build the reference web client: npm install --save-dev vite@7',
+        cause: error,
+      },
+    );
+  }
 }

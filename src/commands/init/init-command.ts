@@ -1,0 +1,29 @@
+import { type Command, Option } from 'commander';
+import type { InitOptions } from './init-options.ts';
+
+export function initCommand(program: Command): void {
+  program
+    .command('init')
+    .description(
+      'start a config for an existing repository from what is in it (Dockerfiles, package.json, pyproject.toml, compose files), and its CI pipeline',
+    )
+    .option('-y, --yes', 'write without asking (the default when not on a terminal)')
+    .option('--force', 'replace files that exist, showing the difference')
+    .addOption(
+      new Option('--format <format>', 'the config file to write').choices(['ts', 'json']).default('ts'),
+    )
+    .addOption(
+      new Option('--ci <platform>', 'the CI pipeline to write; auto: the platform the repository uses')
+        .choices(['auto', 'github', 'gitlab', 'none'])
+        .default('auto'),
+    )
+    .option('--registry <registry>', 'where images go (default: the embedded OCI layout, .release/oci)')
+    .option(
+      '--name <name>',
+      'the project name image names start with (default: from package.json, pyproject.toml or the folder)',
+    )
+    .action(async (options: InitOptions, command: Command) => {
+      const { runInit } = await import('./run-init.ts');
+      await runInit({ ...command.optsWithGlobals(), ...options });
+    });
+}

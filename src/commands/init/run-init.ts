@@ -1,0 +1,167 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { createInterface } from 'node:readline/promises';
+import { isRegistryReference } from '../../config/schema.ts';
+import { RuleError, UsageError } from '../../errors.ts';
+import { detectProject } from '../../init/detect.ts';
+import { listProject } from '../../init/list-project.ts';
+import { planConfig } from '../../init/plan-config.ts';
+import { renderJsonConfig, renderTsConfig } from '../../init/render-config.ts';
+import { packageRoot } from '../../shared/package-root.ts';
+import { currentIo } from '../../util/cli-io.ts';
+import { projectDir } from '../command-context.ts';
+import { printJson, printLine } from '../output.ts';
+import type { InitOptions } from './init-options.ts';
+
+const CONFIG_NAMES = ['release.config.ts', 'release.config.mjs', 'release.config.js', 'release.config.json'];
+// Where each platform's pipeline goes. GitLab's own file is the project's: ours is included from it.
+const CI_FILES = {
+  github: { template: 'templates/ci/github-actions.yml', path: '.github/workflows/release.yml' },
+  gitlab: { template: 'templates/ci/gitlab-ci.yml', path: '.gitlab/release.gitlab-ci.yml' },
+} as const;
+
+interface PlannedFile {
+  path: string;
+  content: string;
+  /** Its current content when it exists (replaced only with --force). */
+  existing?: string;
+}
+
+/**
+ * `release init`: detect (pure, src/init/detect.ts), plan (pure, plan-config.ts), then write the
+ * config and the CI pipeline, never over an existing file unless --force, which shows the diff.
+ */
+export async function runInit(options: InitOptions): Promise<void> {
+  const io = currentIo();
+  const cwd = projectDir(io.cwd, options.cwd);
+  if (options.registry !== undefined && !isRegistryReference(options.registry))
+    throw new UsageError(
+      'REGISTRY_INVALID',
+      `--registry ${JSON.stringify(options.registry)} is not a registry`,
+      {
+        hint: 'pass a registry and namespace like "ghcr.io/acme", or "oci-layout:<dir>"',
+      },
+    );
+  const detection = detectProject(listProject(cwd));
+  const name = options.name ?? detection.name ?? basename(cwd);
+  const plan = planConfig(detection, { name, ...(options.registry ? { registry: options.registry } : {}) });
+  const format = options.format ?? 'ts';
+  const withTypes = existsSync(join(cwd, 'node_modules/service-release/package.json'));
+  const files: PlannedFile[] = [
+    {
+      path: `release.config.${format}`,
+      content: format === 'json' ? renderJsonConfig(plan) : renderTsConfig(plan, withTypes),
+    },
+  ];
+  const ci =
+    options.ci === undefined || options.ci === 'auto'
+      ? detection.ci
+      : options.ci === 'none'
+        ? undefined
+        : options.ci;
+  if (ci) {
+    const { template, path } = CI_FILES[ci];
+    files.push({ path, content: readFileSync(join(packageRoot(), template), 'utf8') });
+    if (ci === 'gitlab')
+      plan.todo.push(`.gitlab-ci.yml: include the pipeline, \`include: { local: ${path} }\``);
+  } else {
+    plan.todo.push(
+      'CI: no .github/ or .gitlab-ci.yml found; pass --ci github or --ci gitlab to write a pipeline',
+    );
+  }
+  for (const file of files) {
+    const full = join(cwd, file.path);
+    if (existsSync(full)) file.existing = readFileSync(full, 'utf8');
+  }
+  // Another form of config would be read instead of (or before) the one written: refuse that too.
+  const otherConfigs = CONFIG_NAMES.filter((n) => n !== files[0]!.path && existsSync(join(cwd, n)));
+  const conflicts = [...files.filter((f) => f.existing !== undefined).map((f) => f.path), ...otherConfigs];
+  if (conflicts.length && !options.force) {
+    throw new RuleError(
+      'INIT_WOULD_OVERWRITE',
+      `release init writes nothing: ${conflicts.join(', ')} already ${conflicts.length === 1 ? 'exists' : 'exist'}`,
+      {
+        hint: 'pass --force to replace them (the difference is shown), or remove them first',
+      },
+    );
+  }
+  if (!options.json) report(plan, files);
+  const interactive = Boolean(io.stdout.isTTY && process.stdin.isTTY && !options.yes && !options.json);
+  if (interactive && !(await confirm(`Write ${files.map((f) => f.path).join(' and ')}?`))) {
+    throw new RuleError('INIT_DECLINED', 'release init wrote nothing (declined)', {
+      hint: 'run it again, or with --yes to write without asking',
+    });
+  }
+  for (const file of files) {
+    if (file.existing !== undefined && file.existing !== file.content) io.stderr.write(diff(file));
+  }
+  const { writeFileAtomically } = await import('../../shared/atomic-write.ts');
+  const { mkdir } = await import('node:fs/promises');
+  for (const file of files) {
+    await mkdir(dirname(join(cwd, file.path)), { recursive: true });
+    await writeFileAtomically(join(cwd, file.path), file.content);
+  }
+  if (options.json) {
+    printJson({
+      written: files.map((f) => ({ path: f.path, replaced: f.existing !== undefined })),
+      found: plan.found,
+      guessed: plan.guessed,
+      todo: plan.todo,
+      ...(otherConfigs.length ? { otherConfigs } : {}),
+    });
+    return;
+  }
+  for (const file of files) printLine(`${file.existing === undefined ? 'wrote' : 'replaced'} ${file.path}`);
+  if (otherConfigs.length)
+    printLine(
+      `note: ${otherConfigs.join(', ')} also exist; release reads release.config.ts first, then .mjs, .js, .json`,
+    );
+  printLine('next: npx release build --dry-run   (checks the config and its inputs, builds nothing)');
+}
+
+function report(plan: ReturnType<typeof planConfig>, files: PlannedFile[]): void {
+  const section = (title: string, items: string[]) => {
+    if (!items.length) return;
+    printLine(title);
+    for (const item of items) printLine(`  - ${item}`);
+  };
+  section('found:', plan.found.length ? plan.found : ['nothing to build: every artifact below is a TODO']);
+  section('guessed (check these):', plan.guessed);
+  section('still to fill in:', plan.todo);
+  printLine(
+    `to write: ${files.map((f) => `${f.path}${f.existing === undefined ? '' : ' (replacing it)'}`).join(', ')}`,
+  );
+}
+
+async function confirm(question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    const answer = (await rl.question(`${question} [Y/n] `)).trim().toLowerCase();
+    return answer === '' || answer === 'y' || answer === 'yes';
+  } finally {
+    rl.close();
+  }
+}
+
+/** What --force replaces, as a unified diff (git's, which every project here has). */
+function diff(file: PlannedFile): string {
+  const dir = mkdtempSync(join(tmpdir(), 'release-init-'));
+  try {
+    const before = join(dir, 'before');
+    const after = join(dir, 'after');
+    writeFileSync(before, file.existing ?? '');
+    writeFileSync(after, file.content);
+    const result = spawnSync('git', ['diff', '--no-index', '--no-color', '--', before, after], {
+      encoding: 'utf8',
+    });
+    const text = (result.stdout ?? '')
+      .replaceAll(`a${before}`, `a/${file.path}`)
+      .replaceAll(`b${after}`, `b/${file.path}`)
+      .replace(/^diff --git .*\n/, '');
+    return text ? `replacing ${file.path}:\n${text}` : `replacing ${file.path}\n`;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

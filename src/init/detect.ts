@@ -1,0 +1,147 @@
+import { type ComposeService, readComposeServices } from './compose-file.ts';
+import { type DockerfileFacts, readDockerfile } from './dockerfile.ts';
+
+/**
+ * What `release init` finds in a repository. Pure: a function of the file listing and of the
+ * contents `read` returns, so each rule is tested on a listing without a disk.
+ */
+export interface ProjectFiles {
+  /** Paths relative to the project, `/`-separated (node_modules, .git and build output left out). */
+  paths: readonly string[];
+  read(path: string): string | undefined;
+}
+
+export interface FoundDockerfile {
+  path: string;
+  /** Its folder: the build context unless a compose file says otherwise. */
+  dir: string;
+  facts: DockerfileFacts;
+}
+
+export interface FoundScript {
+  /** `scripts/build-<artifact>.<ext>`: the artifact it builds, by its name. */
+  artifact: string;
+  path: string;
+  command: string[];
+  /** For the CLI: the archive the script writes, when its text names one (`dist/x.tar.gz`). */
+  archive?: string;
+}
+
+export interface Detection {
+  /** The project's name, for image names: package.json, pyproject.toml, else undefined. */
+  name?: string;
+  dockerfiles: FoundDockerfile[];
+  compose: { path: string; services: ComposeService[] }[];
+  /** `bin` entries of package.json files (a Node CLI). */
+  nodeBins: { dir: string; package: string; bins: string[] }[];
+  /** A web client build among package.json scripts. */
+  webBuild?: { dir: string; script: string; command: string };
+  /** `[project.scripts]` (or Poetry's) of a pyproject.toml: a Python CLI. */
+  pythonClis: { dir: string; project: string; scripts: string[] }[];
+  buildScripts: FoundScript[];
+  /**
+   * Top-level folders with a Node entry file and no Dockerfile: images the oci engine can build.
+   * `entry` is relative to the folder (`dist/server.mjs` when a build script bundles it there).
+   */
+  nodeFolders: { dir: string; entry: string }[];
+  ci?: 'github' | 'gitlab';
+}
+
+const DOCKERFILE = /(?:^|\/)(?:Dockerfile(?:\.[\w.-]+)?|[\w.-]+\.Dockerfile)$/;
+const COMPOSE = /^(?:docker-)?compose(?:\.[\w-]+)?\.ya?ml$/;
+const BUILD_SCRIPT = /^scripts\/build-([a-z][a-z0-9-]*)\.(mjs|js|cjs|sh)$/;
+const NODE_ENTRIES = ['server.mjs', 'main.mjs', 'index.mjs', 'server.js', 'main.js', 'index.js'];
+const WEB_TOOLS = /\b(vite|webpack|next|react-scripts|parcel|astro|ng|nuxt|svelte-kit|rollup|esbuild)\b/;
+
+export function detectProject(files: ProjectFiles): Detection {
+  const paths = [...files.paths].sort();
+  const detection: Detection = {
+    dockerfiles: [],
+    compose: [],
+    nodeBins: [],
+    pythonClis: [],
+    buildScripts: [],
+    nodeFolders: [],
+  };
+  for (const path of paths) {
+    if (DOCKERFILE.test(path)) {
+      const text = files.read(path);
+      if (text !== undefined)
+        detection.dockerfiles.push({ path, dir: dirOf(path), facts: readDockerfile(text) });
+    } else if (COMPOSE.test(path)) {
+      const services = readComposeServices(files.read(path) ?? '');
+      if (services.length) detection.compose.push({ path, services });
+    } else if (path === 'package.json' || path.endsWith('/package.json')) {
+      readPackageJson(path, files.read(path), detection);
+    } else if (path === 'pyproject.toml' || path.endsWith('/pyproject.toml')) {
+      readPyproject(path, files.read(path) ?? '', detection);
+    }
+    const script = BUILD_SCRIPT.exec(path);
+    if (script) {
+      const [, artifact, ext] = script;
+      const text = files.read(path) ?? '';
+      const archive = /\b((?:dist|build|out)\/[\w.@/-]+\.(?:tar\.gz|tgz))\b/.exec(text)?.[1];
+      detection.buildScripts.push({
+        artifact: artifact!,
+        path,
+        command: [ext === 'sh' ? 'sh' : 'node', path],
+        ...(archive ? { archive } : {}),
+      });
+    }
+  }
+  const dockerDirs = new Set(detection.dockerfiles.map((d) => d.dir));
+  const topDirs = new Set(paths.filter((p) => p.includes('/')).map((p) => p.split('/')[0]!));
+  for (const dir of topDirs) {
+    if (dockerDirs.has(dir) || ['scripts', 'test', 'tests', 'docs', 'src', 'cli'].includes(dir)) continue;
+    const entry = NODE_ENTRIES.find((name) => paths.includes(`${dir}/${name}`));
+    if (!entry) continue;
+    // A build script that bundles the entry into <dir>/dist/ (dependencies included): run that.
+    const script = detection.buildScripts.find((s) => s.artifact === dir);
+    const bundled = script && (files.read(script.path) ?? '').includes(`${dir}/dist/${entry}`);
+    detection.nodeFolders.push({ dir, entry: bundled ? `dist/${entry}` : entry });
+  }
+  if (paths.some((p) => p.startsWith('.github/'))) detection.ci = 'github';
+  else if (paths.includes('.gitlab-ci.yml')) detection.ci = 'gitlab';
+  return detection;
+}
+
+function readPackageJson(path: string, text: string | undefined, detection: Detection): void {
+  let pkg: { name?: unknown; bin?: unknown; scripts?: unknown };
+  try {
+    pkg = JSON.parse(text ?? '') as typeof pkg;
+  } catch {
+    return;
+  }
+  const dir = dirOf(path);
+  const name = typeof pkg.name === 'string' ? pkg.name : undefined;
+  if (dir === '.' && name) detection.name ??= name;
+  if (typeof pkg.bin === 'string' && name)
+    detection.nodeBins.push({ dir, package: name, bins: [name.replace(/^@.*\//, '')] });
+  else if (pkg.bin && typeof pkg.bin === 'object' && name)
+    detection.nodeBins.push({ dir, package: name, bins: Object.keys(pkg.bin) });
+  if (pkg.scripts && typeof pkg.scripts === 'object' && !detection.webBuild) {
+    const scripts = Object.entries(pkg.scripts as Record<string, unknown>).filter(
+      (entry): entry is [string, string] => typeof entry[1] === 'string',
+    );
+    // A script named for the web build first, then a build script that runs a web bundler.
+    const web =
+      scripts.find(([key]) => /^(build:web|web:build|build:client|build:frontend)$/.test(key)) ??
+      scripts.find(([key, command]) => /^build/.test(key) && WEB_TOOLS.test(command));
+    if (web) detection.webBuild = { dir, script: web[0], command: web[1] };
+  }
+}
+
+function readPyproject(path: string, text: string, detection: Detection): void {
+  const project = /^\[(?:project|tool\.poetry)\][^[]*?^name\s*=\s*["']([^"']+)["']/ms.exec(text)?.[1];
+  const scriptsBlock =
+    /^\[(?:project\.scripts|tool\.poetry\.scripts)\]\s*\n([\s\S]*?)(?=^\[|(?![\s\S]))/m.exec(text)?.[1];
+  const scripts = [...(scriptsBlock ?? '').matchAll(/^\s*([A-Za-z0-9_.-]+)\s*=/gm)].map((m) => m[1]!);
+  if (!project) return;
+  if (dirOf(path) === '.') detection.name ??= project;
+  if (scripts.length) detection.pythonClis.push({ dir: dirOf(path), project, scripts });
+}
+
+function dirOf(path: string): string {
+  const slash = path.lastIndexOf('/');
+  return slash < 0 ? '.' : path.slice(0, slash);
+}

@@ -1,0 +1,79 @@
+import { CONFIG_SCHEMA_REF as SCHEMA_REF } from '../config/json-schema.ts';
+import type { InitPlan } from './plan-config.ts';
+
+/** The config as `release.config.json`: the plan's values, with the `$schema` line editors read. */
+export function renderJsonConfig(plan: InitPlan): string {
+  const artifacts = Object.fromEntries(plan.artifacts.map((a) => [a.name, a.value]));
+  return `${JSON.stringify({ $schema: SCHEMA_REF, registry: plan.registry, artifacts }, null, 2)}\n`;
+}
+
+/**
+ * The config as `release.config.ts`, commented: what each artifact was found from, what was
+ * guessed, and what is still to fill in. `withTypes`: service-release is installed in the project,
+ * so the config may import `defineConfig` (types and completion); otherwise a plain object.
+ */
+export function renderTsConfig(plan: InitPlan, withTypes: boolean): string {
+  const lines: string[] = [
+    '// The release configuration, written by `release init` from what it found in this repository.',
+    '// Every key: docs/reference/config.md in the service-release package; check it with',
+    '// `npx release build --dry-run`.',
+  ];
+  if (plan.todo.length) {
+    lines.push('//', '// Still to fill in:');
+    for (const todo of plan.todo) lines.push(...wrap(`- ${todo}`, '//   '));
+  }
+  if (withTypes)
+    lines.push("import { defineConfig } from 'service-release';", '', 'export default defineConfig({');
+  else lines.push('', 'export default {');
+  lines.push(
+    '  // Where images go: a registry and namespace, or an OCI layout directory (no registry needed).',
+    `  registry: ${literal(plan.registry)},`,
+    '  // What is released and how each artifact is built; `false` drops a role this service does not have.',
+    '  artifacts: {',
+  );
+  for (const artifact of plan.artifacts) {
+    for (const note of artifact.notes) lines.push(...wrap(note, '    // '));
+    lines.push(`    ${key(artifact.name)}: ${value(artifact.value, '    ')},`);
+  }
+  lines.push('  },', withTypes ? '});' : '};', '');
+  return lines.join('\n');
+}
+
+function value(v: unknown, indent: string): string {
+  if (v === null || typeof v !== 'object') return literal(v);
+  const inline = oneLine(v);
+  if (inline.length + indent.length <= 100) return inline;
+  const inner = `${indent}  `;
+  if (Array.isArray(v))
+    return `[\n${v.map((item) => `${inner}${value(item, inner)},`).join('\n')}\n${indent}]`;
+  const entries = Object.entries(v).map(([k, item]) => `${inner}${key(k)}: ${value(item, inner)},`);
+  return `{\n${entries.join('\n')}\n${indent}}`;
+}
+
+function oneLine(v: unknown): string {
+  if (v === null || typeof v !== 'object') return literal(v);
+  if (Array.isArray(v)) return `[${v.map(oneLine).join(', ')}]`;
+  const entries = Object.entries(v).map(([k, item]) => `${key(k)}: ${oneLine(item)}`);
+  return entries.length ? `{ ${entries.join(', ')} }` : '{}';
+}
+
+function literal(v: unknown): string {
+  return typeof v === 'string' ? `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'` : JSON.stringify(v);
+}
+
+function key(k: string): string {
+  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(k) ? k : literal(k);
+}
+
+function wrap(text: string, prefix: string, width = 100): string[] {
+  const out: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && prefix.length + line.length + word.length + 1 > width) {
+      out.push(`${prefix}${line}`);
+      line = `  ${word}`;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) out.push(`${prefix}${line}`);
+  return out;
+}
