@@ -70,7 +70,7 @@ await build({
   chunkNames: 'chunk-[hash]',
   bundle: true,
   splitting: true,
-  external: ['esbuild', 'vite', 'dockerode', '@sigstore/*', 'typescript'],
+  external: ['esbuild', 'vite', 'dockerode', '@sigstore/*', 'typescript', '@cyclonedx/*', 'ajv*', 'packageurl-js'],
   platform: 'node',
   format: 'esm',
   target: 'node20.19',
