@@ -43,7 +43,8 @@ export async function referrersOf(
 /** The Sigstore bundle a referrer manifest carries (its one layer's blob). */
 export async function bundleOf(store: ImageStore, repository: string, referrer: string): Promise<Uint8Array> {
   const manifest = await store.getManifest(repository, referrer);
-  const layer = (JSON.parse(Buffer.from(manifest!.bytes).toString('utf8')) as { layers: { digest: string }[] })
-    .layers[0]!;
+  const layer = (
+    JSON.parse(Buffer.from(manifest!.bytes).toString('utf8')) as { layers: { digest: string }[] }
+  ).layers[0]!;
   return store.getBlob(repository, layer.digest);
 }

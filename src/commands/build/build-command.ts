@@ -20,6 +20,7 @@ export function buildCommand(program: Command): void {
       ).choices(['docker', 'oci']),
     )
     .option('--push', 'push the images to the configured registry (the oci engine writes there directly)')
+    .option('--dry-run', 'read the record, check the recipes and choose the engine; build and write nothing')
     .option(
       '--only <artifacts>',
       'build only these artifacts (names under artifacts in the config), comma-separated',

@@ -26,18 +26,22 @@ export async function runBuild(
   };
   await runPipeline(buildPipeline, ctx, ctx);
   const images = Object.fromEntries(
-    imagesToBuild(ctx).map(({ name }) => {
-      const built = ctx.built[name]!;
+    // A dry run builds nothing: only what was built is listed.
+    imagesToBuild(ctx).flatMap(({ name }) => {
+      const built = ctx.built[name];
+      if (!built) return [];
       return [
-        name,
-        {
-          reference: built.reference,
-          digest: built.digest ?? null,
-          ...(built.imageId ? { imageId: built.imageId } : {}),
-          pushed: built.pushed,
-          base: built.base,
-        },
-      ];
+        [
+          name,
+          {
+            reference: built.reference,
+            digest: built.digest ?? null,
+            ...(built.imageId ? { imageId: built.imageId } : {}),
+            pushed: built.pushed,
+            base: built.base,
+          },
+        ],
+      ] as const;
     }),
   );
   const cli = ctx.cli && {
