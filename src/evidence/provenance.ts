@@ -80,3 +80,38 @@ export function builderId(env: Record<string, string | undefined>, hostname: str
   }
   return `https://service-release.dev/builders/host/${encodeURIComponent(hostname)}`;
 }
+
+/**
+ * The provenance of a release re-stamped from an rc: the rc's build definition kept (same source,
+ * same recipe, same base), the version now the release's, and the rc image itself added as a
+ * resolved dependency, since the release's code layers are the rc's.
+ */
+export function restampedProvenance(
+  rc: Record<string, unknown>,
+  release: { repository: string; digest: string; version: string; rcDigest: string },
+): Buffer {
+  const definition = (rc['buildDefinition'] ?? {}) as {
+    buildType?: string;
+    externalParameters?: Record<string, unknown>;
+    internalParameters?: Record<string, unknown>;
+    resolvedDependencies?: unknown[];
+  };
+  const rcImage = imageSubject(release.repository, release.rcDigest);
+  const predicate = {
+    buildDefinition: {
+      buildType: definition.buildType ?? BUILD_TYPE,
+      externalParameters: { ...definition.externalParameters, version: release.version },
+      internalParameters: { ...definition.internalParameters, restamp: true },
+      resolvedDependencies: [
+        ...(definition.resolvedDependencies ?? []),
+        {
+          uri: `oci://${release.repository}@${release.rcDigest}`,
+          digest: rcImage.digest,
+          annotations: { role: 'release candidate re-stamped' },
+        },
+      ],
+    },
+    runDetails: rc['runDetails'] ?? {},
+  };
+  return statementBytes([imageSubject(release.repository, release.digest)], PREDICATE.provenance, predicate);
+}

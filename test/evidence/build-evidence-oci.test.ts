@@ -149,6 +149,97 @@ describe('release build --engine oci: SBOM and provenance per image', () => {
       expect(await referrersOf(store, repository, build.images[name]!.digest)).toHaveLength(2);
   });
 
+  describe('promoted to rc, then released from it', () => {
+    const RELEASE = 'v1.0.0';
+    const SET_TYPE = 'application/vnd.service-release.release-set+dsse';
+    let rcSet: Buffer;
+    let releaseDigests: Record<string, string>;
+    const set = () => readFileSync(join(repo.dir, 'dist/release-set.intoto.json'));
+
+    beforeAll(async () => {
+      await release(['promote', '--channel', 'rc']);
+      rcSet = set();
+      await release(['promote', '--channel', 'release', '--from', RC, '--version', RELEASE]);
+      releaseDigests = {};
+      for (const [name, repository] of Object.entries(IMAGES))
+        releaseDigests[name] = (await store.resolve(repository, RELEASE))!.digest;
+    }, 240_000);
+
+    it('the rc set names every rc digest and the CLI archive the build made', () => {
+      const statement = JSON.parse(rcSet.toString('utf8'));
+      expect(statement.predicateType).toBe('https://service-release.dev/release-set/v1');
+      expect(statement.predicate).toMatchObject({ version: RC, channel: 'rc', commit });
+      const record = JSON.parse(readFileSync(join(repo.dir, 'dist/release.json'), 'utf8'));
+      expect(statement.subject).toEqual(
+        expect.arrayContaining([
+          ...Object.entries(IMAGES).map(([name, repository]) => ({
+            name: repository,
+            digest: { sha256: build.images[name]!.digest.slice(7) },
+          })),
+          { name: 'acme-cli.tar.gz', digest: { sha256: record.artifacts.cli.sha256 } },
+        ]),
+      );
+      expect(statement.subject).toHaveLength(4);
+    });
+
+    it('the release set is signed, attached to every release image and names its rc digests', async () => {
+      const bytes = set();
+      const statement = JSON.parse(bytes.toString('utf8'));
+      expect(statement.predicate).toMatchObject({ version: RELEASE, channel: 'release' });
+      for (const [name, repository] of Object.entries(IMAGES)) {
+        expect(statement.predicate.artifacts[name]).toMatchObject({
+          digest: releaseDigests[name],
+          madeFrom: build.images[name]!.digest,
+        });
+        const found = await referrersOf(store, repository, releaseDigests[name]!, SET_TYPE);
+        expect(found, name).toHaveLength(1);
+        const payload = verifyDsse(await bundleOf(store, repository, found[0]!.digest), publicKey());
+        expect(payload?.equals(bytes), name).toBe(true);
+      }
+      const bundle = readFileSync(join(repo.dir, 'dist/release-set.sigstore.json'));
+      expect(verifyDsse(bundle, publicKey())?.equals(bytes)).toBe(true);
+    });
+
+    it("gives each release image the rc's SBOM and a provenance naming the rc digest", async () => {
+      for (const [name, repository] of Object.entries(IMAGES)) {
+        const [sbomRef] = await referrersOf(store, repository, releaseDigests[name]!, SBOM_TYPE);
+        const sbom = JSON.parse(
+          verifyDsse(await bundleOf(store, repository, sbomRef!.digest), publicKey())!.toString(),
+        );
+        expect(sbom.predicate).toEqual(JSON.parse(evidence(`${name}.sbom.cdx.json`).toString('utf8')));
+        const [provRef] = await referrersOf(store, repository, releaseDigests[name]!, PROVENANCE_TYPE);
+        const provenance = JSON.parse(
+          verifyDsse(await bundleOf(store, repository, provRef!.digest), publicKey())!.toString(),
+        );
+        expect(provenance.subject[0].digest.sha256).toBe(releaseDigests[name]!.slice(7));
+        expect(provenance.predicate.buildDefinition.externalParameters.version).toBe(RELEASE);
+        expect(provenance.predicate.buildDefinition.resolvedDependencies).toEqual(
+          expect.arrayContaining([
+            expect.objectContaining({ digest: { gitCommit: commit } }),
+            expect.objectContaining({ digest: { sha256: build.images[name]!.digest.slice(7) } }),
+          ]),
+        );
+      }
+    });
+
+    it('promoting the same release again adds nothing', async () => {
+      const before = set();
+      const counts = await Promise.all(
+        Object.entries(IMAGES).map(
+          async ([n, r]) => (await referrersOf(store, r, releaseDigests[n]!)).length,
+        ),
+      );
+      await release(['promote', '--channel', 'release', '--from', RC, '--version', RELEASE]);
+      expect(set().equals(before)).toBe(true);
+      const after = await Promise.all(
+        Object.entries(IMAGES).map(
+          async ([n, r]) => (await referrersOf(store, r, releaseDigests[n]!)).length,
+        ),
+      );
+      expect(after).toEqual(counts);
+    });
+  });
+
   it('writes no evidence with --dry-run', async () => {
     rmSync(join(repo.dir, 'dist/evidence'), { recursive: true, force: true });
     await release(['build', '--engine', 'oci', '--dry-run']);

@@ -10,7 +10,7 @@ import { evidenceDir, writeEvidenceFiles } from '../../evidence/evidence-files.t
 import { imageEvidence } from '../../evidence/image-evidence.ts';
 import { builderId } from '../../evidence/provenance.ts';
 import { validateSbom } from '../../evidence/validate-sbom.ts';
-import type { Step } from '../../pipeline/step.ts';
+import type { Step, StepIO } from '../../pipeline/step.ts';
 import { sha256Digest } from '../../registry/digest.ts';
 import { parseStoreImageRef } from '../../registry/image-ref.ts';
 import { packageVersion } from '../../shared/package-root.ts';
@@ -28,7 +28,7 @@ export const buildEvidenceStep: Step<BuildContext> = {
   writes: true,
   skip: (ctx) => (imagesToBuild(ctx).length === 0 ? 'no image was built (--only)' : false),
   async run(ctx, io) {
-    const key = await evidenceKey(ctx);
+    const key = await evidenceKey(ctx, io);
     const dir = evidenceDir(ctx.recordPath);
     const builder = { id: builderId(ctx.env, hostname()), toolVersion: packageVersion() };
     for (const artifact of imagesToBuild(ctx)) {
@@ -82,11 +82,12 @@ export const buildEvidenceStep: Step<BuildContext> = {
  * The key that signs the evidence: the release key, when it can be used here. Without it the
  * build still writes the statements, unsigned, and says so (as it does for the CLI archive).
  */
-async function evidenceKey(ctx: BuildContext): Promise<SigningKey | undefined> {
+async function evidenceKey(ctx: BuildContext, io: StepIO): Promise<SigningKey | undefined> {
   const unsigned = (why: string) => {
-    ctx.warnings.push(
-      `the SBOM and provenance are not signed (${why}): written unsigned to ${relative(ctx.cwd, evidenceDir(ctx.recordPath))}, not attached to the images`,
-    );
+    const text = `the SBOM and provenance are not signed (${why}): written unsigned to ${relative(ctx.cwd, evidenceDir(ctx.recordPath))}, not attached to the images`;
+    // A project that signs (signing.publicKey) is warned; one that does not sign is only told.
+    if (ctx.config.signing?.publicKey) ctx.warnings.push(text);
+    else io.progress(text);
     return undefined;
   };
   if (!hasSigningKey(ctx))
