@@ -222,6 +222,16 @@ describe('release build --engine oci: SBOM and provenance per image', () => {
       }
     });
 
+    it('release sbom prints an image’s verified SBOM, as a summary or the document itself', async () => {
+      const json = await release(['sbom', `acme-worker:${RC}`]);
+      expect(json).toEqual(JSON.parse(evidence('worker.sbom.cdx.json').toString('utf8')));
+      const text = await runRelease(['sbom', `acme-worker:${RELEASE}`], { cwd: repo.dir });
+      expect(text.code, text.stderr).toBe(0);
+      expect(text.stdout).toContain(`acme-worker@${releaseDigests['worker']}`);
+      expect(text.stdout).toContain('left-pad@1.3.0  WTFPL');
+      expect(text.stdout).toContain('@acme/util@2.1.0  MIT');
+    });
+
     it('promoting the same release again adds nothing', async () => {
       const before = set();
       const counts = await Promise.all(
