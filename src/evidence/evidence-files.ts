@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { type FileToWrite, writeFilesAtomically } from '../shared/atomic-write.ts';
 
@@ -46,7 +47,6 @@ export async function writeEvidenceFiles(
   }
   await writeFilesAtomically(files);
   if (!evidence.bundles) {
-    const { rm } = await import('node:fs/promises');
     await Promise.all(
       [names.sbomBundle, names.provenanceBundle].map((n) => rm(join(dir, n), { force: true })),
     );

@@ -17,8 +17,6 @@ export interface ProvenanceInput {
   commit: string | null;
   source: string;
   base: { reference: string; digest: string };
-  /** A release re-stamped from an rc: the rc image it was made from. */
-  madeFrom?: { repository: string; digest: string };
   /** SOURCE_DATE_EPOCH or the commit time: the build's start and finish (never the clock). */
   epoch: number;
   builder: { id: string; toolVersion: string };
@@ -41,19 +39,12 @@ export function provenanceStatement(input: ProvenanceInput): Buffer {
     digest: { sha256: imageSubject('base', input.base.digest).digest.sha256 },
     annotations: { role: 'base image' },
   });
-  if (input.madeFrom) {
-    resolved.push({
-      uri: `oci://${input.madeFrom.repository}@${input.madeFrom.digest}`,
-      digest: { sha256: imageSubject(input.madeFrom.repository, input.madeFrom.digest).digest.sha256 },
-      annotations: { role: 'release candidate re-stamped' },
-    });
-  }
   const time = rfc3339(input.epoch);
   const predicate = {
     buildDefinition: {
       buildType: BUILD_TYPE,
       externalParameters: { artifact: input.artifact, version: input.version, recipe: input.recipe },
-      internalParameters: { engine: input.engine, ...(input.madeFrom ? { restamp: true } : {}) },
+      internalParameters: { engine: input.engine },
       resolvedDependencies: resolved,
     },
     runDetails: {
