@@ -56,6 +56,10 @@ describe('release build --engine oci: SBOM and provenance per image', () => {
     await release(['keygen', '--out', 'keys']);
     await release(['stamp']);
     build = (await release(['build', '--engine', 'oci'])) as typeof build;
+    expect((build as unknown as { evidence: unknown }).evidence).toEqual({
+      dir: 'dist/evidence',
+      signed: true,
+    });
     store = openStore('oci-layout:.release/oci', { cwd: repo.dir, env: {} });
   }, 300_000);
   afterAll(() => repo?.remove());

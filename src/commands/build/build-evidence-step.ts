@@ -74,6 +74,7 @@ export const buildEvidenceStep: Step<BuildContext> = {
       }
       await writeEvidenceFiles(dir, artifact.name, { ...evidence, ...(bundles ? { bundles } : {}) });
     }
+    if (key) ctx.evidence = { dir, signed: true };
     io.progress(`${relative(ctx.cwd, dir)}${key ? ', signed and attached' : ', unsigned'}`);
   },
 };
@@ -84,6 +85,7 @@ export const buildEvidenceStep: Step<BuildContext> = {
  */
 async function evidenceKey(ctx: BuildContext, io: StepIO): Promise<SigningKey | undefined> {
   const unsigned = (why: string) => {
+    ctx.evidence = { dir: evidenceDir(ctx.recordPath), signed: false, reason: why };
     const text = `the SBOM and provenance are not signed (${why}): written unsigned to ${relative(ctx.cwd, evidenceDir(ctx.recordPath))}, not attached to the images`;
     // A project that signs (signing.publicKey) is warned; one that does not sign is only told.
     if (ctx.config.signing?.publicKey) ctx.warnings.push(text);

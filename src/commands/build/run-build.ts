@@ -63,6 +63,8 @@ export async function runBuild(
       cli: cli ?? null,
       images,
       record: relative(ctx.cwd, ctx.recordPath),
+      // SBOM and provenance: where they were written, signed and attached or not (and why).
+      evidence: ctx.evidence ? { ...ctx.evidence, dir: relative(ctx.cwd, ctx.evidence.dir) } : null,
       warnings: ctx.warnings,
     });
   } else {
@@ -79,6 +81,10 @@ export async function runBuild(
       );
     }
     printLine(`record: ${relative(ctx.cwd, ctx.recordPath)}`);
+    if (ctx.evidence)
+      printLine(
+        `evidence: ${relative(ctx.cwd, ctx.evidence.dir)}  ${ctx.evidence.signed ? 'signed, attached to the images' : `unsigned (${ctx.evidence.reason})`}`,
+      );
   }
   for (const text of ctx.warnings) warn(text);
 }
