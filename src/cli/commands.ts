@@ -5,6 +5,7 @@ import { initCommand } from '../commands/init/init-command.ts';
 import { keygenCommand } from '../commands/keygen/keygen-command.ts';
 import { promoteCommand } from '../commands/promote/promote-command.ts';
 import { rehearseCommand } from '../commands/rehearse/rehearse-command.ts';
+import { sbomCommand } from '../commands/sbom/sbom-command.ts';
 import { signCommand } from '../commands/sign/sign-command.ts';
 import { stampCommand } from '../commands/stamp/stamp-command.ts';
 import { upgradeCommand } from '../commands/upgrade/upgrade-command.ts';
@@ -34,6 +35,7 @@ export const commandDefinitions: ((program: Command) => void)[] = [
   watchCommand, // keep verifying: drift as Prometheus metrics and a status page
   keygenCommand, // create the key pair that signs release candidates
   signCommand, // sign images by digest (release candidates)
+  sbomCommand, // print an image's signed SBOM
   upgradeCommand, // move API and worker (then web) of a Swarm deployment to a tag as one unit
   rehearseCommand, // the whole release, rehearsed on this machine with the embedded store
 ];

@@ -118,3 +118,75 @@ export async function checkBundle(
   }
   return { valid: true, keyId: trusted.keyId, ...(claim.madeFrom ? { madeFrom: claim.madeFrom } : {}) };
 }
+
+/**
+ * Sign any in-toto statement (SBOM, provenance, release set) into a Sigstore bundle v0.3 with a
+ * DSSE envelope, exactly as image signatures are: `cosign verify-attestation --key` reads them.
+ */
+export async function signStatement(key: SigningKey, statement: Uint8Array): Promise<Uint8Array> {
+  const [{ DSSEBundleBuilder }, { bundleToJSON }] = await Promise.all([
+    import('@sigstore/sign'),
+    import('@sigstore/bundle'),
+  ]);
+  const builder = new DSSEBundleBuilder({ signer: keySigner(key), witnesses: [] });
+  const bundle = await builder.create({ data: Buffer.from(statement), type: PAYLOAD_TYPE });
+  return Buffer.from(JSON.stringify(bundleToJSON(bundle)));
+}
+
+export type OpenedBundle =
+  | { valid: true; payload: Buffer }
+  | { valid: false; problem: Exclude<SignatureProblem, 'other-image'>; reason: string };
+
+/**
+ * Check a bundle's DSSE signature under the trusted key and return the payload it vouches for;
+ * what the payload says is for the caller to check (it differs per kind of statement).
+ */
+export async function openBundle(bytes: Uint8Array, trusted: PublicSigningKey): Promise<OpenedBundle> {
+  const [{ bundleFromJSON, isBundleWithDsseEnvelope, isBundleWithPublicKey }, verify] = await Promise.all([
+    import('@sigstore/bundle'),
+    import('@sigstore/verify'),
+  ]);
+  let bundle: Bundle;
+  try {
+    bundle = bundleFromJSON(JSON.parse(Buffer.from(bytes).toString('utf8')));
+  } catch (error) {
+    return {
+      valid: false,
+      problem: 'unreadable',
+      reason: `not a Sigstore bundle (${(error as Error).message})`,
+    };
+  }
+  if (!isBundleWithDsseEnvelope(bundle) || !isBundleWithPublicKey(bundle))
+    return { valid: false, problem: 'unreadable', reason: 'not a key-signed DSSE bundle' };
+  const hint = bundle.verificationMaterial.content.publicKey.hint;
+  if (hint !== trusted.keyId) {
+    return {
+      valid: false,
+      problem: 'other-key',
+      reason: `signed by another key (${shortKeyId(hint) || 'no key id'}), not the configured key ${shortKeyId(trusted.keyId)}`,
+    };
+  }
+  const verifier = new verify.Verifier(
+    verify.toTrustMaterial(
+      { mediaType: '', certificateAuthorities: [], timestampAuthorities: [], tlogs: [], ctlogs: [] },
+      (keyHint) => {
+        if (keyHint !== trusted.keyId) throw new Error(`unknown key ${keyHint}`);
+        return { publicKey: trusted.key, validFor: () => true };
+      },
+    ),
+    { tlogThreshold: 0, ctlogThreshold: 0, timestampThreshold: 0 },
+  );
+  try {
+    verifier.verify(verify.toSignedEntity(bundle));
+  } catch {
+    return {
+      valid: false,
+      problem: 'bad-signature',
+      reason: `the signature does not match its payload under the configured key ${shortKeyId(trusted.keyId)}`,
+    };
+  }
+  const envelope = bundle.content.dsseEnvelope;
+  if (envelope.payloadType !== PAYLOAD_TYPE)
+    return { valid: false, problem: 'unreadable', reason: `payload type is not ${PAYLOAD_TYPE}` };
+  return { valid: true, payload: Buffer.from(envelope.payload) };
+}

@@ -162,6 +162,7 @@ export function reportJson(report: DeploymentReport) {
     ...(report.registry ? { registry: report.registry } : {}),
     ...(report.signatures ? { signatures: report.signatures } : {}),
     ...(report.provenance ? { provenance: report.provenance } : {}),
+    ...(report.evidence ? { evidence: report.evidence } : {}),
     ...(report.cliPackage ? { cliPackage: report.cliPackage } : {}),
     elapsedMs: report.elapsedMs,
   };
@@ -203,6 +204,12 @@ export function renderReport(report: DeploymentReport): string[] {
     );
   }
   for (const p of report.provenance ?? []) lines.push(...provenanceLines(p));
+  for (const e of report.evidence ?? []) {
+    const set = e.releaseSet ? `in release set ${e.releaseSet.version}` : 'no release set';
+    lines.push(
+      `evidence ${e.repository}${e.digest ? `@${short(e.digest)}` : ''} (${e.of}): SBOM ${e.sbom.status}, provenance ${e.provenance.status}, ${set}`,
+    );
+  }
   if (report.cliPackage) {
     const p = report.cliPackage;
     const state = p.exists === undefined ? 'unreadable' : p.exists ? 'published' : 'MISSING';

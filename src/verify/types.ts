@@ -88,6 +88,8 @@ export interface DeploymentReport {
   signatures?: SignatureReading[];
   /** A release with a store: each image's version, and the rc it was made from. */
   provenance?: ProvenanceReading[];
+  /** A store and signing.publicKey: each deployed digest's SBOM, provenance and release set. */
+  evidence?: EvidenceReading[];
   /** `--registry` with `artifacts.cli.publish`: the CLI package of the tag in the npm registry. */
   cliPackage?: CliPackageReading;
   exitCode: 0 | 1 | 3;
@@ -200,4 +202,31 @@ export interface CliPackageReading {
   /** The package's dist-tags (`latest`, `next`, `dev`). */
   distTags: Record<string, string>;
   error?: string;
+}
+
+/**
+ * Supply-chain evidence of one deployed image digest: its SBOM and provenance under the configured
+ * key, and the release set found on it (`releaseSet` is the set's artifacts, by name, when valid).
+ */
+export interface EvidenceReading {
+  artifact: ArtifactName;
+  repository: string;
+  /** undefined when there was no digest to check (then `error` says why). */
+  digest: string | undefined;
+  /** `container 3f2a…` for a running digest, `service-api:v1.4.0` for a tag's. */
+  of: string;
+  sbom: EvidenceStatus;
+  provenance: EvidenceStatus;
+  /** The release set for the deployment's tag attached to this digest, when one verifies. */
+  releaseSet?: {
+    version: string;
+    artifacts: Record<string, { repository: string; digest: string; children?: string[] }>;
+    hasArchive: boolean;
+  };
+  error?: string;
+}
+
+export interface EvidenceStatus {
+  status: 'valid' | 'missing' | 'invalid' | 'unchecked';
+  reason: string;
 }

@@ -1,16 +1,20 @@
 import { execFileSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import CycloneDX from '@cyclonedx/cyclonedx-library';
 import type Docker from 'dockerode';
 import { extract } from 'tar-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recipeSpec } from '../../src/build/image-specs.ts';
 import { imageArtifact } from '../../src/config/artifacts.ts';
 import { validateConfig } from '../../src/config/validate.ts';
+import { RegistryStore } from '../../src/registry/registry-store.ts';
 import { MIN_CLI_VERSION } from '../../src/service/api/min-cli-version.ts';
 import { referenceArtifacts } from '../../src/service/release-artifacts.ts';
+import { bundleOf, referrersOf, verifyDsse } from '../evidence/dsse.ts';
 import { type Dockerd, startDockerd } from '../helpers/dockerd.ts';
 import { GitRepo } from '../helpers/git-repo.ts';
 import { writeReferenceConfig } from '../helpers/reference-config.ts';
@@ -49,9 +53,14 @@ describe('release build --engine docker --push', () => {
   let result: RunResult;
   let out: BuildJson;
 
+  // The release key as a CI job has it (RELEASE_SIGNING_KEY): the build signs each image's SBOM
+  // and provenance and attaches them in the registry (test/evidence has the oci engine's side).
+  const evidenceKey = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const env = (extra: Record<string, string> = {}) => ({
     DOCKER_HOST: dockerd.host,
     DOCKER_CONFIG: dockerConfig,
+    RELEASE_SIGNING_KEY: evidenceKey.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+    RELEASE_SIGNING_PASSPHRASE: 'unused-the-key-is-not-encrypted',
     ...extra,
   });
   const skopeo = (...args: string[]) =>
@@ -106,9 +115,10 @@ describe('release build --engine docker --push', () => {
       expect(image.pushed).toBe(true);
       // Under the build tag: version tags are written only by promotion.
       expect(image.reference).toBe(`${registry.host}/acme/service-${name}:build-${commit.slice(0, 12)}`);
-      expect(skopeo('list-tags', `docker://${registry.host}/acme/service-${name}`)['Tags']).toEqual([
-        `build-${commit.slice(0, 12)}`,
-      ]);
+      // Beside it only the referrers fallback tag (sha256-<hex>) of its SBOM and provenance.
+      const tags = skopeo('list-tags', `docker://${registry.host}/acme/service-${name}`)['Tags'] as string[];
+      expect(tags.filter((t) => !/^sha256-[0-9a-f]{64}$/.test(t))).toEqual([`build-${commit.slice(0, 12)}`]);
+      expect(tags).toContain(`sha256-${image.digest!.slice(7)}`);
       const remote = skopeo('inspect', `docker://${image.reference}`);
       expect(remote['Digest']).toBe(image.digest);
       expect(record.artifacts[name].digest).toBe(image.digest);
@@ -128,6 +138,43 @@ describe('release build --engine docker --push', () => {
         // The API's min_cli_version, for `release upgrade` to read before it starts.
         ...(name === 'api' ? { 'io.service-release.min-cli-version': MIN_CLI_VERSION } : {}),
       });
+    }
+  });
+
+  it('attaches to each pushed image a signed CycloneDX SBOM of its own files and SLSA provenance of its commit', async () => {
+    const store = new RegistryStore({ registry: `${registry.host}/acme`, env: env() });
+    const publicKey = evidenceKey.publicKey.export({ type: 'spki', format: 'pem' }) as string;
+    const validator = new CycloneDX.Validation.JsonStrictValidator(CycloneDX.Spec.Version.v1dot6);
+    const record = JSON.parse(readFileSync(join(repo.dir, 'dist/release.json'), 'utf8'));
+    for (const name of ARTIFACTS) {
+      const repository = `service-${name}`;
+      const digest = out.images[name].digest!;
+      const payload = async (type: string) => {
+        const [found] = await referrersOf(store, repository, digest, type);
+        expect(found, `${name} ${type}`).toBeDefined();
+        const bytes = verifyDsse(await bundleOf(store, repository, found!.digest), publicKey);
+        expect(bytes, `${name} ${type} verifies with the public key`).toBeDefined();
+        return JSON.parse(bytes!.toString('utf8'));
+      };
+      const sbom = await payload('application/vnd.cyclonedx+json');
+      expect(await validator.validate(JSON.stringify(sbom.predicate)), name).toBeNull();
+      const files = (
+        sbom.predicate.components as { type: string; name: string; hashes: { content: string }[] }[]
+      ).filter((c) => c.type === 'file');
+      expect(files.length, name).toBeGreaterThan(0);
+      if (name === 'api') {
+        // The CLI archive the Dockerfile copied, with the SHA-256 the record has for it.
+        const archive = files.find((f) => f.name === VERSION_FILES['api']);
+        expect(archive?.hashes[0]?.content).toBe(record.artifacts.cli.sha256);
+      }
+      const provenance = await payload('application/vnd.in-toto.provenance+dsse');
+      expect(provenance.subject[0].digest.sha256).toBe(digest.slice(7));
+      expect(provenance.predicate.buildDefinition.resolvedDependencies[0].digest).toEqual({
+        gitCommit: commit,
+      });
+      expect(provenance.predicate.buildDefinition.externalParameters.recipe.dockerfile.sha256).toMatch(
+        /^[0-9a-f]{64}$/,
+      );
     }
   });
 

@@ -110,6 +110,12 @@ describe('release promote publishes the CLI package through the channels', { tim
     expect(tags()).toEqual({ latest: '1.4.0' });
     expect(await latestImages()).toEqual(ARTIFACTS.map((a) => digests[a]));
     release140 = digests;
+    // The release set (unsigned: this project has no key) names the package by its integrity.
+    const set = JSON.parse(readFileSync(join(repo.dir, 'dist/release-set.intoto.json'), 'utf8'));
+    expect(set.subject).toContainEqual({
+      name: 'pkg:npm/service-cli@1.4.0',
+      digest: { sha512: expect.stringMatching(/^[0-9a-f]{128}$/) },
+    });
     // The publish (PUT /service-cli) came before the first image tag was written.
     expect(npmProxy.log.some((l) => l === 'PUT /service-cli')).toBe(true);
   });

@@ -13,7 +13,18 @@ const HOOKS = `export async function load(url, context, next) {
 }`;
 const REGISTER = `import { register } from 'node:module';
 register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(HOOKS)}));`;
-const HEAVY = ['esbuild', 'typescript', 'vite', 'dockerode', '@sigstore/sign', '@sigstore/verify', 'tsx'];
+// The CycloneDX library and its validator (ajv) load only when release build makes an SBOM.
+const HEAVY = [
+  'esbuild',
+  'typescript',
+  'vite',
+  'dockerode',
+  '@sigstore/sign',
+  '@sigstore/verify',
+  'tsx',
+  '@cyclonedx/cyclonedx-library',
+  'ajv',
+];
 
 /**
  * Start-up loads only what the command uses: the real bin (compiled lib/) under a module hook

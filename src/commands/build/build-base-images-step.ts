@@ -13,6 +13,7 @@ import { type BuildContext, imagesToBuild } from './build-context.ts';
  */
 export const buildBaseImagesStep: Step<BuildContext> = {
   title: 'Check the base images',
+  writes: true,
   skip: (ctx) => (imagesToBuild(ctx).length === 0 ? 'no image to build (--only)' : false),
   async run(ctx, io) {
     const refs = new Map(

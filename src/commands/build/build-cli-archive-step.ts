@@ -21,6 +21,7 @@ import { type BuildContext, imagesToBuild } from './build-context.ts';
  */
 export const buildCliArchiveStep: Step<BuildContext> = {
   title: 'Build the CLI archive',
+  writes: true,
   skip(ctx) {
     const cli = cliArtifact(ctx.config);
     if (!cli) return 'no CLI artifact';

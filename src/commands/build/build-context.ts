@@ -32,6 +32,8 @@ export interface BuildContext extends BaseContext {
   /** The CLI archive built; `signature` is the `<archive>.sig` beside it when the build signed it. */
   cli?: { path: string; sha256: string; size: number; signature?: string };
   built: Record<string, BuiltImage>;
+  /** What the evidence step wrote: where, and whether it was signed and attached (else why not). */
+  evidence?: { dir: string; signed: boolean; reason?: string };
 }
 
 /** The image artifacts this run builds, in order (api, worker, web, then extra images). */

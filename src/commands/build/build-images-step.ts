@@ -18,6 +18,7 @@ import { type BuildContext, imagesToBuild } from './build-context.ts';
 /** Build (and with --push, publish) each selected image with the chosen engine, under the build tag. */
 export const buildImagesStep: Step<BuildContext> = {
   title: 'Build the images',
+  writes: true,
   skip: (ctx) => (imagesToBuild(ctx).length === 0 ? 'no image to build (--only)' : false),
   async run(ctx, io) {
     const engine = engineOf(ctx);

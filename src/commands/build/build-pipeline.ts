@@ -6,6 +6,7 @@ import { buildCheckVersionTagsStep } from './build-check-version-tags-step.ts';
 import { buildChooseEngineStep } from './build-choose-engine-step.ts';
 import { buildCliArchiveStep } from './build-cli-archive-step.ts';
 import type { BuildContext } from './build-context.ts';
+import { buildEvidenceStep } from './build-evidence-step.ts';
 import { buildImagesStep } from './build-images-step.ts';
 import { buildMinCliStep } from './build-min-cli-step.ts';
 import { buildReadRecordStep } from './build-read-record-step.ts';
@@ -29,5 +30,6 @@ export const buildPipeline: readonly Step<BuildContext>[] = [
   buildRunCommandsStep, // each image's build command (bundles, web client), then its files must exist
   buildImagesStep, // one image per artifact, labelled, under build-<commit>: never a channel tag
   buildCheckVersionTagsStep, // the version's tag already on other bytes: promoting this will be refused
+  buildEvidenceStep, // SBOM and provenance per image, read from its layers; signed and attached with the key
   buildWriteRecordStep, // digests, references and the archive's SHA-256, written atomically
 ];

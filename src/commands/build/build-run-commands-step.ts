@@ -10,6 +10,7 @@ import { type BuildContext, imagesToBuild } from './build-context.ts';
  */
 export const buildRunCommandsStep: Step<BuildContext> = {
   title: 'Run the build commands',
+  writes: true,
   skip: (ctx) => (imagesToBuild(ctx).length === 0 ? 'no image to build (--only)' : false),
   async run(ctx, io) {
     const images = imagesToBuild(ctx);

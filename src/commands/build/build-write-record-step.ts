@@ -17,6 +17,7 @@ import { type BuildContext, imagesToBuild } from './build-context.ts';
  */
 export const buildWriteRecordStep: Step<BuildContext> = {
   title: 'Update the release record',
+  writes: true,
   async run(ctx, io) {
     const record = await readReleaseRecord(ctx.recordPath);
     for (const artifact of imagesToBuild(ctx)) {

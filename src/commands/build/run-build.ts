@@ -33,18 +33,22 @@ export async function runBuild(
   };
   await runPipeline(buildPipeline, ctx, ctx);
   const images = Object.fromEntries(
-    imagesToBuild(ctx).map(({ name }) => {
-      const built = ctx.built[name]!;
+    // A dry run builds nothing: only what was built is listed.
+    imagesToBuild(ctx).flatMap(({ name }) => {
+      const built = ctx.built[name];
+      if (!built) return [];
       return [
-        name,
-        {
-          reference: built.reference,
-          digest: built.digest ?? null,
-          ...(built.imageId ? { imageId: built.imageId } : {}),
-          pushed: built.pushed,
-          base: built.base,
-        },
-      ];
+        [
+          name,
+          {
+            reference: built.reference,
+            digest: built.digest ?? null,
+            ...(built.imageId ? { imageId: built.imageId } : {}),
+            pushed: built.pushed,
+            base: built.base,
+          },
+        ],
+      ] as const;
     }),
   );
   const cli = ctx.cli && {
@@ -66,6 +70,8 @@ export async function runBuild(
       cli: cli ?? null,
       images,
       record: relative(ctx.cwd, ctx.recordPath),
+      // SBOM and provenance: where they were written, signed and attached or not (and why).
+      evidence: ctx.evidence ? { ...ctx.evidence, dir: relative(ctx.cwd, ctx.evidence.dir) } : null,
       warnings: ctx.warnings,
     });
   } else {
@@ -82,6 +88,10 @@ export async function runBuild(
       );
     }
     printLine(`record: ${relative(ctx.cwd, ctx.recordPath)}`);
+    if (ctx.evidence)
+      printLine(
+        `evidence: ${relative(ctx.cwd, ctx.evidence.dir)}  ${ctx.evidence.signed ? 'signed, attached to the images' : `unsigned (${ctx.evidence.reason})`}`,
+      );
   }
   for (const text of ctx.warnings) warn(text);
 }

@@ -9,6 +9,8 @@ import { promotePlanStep } from './promote-plan-step.ts';
 import { promotePublishPackageStep } from './promote-publish-package-step.ts';
 import { promotePushRestampedStep } from './promote-push-restamped-step.ts';
 import { promoteRecordStep } from './promote-record-step.ts';
+import { promoteReleaseEvidenceStep } from './promote-release-evidence-step.ts';
+import { promoteReleaseSetStep } from './promote-release-set-step.ts';
 import { promoteRestampStep } from './promote-restamp-step.ts';
 import { promoteSettleStep } from './promote-settle-step.ts';
 import { promoteSignReleaseStep } from './promote-sign-release-step.ts';
@@ -36,5 +38,7 @@ export const promotePipeline: readonly Step<PromoteContext>[] = [
   promotePackageTagsStep, // cli.publish: latest/next/dev dist-tag; on failure images' and package's put back
   promoteSignStep, // rc: sign each promoted digest and read it back (or record --no-sign)
   promoteSignReleaseStep, // release from an rc: sign each release digest, bound to its rc digest
+  promoteReleaseEvidenceStep, // release from an rc: the rc's SBOM and provenance carried to the release images
+  promoteReleaseSetStep, // rc and release: one signed statement naming every digest, the archive, the package
   promoteRecordStep, // append to the record's promotions
 ];

@@ -37,6 +37,8 @@ export interface VerifyFlags extends GlobalOptions {
   registry?: string | true;
   /** An image whose digest is not validly signed by signing.publicKey is drift. */
   requireSignature?: boolean;
+  /** An image without a signed SBOM and provenance, or outside the release set, is drift. */
+  requireAttestations?: boolean;
   all?: boolean;
   cli?: boolean;
   timeout: number;
@@ -63,6 +65,15 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
   };
 
   if (flags.all) {
+    if (flags.requireAttestations) {
+      throw new UsageError(
+        'VERIFY_ALL_ATTESTATIONS',
+        '--require-attestations checks one deployment at a time',
+        {
+          hint: 'check the evidence with --url <api> --require-attestations, deployment by deployment',
+        },
+      );
+    }
     if (flags.requireSignature) {
       throw new UsageError('VERIFY_ALL_SIGNATURES', '--require-signature checks one deployment at a time', {
         hint: 'check signatures with --url <api> --require-signature, deployment by deployment',
@@ -162,7 +173,8 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
   // Without --docker, --registry still checks each release image against its rc; the
   // running digests are compared only when an engine was read.
   // Signatures live in the store: --require-signature reads the config's registry.
-  const registryFlag = flags.registry ?? (flags.requireSignature ? true : undefined);
+  const registryFlag =
+    flags.registry ?? (flags.requireSignature || flags.requireAttestations ? true : undefined);
   const store =
     registryFlag === undefined ? undefined : await openRegistry(registryFlag, base, flags.timeout);
   const trustedKey = store
@@ -177,13 +189,28 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
       },
     );
   }
+  if (flags.requireAttestations && !trustedKey) {
+    throw new UsageError(
+      'VERIFY_NO_PUBLIC_KEY',
+      '--require-attestations needs signing.publicKey in the config',
+      { hint: 'set signing.publicKey to the .pub file of the release key' },
+    );
+  }
   if (store) options.digestImages = { api: api.image, web: web.image };
   const ctx: VerifyContext = {
     ...base,
     target,
     options,
     ...(store ? { store } : {}),
-    ...(trustedKey ? { trustedKey, requireSignature: Boolean(flags.requireSignature) } : {}),
+    ...(trustedKey
+      ? {
+          trustedKey,
+          requireSignature: Boolean(flags.requireSignature),
+          requireAttestations: Boolean(flags.requireAttestations),
+          // --registry or --require-attestations: not the store --require-signature alone opens.
+          checkAttestations: flags.registry !== undefined || Boolean(flags.requireAttestations),
+        }
+      : {}),
     extraImages: Object.fromEntries(
       imageArtifacts(base.config)
         .filter((artifact) => !artifact.role)

@@ -1,8 +1,18 @@
+import { imageArtifacts } from '../../config/artifacts.ts';
 import type { Step } from '../../pipeline/step.ts';
+import { checkEvidence, type ExpectedSet } from '../../verify/check-evidence.ts';
 import { checkProvenance } from '../../verify/check-provenance.ts';
 import { checkDeployment } from '../../verify/checks.ts';
 import { buildReport } from '../../verify/report.ts';
 import type { VerifyContext } from './verify-context.ts';
+
+/** What a complete release set names: every image artifact of the config, and the CLI archive. */
+function expectedSet(ctx: VerifyContext): ExpectedSet {
+  return {
+    images: imageArtifacts(ctx.config).map((a) => a.name),
+    cli: Object.values(ctx.config.artifacts).some((a) => a.role === 'cli' || 'package' in a),
+  };
+}
 
 /** Compare what was read: one tag, nothing unknown, API with worker, the operator's CLI. */
 export const verifyCheckStep: Step<VerifyContext> = {
@@ -21,11 +31,16 @@ export const verifyCheckStep: Step<VerifyContext> = {
         ? { signatures: ctx.signatures, requireSignature: Boolean(ctx.requireSignature) }
         : {}),
     });
+    if (ctx.evidence)
+      ctx.outcome.findings.push(
+        ...checkEvidence(ctx.evidence, expectedSet(ctx), Boolean(ctx.requireAttestations)),
+      );
     if (ctx.provenance)
       ctx.outcome.findings.push(...checkProvenance(ctx.provenance, Boolean(ctx.requireSignature)));
     const ms = Math.round(performance.now() - ctx.startedAt);
     ctx.report = buildReport(ctx.target, probed, ctx.outcome, ms, ctx.registry, ctx.signatures);
     if (ctx.provenance) ctx.report.provenance = ctx.provenance;
+    if (ctx.evidence) ctx.report.evidence = ctx.evidence;
     io.progress(ctx.report.inStep ? 'in step' : `${ctx.outcome.findings.length} finding(s)`);
   },
 };

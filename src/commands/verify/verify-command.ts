@@ -37,6 +37,10 @@ export function verifyCommand(program: Command): void {
       '--require-signature',
       "drift unless each image's digest is signed by signing.publicKey (reads the config's registry)",
     )
+    .option(
+      '--require-attestations',
+      "drift unless each image's digest has an SBOM and provenance signed by signing.publicKey and is in the signed release set (reads the config's registry)",
+    )
     .addOption(new Option('--all', 'check every deployment in the config (deployments:)').conflicts(['url']))
     .option('--no-cli', 'leave the svc on PATH out')
     .addOption(

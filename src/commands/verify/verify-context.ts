@@ -5,6 +5,7 @@ import type { CheckOutcome } from '../../verify/checks.ts';
 import type { ProbedDeployment, VerifyTarget } from '../../verify/probe-deployment.ts';
 import type {
   DeploymentReport,
+  EvidenceReading,
   ProvenanceReading,
   RegistryReading,
   SignatureReading,
@@ -27,6 +28,12 @@ export interface VerifyContext extends BaseContext {
   signatures?: SignatureReading[];
   /** A release deployment with a store: each image's version and the rc it was made from. */
   provenance?: ProvenanceReading[];
+  /** `--require-attestations`: missing evidence is drift, not a notice. */
+  requireAttestations?: boolean;
+  /** Read the evidence at all: `--registry` or `--require-attestations` was given. */
+  checkAttestations?: boolean;
+  /** Per deployed image digest: its SBOM, provenance and release set. */
+  evidence?: EvidenceReading[];
   outcome?: CheckOutcome;
   report?: DeploymentReport;
 }

@@ -1,0 +1,56 @@
+import { readBaseImage } from '../engine/oci/base-image-reader.ts';
+import type { StoreImageRef } from '../registry/image-ref.ts';
+import type { ImageStore } from '../registry/store.ts';
+import { readAddedContents } from './image-contents.ts';
+import { type ProvenanceInput, provenanceStatement } from './provenance.ts';
+import { sbomOf } from './sbom.ts';
+import { sbomStatement } from './statements.ts';
+
+/** The two statements about one image, unsigned: what is signed, attached and written to disk. */
+export interface ImageEvidence {
+  /** The CycloneDX document itself (also the predicate of `sbomStatement`). */
+  sbom: string;
+  sbomStatement: Buffer;
+  provenanceStatement: Buffer;
+}
+
+/**
+ * Read what the image holds from its layers in the store and make its SBOM and provenance. The
+ * layers above the base's are the image's own: the base is named by digest, not listed file by
+ * file (its own SBOM is its maker's to give).
+ */
+export async function imageEvidence(options: {
+  store: ImageStore;
+  open: (registry: string) => ImageStore;
+  base: StoreImageRef;
+  provenance: Omit<ProvenanceInput, 'base'>;
+  toolVersion: string;
+}): Promise<ImageEvidence> {
+  const { store, provenance } = options;
+  const base = await readBaseImage(
+    options.open(options.base.store),
+    options.base.repository,
+    options.base.reference,
+    options.base.text,
+  );
+  const baseLayers = base.config.rootfs?.diff_ids?.length ?? base.layers.length;
+  const added = await readAddedContents(store, provenance.repository, provenance.digest, baseLayers);
+  const sbom = sbomOf(
+    {
+      repository: provenance.repository,
+      digest: provenance.digest,
+      version: provenance.version,
+      base: { reference: options.base.text, digest: base.digest },
+      ...added,
+    },
+    { name: 'service-release', version: options.toolVersion },
+  );
+  return {
+    sbom,
+    sbomStatement: sbomStatement(provenance.repository, provenance.digest, sbom),
+    provenanceStatement: provenanceStatement({
+      ...provenance,
+      base: { reference: options.base.text, digest: base.digest },
+    }),
+  };
+}
