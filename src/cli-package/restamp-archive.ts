@@ -2,9 +2,9 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, normalize } from 'node:path';
 import { CLI_ARCHIVE_INVALID, UsageError } from '../errors.ts';
-import { npmPack } from '../service/svc/build/build-cli-archive.ts';
-import { npmVersionOf } from '../service/svc/build/package-json.ts';
-import { readPackageArchive } from '../service/svc/update/read-archive.ts';
+import { npmPack } from '../shared/npm-pack.ts';
+import { readPackageArchive } from '../shared/read-package-archive.ts';
+import { packageVersionOf } from '../version/package-version.ts';
 
 /**
  * Re-stamp a built svc CLI archive (an `npm pack` tarball, `package/...`) with another version:
@@ -53,7 +53,7 @@ export async function restampCliArchive(
       'the archive does not carry its version in package.json serviceVersion (not an svc built by service-release)',
     );
   // Assigning existing keys keeps their place, so the file differs from the build's only in values.
-  manifest['version'] = npmVersionOf(wanted);
+  manifest['version'] = packageVersionOf(wanted);
   manifest['serviceVersion'] = wanted;
   Object.assign(manifest, fields);
 

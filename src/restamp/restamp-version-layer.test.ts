@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLayer, type Layer } from '../engine/oci/layer.ts';
-import { buildCliArchive, npmPack } from '../service/svc/build/build-cli-archive.ts';
+import { buildCliArchive } from '../service/svc/build/build-cli-archive.ts';
 import { archiveSignatureValid, signArchive } from '../shared/archive-signature.ts';
+import { npmPack } from '../shared/npm-pack.ts';
 import { readVersionLayerFiles, restampVersionLayer } from './restamp-version-layer.ts';
 
 const html = (v: string) =>

@@ -7,8 +7,8 @@ import { restampCliArchive } from '../cli-package/restamp-archive.ts';
 import { createLayerFromTar, type Layer, type LayerEntry, packTar } from '../engine/oci/layer.ts';
 import { companionSignatures, isArchivePath } from '../engine/oci/version-layer.ts';
 import { CLI_ARCHIVE_INVALID, isReleaseError, RuleError } from '../errors.ts';
-import { escapeHtml } from '../service/web/build/client-version.ts';
 import { SIGNATURE_SUFFIX, signatureFileText } from '../shared/archive-signature.ts';
+import { escapeHtml } from '../shared/escape-html.ts';
 
 const gunzipAsync = promisify(gunzip);
 

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { restampCliArchive } from '../../src/cli-package/restamp-archive.ts';
-import { readPackageArchive } from '../../src/service/svc/update/read-archive.ts';
+import { readPackageArchive } from '../../src/shared/read-package-archive.ts';
 import { archiveOf, baseEnv, npmInstall, run, Scratch, svcIn } from '../svc/support.ts';
 
 // Real archives built the way `release build` builds them, re-stamped, then installed by real npm.

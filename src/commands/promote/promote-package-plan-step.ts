@@ -8,7 +8,7 @@ import { cliArtifact } from '../../config/artifacts.ts';
 import { RuleError, UsageError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { cliRecord } from '../../record/release-record.ts';
-import { readPackageArchive } from '../../service/svc/update/read-archive.ts';
+import { readPackageArchive } from '../../shared/read-package-archive.ts';
 import { sameTag } from '../../version/compare.ts';
 import { imageTagOf } from '../../version/image-tag.ts';
 import { packageVersionOf } from '../../version/package-version.ts';
