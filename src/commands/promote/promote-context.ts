@@ -48,4 +48,6 @@ export interface PromoteContext extends BaseContext, PromoteSigningFields {
   latestOutcome?: LatestOutcome;
   /** The CLI package's part, when `artifacts.cli.publish` is on. */
   cliPackage?: PackagePromotion;
+  /** Why the CLI is not published although `artifacts.cli.publish` is on (not an npm package). */
+  cliNotPublished?: string;
 }
