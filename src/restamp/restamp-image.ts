@@ -4,6 +4,7 @@ import { hasVersionLayer, RESTAMPED_FROM, versionLayerFiles } from '../engine/oc
 import { RuleError } from '../errors.ts';
 import { sha256Digest } from '../registry/digest.ts';
 import { type Descriptor, type ImageStore, type Manifest, MEDIA_TYPES } from '../registry/store.ts';
+import { parseFormatsLabel, VERSION_FILES_FORMAT_LABEL } from '../reversion/version-files.ts';
 import { restampConfig, versionOfConfig } from './restamp-config.ts';
 import { type ArchiveSigner, restampVersionLayer } from './restamp-version-layer.ts';
 
@@ -62,6 +63,11 @@ export async function restampImage(
 export interface RestampOptions {
   /** Signs a re-stamped CLI archive whose rc copy was signed (see restampVersionLayer). */
   sign?: ArchiveSigner;
+  /**
+   * Files of the version layer rebuilt from the rc's commit (a CLI archive that bakes its version
+   * into its code, proven equal to the rc's modulo version strings): used as they are.
+   */
+  rebuilt?: ReadonlyMap<string, Buffer>;
 }
 
 async function restampSingle(
@@ -94,6 +100,10 @@ async function restampSingle(
         files,
         version,
         options.sign,
+        {
+          formats: parseFormatsLabel(labels?.[VERSION_FILES_FORMAT_LABEL]),
+          ...(options.rebuilt ? { rebuilt: options.rebuilt } : {}),
+        },
       );
     } else {
       warnings.push(

@@ -125,6 +125,12 @@ describe('release build --engine docker --push', () => {
         'org.opencontainers.image.version': TAG,
         // The files a release re-stamps, copied last into a layer of their own.
         ...(VERSION_FILES[name] ? { 'org.service-release.version-layer.files': VERSION_FILES[name] } : {}),
+        ...(name === 'web'
+          ? {
+              'org.service-release.version-layer.formats':
+                '/app/web/index.html=html-meta:service-client-version,/app/web/version.json=json:version',
+            }
+          : {}),
         // The API's min_cli_version, for `release upgrade` to read before it starts.
         ...(name === 'api' ? { 'io.service-release.min-cli-version': MIN_CLI_VERSION } : {}),
       });

@@ -51,7 +51,7 @@ async function acmeToolArchive(version: string, outFile: string): Promise<void> 
   );
   writeFileSync(
     join(pkg, 'cli.js'),
-    "#!/usr/bin/env node\nconsole.log(`acme-tool ${require('./package.json').version}`);\n",
+    "#!/usr/bin/env node\nconsole.log('acme-tool ' + require('./package.json').version);\n",
   );
   const packed = JSON.parse(
     execFileSync('npm', ['pack', '--json', '--pack-destination', dir], { cwd: pkg, encoding: 'utf8' }),
