@@ -6,7 +6,11 @@ import { sha256Digest } from '../registry/digest.ts';
 import { type Descriptor, type ImageStore, type Manifest, MEDIA_TYPES } from '../registry/store.ts';
 import { parseFormatsLabel, VERSION_FILES_FORMAT_LABEL } from '../reversion/version-files.ts';
 import { restampConfig, versionOfConfig } from './restamp-config.ts';
-import { type ArchiveSigner, restampVersionLayer } from './restamp-version-layer.ts';
+import {
+  type ArchiveSigner,
+  restampVersionLayer,
+  type VersionLayerOptions,
+} from './restamp-version-layer.ts';
 
 /** The release image made from an rc image: what was written (or, in a dry run, would be). */
 export interface RestampedImage {
@@ -63,11 +67,8 @@ export async function restampImage(
 export interface RestampOptions {
   /** Signs a re-stamped CLI archive whose rc copy was signed (see restampVersionLayer). */
   sign?: ArchiveSigner;
-  /**
-   * Files of the version layer rebuilt from the rc's commit (a CLI archive that bakes its version
-   * into its code, proven equal to the rc's modulo version strings): used as they are.
-   */
-  rebuilt?: ReadonlyMap<string, Buffer>;
+  /** The release's copy of a CLI archive of the version layer (see VersionLayerOptions). */
+  reversionArchive?: VersionLayerOptions['reversionArchive'];
 }
 
 async function restampSingle(
@@ -102,7 +103,7 @@ async function restampSingle(
         options.sign,
         {
           formats: parseFormatsLabel(labels?.[VERSION_FILES_FORMAT_LABEL]),
-          ...(options.rebuilt ? { rebuilt: options.rebuilt } : {}),
+          ...(options.reversionArchive ? { reversionArchive: options.reversionArchive } : {}),
         },
       );
     } else {

@@ -22,6 +22,16 @@ export const MAX_VERSION_LAYER_BYTES = 32 * 1024 * 1024;
  */
 export type ArchiveSigner = (archive: Buffer, path: string) => string | Promise<string>;
 
+export interface VersionLayerOptions {
+  /** Each file's format, from the image's formats label (reversion/version-files.ts). */
+  formats?: ReadonlyMap<string, VersionFileFormat>;
+  /**
+   * The release's copy of a CLI archive, when the release makes it other than by re-writing its
+   * package.json (rebuilt from the rc's commit and proven, or kept): undefined for the default.
+   */
+  reversionArchive?: (path: string, rcArchive: Buffer) => Promise<Buffer | undefined>;
+}
+
 /** The refusal when a signed archive is re-stamped and no key can sign the new bytes. */
 export function archiveSigningKeyMissing(archivePath: string): RuleError {
   return new RuleError(
@@ -43,8 +53,8 @@ export function archiveSigningKeyMissing(archivePath: string): RuleError {
  * artifact's declared `versionFiles`, see reversion/version-files.ts), else by its name:
  * `version.json` -> its `version` key; `*.html` -> `<meta name="service-client-version">`;
  * `*.tar.gz`/`*.tgz` -> an npm CLI archive re-packed with the version in its package.json
- * (restampCliArchive, code byte-identical), or `rebuilt` bytes when the CLI was rebuilt from the
- * rc's commit (reversion/), or kept.
+ * (restampCliArchive, code byte-identical), or what `reversionArchive` makes of it (rebuilt from
+ * the rc's commit and proven equal modulo version strings, reversion/), or kept.
  *
  * A listed archive's signature (`<archive>.sig`, written by a signed build) travels with it
  * without being listed: a Dockerfile copies it with a wildcard only when the build signed, so no
@@ -58,7 +68,7 @@ export async function restampVersionLayer(
   files: readonly string[],
   version: string,
   sign?: ArchiveSigner,
-  options: { formats?: ReadonlyMap<string, VersionFileFormat>; rebuilt?: ReadonlyMap<string, Buffer> } = {},
+  options: VersionLayerOptions = {},
 ): Promise<Layer> {
   if (blob.length > MAX_VERSION_LAYER_BYTES) {
     throw new RuleError(
@@ -119,10 +129,12 @@ async function restampFile(
   path: string,
   content: Buffer,
   version: string,
-  options: { formats?: ReadonlyMap<string, VersionFileFormat>; rebuilt?: ReadonlyMap<string, Buffer> },
+  options: VersionLayerOptions,
 ): Promise<Buffer> {
-  const rebuilt = options.rebuilt?.get(path);
-  if (rebuilt) return rebuilt;
+  if (isArchivePath(path) && options.reversionArchive) {
+    const made = await options.reversionArchive(path, content);
+    if (made) return made;
+  }
   const format = options.formats?.get(path) ?? (isArchivePath(path) ? undefined : formatByName(path));
   if (format) return rewriteVersionFile(path, content, format, version);
   if (isArchivePath(posix.basename(path))) return restampArchive(content, version);
@@ -135,7 +147,7 @@ async function restampFile(
 /**
  * An npm CLI archive gets the release version in its package.json; any other archive (a Python
  * sdist) stays byte-identical here: what bakes its version into its code is rebuilt from the rc's
- * commit instead (reversion/), and handed in as `rebuilt`.
+ * commit instead (reversion/), and handed in by `reversionArchive`.
  */
 async function restampArchive(content: Buffer, version: string): Promise<Buffer> {
   try {

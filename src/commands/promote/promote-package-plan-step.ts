@@ -39,9 +39,14 @@ export const promotePackagePlanStep: Step<PromoteContext> = {
     const registry = await npm.registry();
     const version = ctx.version!;
     const stage = await mkdtemp(join(tmpdir(), 'release-cli-package-'));
-    const { bytes, origin } = await sourceArchive(ctx, name, npm, stage).finally(() =>
+    const source = await sourceArchive(ctx, name, npm, stage).finally(() =>
       rm(stage, { recursive: true, force: true }),
     );
+    // A CLI rebuilt from the rc's commit (proven the rc's code) is what the release publishes.
+    const rebuilt = ctx.cliReversion?.strategy === 'rebuild' ? ctx.cliReversion.bytes : undefined;
+    const { bytes, origin } = rebuilt
+      ? { bytes: rebuilt, origin: `rebuilt from ${ctx.from}'s commit as ${version}` }
+      : source;
     const baked = archiveVersions(bytes, name);
     const wanted = bakedName(version);
     // Built as this promotion's version (the same npm version): published as built, plus the
