@@ -22,8 +22,7 @@ export interface StrategyChoice {
  * artifact). A declaration wins. Else: output of a build command that holds the version outside
  * the files re-written in place is rebuilt from the rc's commit (the version is in its code); an
  * image is otherwise re-versioned in place (its env and labels always are, plus its version
- * files); a CLI whose only version is in files re-written in place is re-written, one with none is
- * kept as the rc's. Pure.
+ * files); an npm CLI gets its package.json re-written; any other CLI is kept as the rc's. Pure.
  */
 export function chooseStrategy(input: StrategyInput): StrategyChoice {
   if (input.declared) return { strategy: input.declared, reason: 'declared (reversion)' };
@@ -39,8 +38,10 @@ export function chooseStrategy(input: StrategyInput): StrategyChoice {
           ? `version env and labels, and ${list([...inPlace])}`
           : 'version env and labels (no file carries the version)',
     };
-  if (input.carryingVersion.length > 0)
-    return { strategy: 'in-place', reason: `only ${list(input.carryingVersion)} carries the version` };
+  // An npm CLI's package.json is always re-written: its registry version is the release's.
+  if (inPlace.size > 0) return { strategy: 'in-place', reason: `${list([...inPlace])} re-written` };
+  if (baked.length > 0)
+    return { strategy: 'keep', reason: `${list(baked)} carry the version, and no build command can rebuild it` };
   return { strategy: 'keep', reason: 'its files do not carry the version' };
 }
 

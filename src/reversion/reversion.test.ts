@@ -101,6 +101,7 @@ describe('chooseStrategy', () => {
       chooseStrategy({ ...base, kind: 'cli', carryingVersion: ['package.json'], inPlace: ['package.json'] })
         .strategy,
     ).toBe('in-place');
+    expect(chooseStrategy({ ...base, kind: 'cli', inPlace: ['package.json'] }).strategy).toBe('in-place');
     expect(chooseStrategy({ ...base, kind: 'cli' })).toEqual({
       strategy: 'keep',
       reason: 'its files do not carry the version',

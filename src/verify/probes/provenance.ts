@@ -4,10 +4,44 @@ import type { ImageStore, Manifest } from '../../registry/store.ts';
 import { releaseArchiveSignatures, sha256Hex } from '../../restamp/release-archive-signatures.ts';
 import { versionOfConfig } from '../../restamp/restamp-config.ts';
 import { restampImage } from '../../restamp/restamp-image.ts';
+import { readVersionLayerFiles } from '../../restamp/restamp-version-layer.ts';
+import { archiveFiles } from '../../reversion/archive-files.ts';
+import { compareRebuild } from '../../reversion/compare-rebuild.ts';
 import { archiveSignatureValid } from '../../shared/archive-signature.ts';
 import { printable } from '../../shared/printable.ts';
 import type { PublicSigningKey } from '../../signing/keys.ts';
 import type { ArtifactName, ProvenanceReading } from '../types.ts';
+
+/** The files of the release's version layer, by path ('/srv/x.tar.gz'); empty without one. */
+async function releaseVersionFiles(
+  store: ImageStore,
+  repository: string,
+  release: Manifest,
+): Promise<Map<string, Buffer>> {
+  const image = await readImage(store, repository, release);
+  const layers = image?.layers ?? [];
+  if (!image || !hasVersionLayer(image.config.config?.Labels, layers)) return new Map();
+  return readVersionLayerFiles(await store.getBlob(repository, layers.at(-1)!));
+}
+
+function provenOrDefault(
+  releaseFiles: Map<string, Buffer>,
+  rcVersion: string | undefined,
+  tag: string,
+): (path: string, rcArchive: Buffer) => Promise<Buffer | undefined> {
+  return async (path, rcArchive) => {
+    const mine = releaseFiles.get(path);
+    if (!mine || !rcVersion) return undefined;
+    try {
+      const rcFiles = await archiveFiles(rcArchive, 'the rc archive');
+      return compareRebuild(rcFiles, await archiveFiles(mine, 'the release archive'), rcVersion, tag).equal
+        ? mine
+        : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+}
 
 /** Read one image's provenance from the store. Never throws: an unreadable store gives `error`. */
 export async function probeProvenance(
@@ -42,6 +76,14 @@ export async function probeProvenance(
     }
     const carried = await releaseArchiveSignatures(store, repository, release);
     const again = await restampImage(store, repository, rcManifest, tag, {
+      // A CLI archive rebuilt from the rc's commit cannot be re-made here (no build, no checkout):
+      // the release's own archive stands when it is the rc's modulo version strings (the proof
+      // the release made before writing it); anything else re-stamps by default and then differs.
+      reversionArchive: provenOrDefault(
+        await releaseVersionFiles(store, repository, release),
+        reading.rcVersion,
+        tag,
+      ),
       // Asked only when the rc's archive was signed and the re-stamp changed it.
       sign: (archive) => {
         const signature = carried.get(sha256Hex(archive));
