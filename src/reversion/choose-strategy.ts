@@ -41,7 +41,10 @@ export function chooseStrategy(input: StrategyInput): StrategyChoice {
   // An npm CLI's package.json is always re-written: its registry version is the release's.
   if (inPlace.size > 0) return { strategy: 'in-place', reason: `${list([...inPlace])} re-written` };
   if (baked.length > 0)
-    return { strategy: 'keep', reason: `${list(baked)} carry the version, and no build command can rebuild it` };
+    return {
+      strategy: 'keep',
+      reason: `${list(baked)} carry the version, and no build command can rebuild it`,
+    };
   return { strategy: 'keep', reason: 'its files do not carry the version' };
 }
 
