@@ -1,10 +1,12 @@
 import { relative } from 'node:path';
+import { cliArtifact } from '../../config/artifacts.ts';
 import type { EngineName } from '../../engine/engine.ts';
 import { rfc3339 } from '../../engine/oci/image-config.ts';
 import { storeOpener } from '../../engine/store-cache.ts';
 import { UsageError } from '../../errors.ts';
 import { runPipeline } from '../../pipeline/runner.ts';
 import { recordPath } from '../../record/release-record.ts';
+import { artifactStrategies } from '../../reversion/artifact-strategies.ts';
 import { baseContext, type GlobalOptions } from '../command-context.ts';
 import { printJson, printLine, warn } from '../output.ts';
 import { type BuildContext, imagesToBuild } from './build-context.ts';
@@ -47,6 +49,22 @@ export async function runBuild(
     // The `.sig` beside the archive when the build signed it, else null (an unsigned build says why in warnings).
     signature: ctx.cli.signature ? relative(ctx.cwd, ctx.cli.signature) : null,
   };
+  // Which way a release made from an rc of this build gets its version, per artifact.
+  const reversion = await artifactStrategies({
+    configDir: ctx.configDir,
+    tag: ctx.tag!,
+    images: imagesToBuild(ctx),
+    cli:
+      ctx.cli && cliArtifact(ctx.config)
+        ? { config: cliArtifact(ctx.config)!, archivePath: ctx.cli.path }
+        : undefined,
+  });
+  for (const artifact of imagesToBuild(ctx))
+    if (reversion[artifact.name]?.strategy === 'rebuild')
+      // Only a CLI archive is rebuilt from the rc's commit so far (reversion-cli-archive.ts).
+      ctx.warnings.push(
+        `${artifact.name}: ${reversion[artifact.name]!.reason}, but a release does not yet rebuild an image from the rc's commit: it re-writes the version env, labels and declared versionFiles only`,
+      );
   if (ctx.json) {
     printJson({
       version: ctx.record!.version,
@@ -58,6 +76,7 @@ export async function runBuild(
       created: ctx.epoch === undefined ? null : rfc3339(ctx.epoch),
       cli: cli ?? null,
       images,
+      reversion,
       record: relative(ctx.cwd, ctx.recordPath),
       warnings: ctx.warnings,
     });
@@ -74,10 +93,18 @@ export async function runBuild(
         `  ${name}: ${image.reference}${image.digest ? `@${image.digest}` : image.imageId ? `  (image ${image.imageId.slice(0, 19)}, not pushed)` : ''}`,
       );
     }
+    for (const [name, choice] of Object.entries(reversion))
+      printLine(`  ${name}: a release from an rc ${STRATEGY_TEXT[choice.strategy]} (${choice.reason})`);
     printLine(`record: ${relative(ctx.cwd, ctx.recordPath)}`);
   }
   for (const text of ctx.warnings) warn(text);
 }
+
+const STRATEGY_TEXT = {
+  'in-place': 're-writes its version in place',
+  rebuild: "rebuilds it from the rc's commit",
+  keep: "keeps the rc's bytes",
+} as const;
 
 /** `--only api,web` -> the set; every artifact when absent. Unknown names are a usage error. */
 export function parseOnly(value: string | undefined, artifacts: readonly string[]): ReadonlySet<string> {
