@@ -69,6 +69,7 @@ export interface RestampOptions {
   sign?: ArchiveSigner;
   /** The release's copy of a CLI archive of the version layer (see VersionLayerOptions). */
   reversionArchive?: VersionLayerOptions['reversionArchive'];
+  rebuiltFile?: VersionLayerOptions['rebuiltFile'];
 }
 
 async function restampSingle(
@@ -104,6 +105,7 @@ async function restampSingle(
         {
           formats: parseFormatsLabel(labels?.[VERSION_FILES_FORMAT_LABEL]),
           ...(options.reversionArchive ? { reversionArchive: options.reversionArchive } : {}),
+          ...(options.rebuiltFile ? { rebuiltFile: options.rebuiltFile } : {}),
         },
       );
     } else {

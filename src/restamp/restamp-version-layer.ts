@@ -30,6 +30,8 @@ export interface VersionLayerOptions {
    * package.json (rebuilt from the rc's commit and proven, or kept): undefined for the default.
    */
   reversionArchive?: (path: string, rcArchive: Buffer) => Promise<Buffer | undefined>;
+  /** The release's copy of a file whose format is `rebuild` (rebuilt from the rc's commit, proven). */
+  rebuiltFile?: (path: string, rcFile: Buffer) => Promise<Buffer>;
 }
 
 /** The refusal when a signed archive is re-stamped and no key can sign the new bytes. */
@@ -136,6 +138,7 @@ async function restampFile(
     if (made) return made;
   }
   const format = options.formats?.get(path) ?? (isArchivePath(path) ? undefined : formatByName(path));
+  if (format?.format === 'rebuild' && options.rebuiltFile) return options.rebuiltFile(path, content);
   if (format) return rewriteVersionFile(path, content, format, version);
   if (isArchivePath(posix.basename(path))) return restampArchive(content, version);
   throw new RuleError(

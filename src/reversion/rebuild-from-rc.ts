@@ -18,6 +18,8 @@ export interface RebuildRequest {
   command: readonly string[];
   /** The outputs to read back, relative to the project's folder. */
   outputs: readonly string[];
+  /** Reads more of the checkout (the project's folder there) before it is removed. */
+  collect?: (projectDir: string) => Promise<Map<string, Buffer>>;
   env: Record<string, string | undefined>;
   progress: (line: string) => void;
 }
@@ -79,6 +81,7 @@ export async function rebuildFromRc(request: RebuildRequest): Promise<Map<string
         );
       out.set(path, bytes);
     }
+    if (request.collect) for (const [path, bytes] of await request.collect(cwd)) out.set(path, bytes);
     return out;
   } finally {
     await git(['worktree', 'remove', '--force', tree], root);

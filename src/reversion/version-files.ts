@@ -10,6 +10,8 @@ import { escapeHtml } from '../shared/escape-html.ts';
  */
 export type VersionFileFormat =
   | { format: 'text' }
+  /** A file whose code bakes the version (a bundle): its copy rebuilt from the rc's commit. */
+  | { format: 'rebuild' }
   | { format: 'json'; key: string }
   | { format: 'html-meta'; name: string };
 
@@ -34,7 +36,7 @@ export function formatsLabel(files: readonly VersionFile[]): string {
 function formatText(f: VersionFileFormat): string {
   if (f.format === 'json') return `json:${f.key}`;
   if (f.format === 'html-meta') return `html-meta:${f.name}`;
-  return 'text';
+  return f.format;
 }
 
 /** The formats a label describes, by path; an entry it cannot read is left out (name rule applies). */
@@ -48,7 +50,7 @@ export function parseFormatsLabel(raw: string | undefined): Map<string, VersionF
       .slice(at + 1)
       .trim()
       .split(/:(.*)/s, 2);
-    if (kind === 'text') out.set(path, { format: 'text' });
+    if (kind === 'text' || kind === 'rebuild') out.set(path, { format: kind });
     else if (kind === 'json' && arg) out.set(path, { format: 'json', key: arg });
     else if (kind === 'html-meta' && arg && /^[A-Za-z0-9._-]+$/.test(arg))
       out.set(path, { format: 'html-meta', name: arg });
@@ -75,6 +77,11 @@ export function rewriteVersionFile(
   format: VersionFileFormat,
   version: string,
 ): Buffer {
+  if (format.format === 'rebuild')
+    throw new RuleError(
+      'VERSION_LAYER_INVALID',
+      `${path} bakes the version into its code: only a rebuild from the rc's commit re-versions it`,
+    );
   if (format.format === 'text')
     return Buffer.from(content.toString('utf8').endsWith('\n') ? `${version}\n` : version);
   if (format.format === 'json') return Buffer.from(rewriteJson(path, content, format.key, version));

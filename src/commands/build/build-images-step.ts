@@ -14,6 +14,7 @@ import { VERSION_LAYER_FILES_LABEL } from '../../engine/oci/version-layer.ts';
 import { UsageError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { parseStoreImageRef } from '../../registry/image-ref.ts';
+import { imageReversion } from '../../reversion/artifact-strategies.ts';
 import {
   DEFAULT_JSON_KEY,
   DEFAULT_META_NAME,
@@ -103,6 +104,18 @@ async function ociRecipe(
     spec.versionFiles = [...(spec.versionFiles ?? []), ...declared.map((f) => f.path)];
     spec.labels = { ...spec.labels, [VERSION_FILES_FORMAT_LABEL]: formatsLabel(declared) };
   } else if (artifact.role === 'web') spec.versionFiles = webVersionFiles(layers[0]!);
+  // Files whose code bakes the version (a bundle) join the version layer too, so that a release
+  // rebuilt from the rc's commit swaps only them and every code layer stays the rc's.
+  const { baked } = await imageReversion(ctx.configDir, artifact, ctx.tag!);
+  const bakedHere = baked.filter((path) => layers[0]!.some((e) => e.type === 'file' && e.path === path));
+  if (bakedHere.length) {
+    spec.versionFiles = [...(spec.versionFiles ?? []), ...bakedHere];
+    const rebuilt: VersionFile[] = bakedHere.map((path) => ({ path, format: 'rebuild' }));
+    spec.labels = {
+      ...spec.labels,
+      [VERSION_FILES_FORMAT_LABEL]: formatsLabel([...(declared ?? []), ...rebuilt]),
+    };
+  }
   return { layers, spec };
 }
 

@@ -60,10 +60,10 @@ export async function runBuild(
         : undefined,
   });
   for (const artifact of imagesToBuild(ctx))
-    if (reversion[artifact.name]?.strategy === 'rebuild')
-      // Only a CLI archive is rebuilt from the rc's commit so far (reversion-cli-archive.ts).
+    if (reversion[artifact.name]?.strategy === 'rebuild' && ctx.engine?.name === 'docker')
+      // The oci engine puts the baked files in the version layer; a Dockerfile decides its layers.
       ctx.warnings.push(
-        `${artifact.name}: ${reversion[artifact.name]!.reason}, but a release does not yet rebuild an image from the rc's commit: it re-writes the version env, labels and declared versionFiles only`,
+        `${artifact.name}: ${reversion[artifact.name]!.reason}, but with the docker engine a release does not rebuild an image from the rc's commit: it re-writes the version env, labels and declared versionFiles only`,
       );
   if (ctx.json) {
     printJson({

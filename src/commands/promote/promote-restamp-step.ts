@@ -1,11 +1,13 @@
 import { short } from '../../channels/promotion-plan.ts';
-import { cliArtifact } from '../../config/artifacts.ts';
+import { cliArtifact, imageArtifact } from '../../config/artifacts.ts';
 import { isReleaseError, SIGNING_KEY_MISSING } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
+import type { Manifest } from '../../registry/store.ts';
 import { restampImage } from '../../restamp/restamp-image.ts';
 import { type ArchiveSigner, archiveSigningKeyMissing } from '../../restamp/restamp-version-layer.ts';
 import type { RebuildComparison } from '../../reversion/compare-rebuild.ts';
 import { reversionCliArchive } from '../../reversion/reversion-cli-archive.ts';
+import { type ImageRebuild, rebuildImageFromRc } from '../../reversion/reversion-image.ts';
 import { signArchive } from '../../shared/archive-signature.ts';
 import { readSigningKey } from '../../signing/key-files.ts';
 import { sameTag } from '../../version/compare.ts';
@@ -34,9 +36,11 @@ export const promoteRestampStep: Step<PromoteContext> = {
       const { artifact, repository } = source;
       const rc = await ctx.store.getManifest(repository, source.reference);
       if (!rc) continue; // the plan step reports a missing source
+      const rebuilt = await rebuildImage(ctx, source, rc, tag, (line) => io.progress(`${artifact}: ${line}`));
       const image = await restampImage(ctx.store, repository, rc, tag, {
         sign: archiveSigner(ctx),
         reversionArchive: cliReversion(ctx, tag, (line) => io.progress(`cli: ${line}`)),
+        ...(rebuilt ? { rebuiltFile: async (path: string) => rebuilt.files.get(path)! } : {}),
       });
       if (image.sourceVersion === undefined || sameTag(image.sourceVersion, tag)) {
         io.progress(`${artifact}: already ${image.sourceVersion ?? 'without a version'}, promoted as it is`);
@@ -53,6 +57,39 @@ export const promoteRestampStep: Step<PromoteContext> = {
     ctx.restamped = restamped;
   },
 };
+
+/**
+ * An image whose build baked the version into code files (format `rebuild` in its version layer):
+ * rebuilt from the rc's commit and proven the rc's code (reversion/reversion-image.ts), before
+ * any write; its rebuilt files replace the rc's in the version layer.
+ */
+async function rebuildImage(
+  ctx: PromoteContext,
+  source: NonNullable<PromoteContext['sources']>[number],
+  rc: Manifest,
+  version: string,
+  progress: (line: string) => void,
+): Promise<ImageRebuild | undefined> {
+  const artifact = imageArtifact(ctx.config, source.artifact);
+  const from = ctx.from ? parseVersion(ctx.from) : undefined;
+  if (!artifact || !from || from.kind === 'invalid') return undefined;
+  const made = await rebuildImageFromRc({
+    store: ctx.store,
+    repository: source.repository,
+    rc,
+    artifact,
+    projectDir: ctx.configDir,
+    rcTag: imageTagOf(from),
+    version,
+    env: ctx.env,
+    progress,
+  });
+  if (made) {
+    (ctx.imageRebuilds ??= {})[source.artifact] = made.comparison;
+    progress(`rebuild: ${comparisonSummary(made.comparison)}`);
+  }
+  return made;
+}
 
 /**
  * The release's CLI archive (in the API image's version layer), made as the CLI declares or its

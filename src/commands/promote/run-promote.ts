@@ -93,6 +93,7 @@ async function promote(ctx: PromoteContext, store: ImageStore): Promise<void> {
             identical: ctx.cliReversion.comparison?.identical.length ?? null,
           }
         : null,
+      imageRebuilds: ctx.imageRebuilds ?? null,
       warnings: ctx.warnings,
     });
   } else {
@@ -103,6 +104,8 @@ async function promote(ctx: PromoteContext, store: ImageStore): Promise<void> {
       printLine(
         `CLI archive ${ctx.cliReversion.strategy}: ${ctx.cliReversion.reason}${ctx.cliReversion.comparison ? `; ${comparisonSummary(ctx.cliReversion.comparison)}` : ''}`,
       );
+    for (const [name, c] of Object.entries(ctx.imageRebuilds ?? {}))
+      printLine(`${name} rebuilt from the rc's commit: ${comparisonSummary(c)}`);
     if (ctx.cliPackage) for (const line of packageLines(ctx.cliPackage, ctx.dryRun)) printLine(line);
     const kept = plan.artifacts.reduce((n, a) => n + a.kept.length, 0);
     printLine(

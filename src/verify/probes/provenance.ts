@@ -75,15 +75,21 @@ export async function probeProvenance(
       };
     }
     const carried = await releaseArchiveSignatures(store, repository, release);
+    const releaseFiles = await releaseVersionFiles(store, repository, release);
     const again = await restampImage(store, repository, rcManifest, tag, {
       // A CLI archive rebuilt from the rc's commit cannot be re-made here (no build, no checkout):
       // the release's own archive stands when it is the rc's modulo version strings (the proof
       // the release made before writing it); anything else re-stamps by default and then differs.
-      reversionArchive: provenOrDefault(
-        await releaseVersionFiles(store, repository, release),
-        reading.rcVersion,
-        tag,
-      ),
+      reversionArchive: provenOrDefault(releaseFiles, reading.rcVersion, tag),
+      // A file rebuilt from the rc's commit: the release's copy, when the rc's modulo version strings.
+      rebuiltFile: async (path, rcFile) => {
+        const mine = releaseFiles.get(path);
+        const proven =
+          mine &&
+          reading.rcVersion &&
+          compareRebuild(new Map([[path, rcFile]]), new Map([[path, mine]]), reading.rcVersion, tag).equal;
+        return proven ? mine : rcFile; // the rc's copy then makes the layers differ: not re-stamped
+      },
       // Asked only when the rc's archive was signed and the re-stamp changed it.
       sign: (archive) => {
         const signature = carried.get(sha256Hex(archive));
