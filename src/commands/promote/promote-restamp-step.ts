@@ -85,7 +85,7 @@ async function rebuildImage(
     progress,
   });
   if (made) {
-    (ctx.imageRebuilds ??= {})[source.artifact] = made.comparison;
+    ctx.imageRebuilds = { ...ctx.imageRebuilds, [source.artifact]: made.comparison };
     progress(`rebuild: ${comparisonSummary(made.comparison)}`);
   }
   return made;
