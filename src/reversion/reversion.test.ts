@@ -17,6 +17,9 @@ describe('version strings', () => {
     expect(versionStrings('v3.1.0')).toEqual(['v3.1.0', '3.1.0']);
     expect(carriesVersion('__version__ = "3.1.0rc1"', 'v3.1.0-rc.1')).toBe(true);
     expect(carriesVersion('print("hello")', 'v3.1.0-rc.1')).toBe(false);
+    // A bare X.Y.Z is any dependency's version: only the tag form counts for a stable version.
+    expect(carriesVersion('{"dep":"1.4.0"}', 'v1.4.0')).toBe(false);
+    expect(carriesVersion('echo v1.4.0', 'v1.4.0')).toBe(true);
   });
 
   it('replaces every form in one pass, never inside a longer version', () => {

@@ -27,9 +27,15 @@ export function versionStrings(version: string): string[] {
   return [...new Set([tag, semver, pep440])].sort((a, b) => b.length - a.length);
 }
 
-/** Whether `text` (bytes as latin1, so any file) holds the version in any of its forms. */
+/**
+ * Whether `text` (bytes as latin1, so any file) holds the version in any of its distinctive
+ * forms: the tag always; the bare forms only with a pre-release part (`3.1.0-rc.1`, `3.1.0rc1`).
+ * A bare `1.4.0` is in every bundle that pins some dependency at 1.4.0, so it proves nothing.
+ */
 export function carriesVersion(text: string, version: string): boolean {
-  return versionStrings(version).some((form) => text.includes(form));
+  const { tag, semver, pep440 } = versionForms(version);
+  const bare = /^\d+\.\d+\.\d+$/;
+  return [tag, ...[semver, pep440].filter((form) => !bare.test(form))].some((form) => text.includes(form));
 }
 
 /**
