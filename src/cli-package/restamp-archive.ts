@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, normalize } from 'node:path';
 import { CLI_ARCHIVE_INVALID, UsageError } from '../errors.ts';
+import { rewriteVersionFile, type VersionFile } from '../reversion/version-files.ts';
 import { npmPack } from '../shared/npm-pack.ts';
 import { readPackageArchive } from '../shared/read-package-archive.ts';
 import { packageVersionOf } from '../version/package-version.ts';
@@ -17,12 +18,14 @@ import { packageVersionOf } from '../version/package-version.ts';
  *
  * Used when a release is made from an rc: the release's archive carries the rc's tested code.
  * `fields` are set in package.json as well (the npm registry's copy marks itself, see
- * REGISTRY_MARK).
+ * REGISTRY_MARK); `versionFiles` (artifacts.cli.versionFiles, paths in the package) are re-written
+ * by their format.
  */
 export async function restampCliArchive(
   archive: Buffer,
   version: string,
   fields: Record<string, string> = {},
+  versionFiles: readonly VersionFile[] = [],
 ): Promise<Buffer> {
   const wanted = version.trim();
   if (!wanted || wanted.length > 128 || /[\s\u0000-\u001f\u007f-\u009f]/.test(wanted)) {
@@ -55,6 +58,13 @@ export async function restampCliArchive(
   if (typeof manifest['serviceVersion'] === 'string') manifest['serviceVersion'] = wanted;
   Object.assign(manifest, fields);
 
+  const absent = versionFiles.filter((f) => !entries.some((e) => e.path === f.path));
+  if (absent.length)
+    throw new UsageError(
+      CLI_ARCHIVE_INVALID,
+      `the CLI archive has no ${absent.map((f) => f.path).join(', ')} (artifacts.cli.versionFiles)`,
+      { hint: 'declare paths inside the npm package, relative to its package.json' },
+    );
   const stage = await mkdtemp(join(tmpdir(), 'svc-restamp-'));
   try {
     const pkg = join(stage, 'package');
@@ -66,8 +76,13 @@ export async function restampCliArchive(
           `the CLI archive has an unsafe path ${JSON.stringify(path)}`,
         );
       await mkdir(dirname(join(pkg, path)), { recursive: true });
+      const declared = versionFiles.find((f) => f.path === path);
       const content =
-        path === 'package.json' ? Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`) : entry.content;
+        path === 'package.json'
+          ? Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`)
+          : declared
+            ? rewriteVersionFile(path, entry.content, declared, wanted)
+            : entry.content;
       await writeFile(join(pkg, path), content);
     }
     const packed = await npmPack(pkg, stage);

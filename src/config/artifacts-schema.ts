@@ -30,6 +30,12 @@ const relativePath = z
   .string()
   .min(1)
   .refine((p) => !p.startsWith('/'), 'expected a path relative to the config file');
+const packagePath = z
+  .string()
+  .regex(
+    /^(?!\/)(?!.*(?:^|\/)\.\.?(?:\/|$))[^\0\\]+$/,
+    'expected a path inside the package, like "lib/version.txt"',
+  );
 const absolutePath = z.string().regex(/^\/[^\0]*$/, 'expected an absolute path in the image');
 const argv = z
   .array(z.string().min(1), 'expected an argv array such as ["sh", "scripts/build.sh"]')
@@ -40,20 +46,21 @@ const envMap = z.record(z.string().regex(ENV_NAME, 'expected an environment vari
  * A file whose content is the artifact's version (reversion/version-files.ts): written by the
  * build into the image's version layer, re-written by a release made from an rc.
  */
-const versionFileSchema = z
-  .strictObject({
-    path: absolutePath,
-    format: z.enum(['text', 'json', 'html-meta'], 'expected "text", "json" or "html-meta"').default('text'),
-    /** json: the key holding the version (default `version`). */
-    key: z.string().min(1).optional(),
-    /** html-meta: the `<meta name>` holding the version (default `service-client-version`). */
-    name: z
-      .string()
-      .regex(/^[A-Za-z0-9._-]+$/, 'expected a meta name of letters, digits, ".", "_" or "-"')
-      .optional(),
-  })
-  .refine((f) => f.key === undefined || f.format === 'json', 'key is for the json format only')
-  .refine((f) => f.name === undefined || f.format === 'html-meta', 'name is for the html-meta format only');
+const versionFileSchema = (path: z.ZodString) =>
+  z
+    .strictObject({
+      path,
+      format: z.enum(['text', 'json', 'html-meta'], 'expected "text", "json" or "html-meta"').default('text'),
+      /** json: the key holding the version (default `version`). */
+      key: z.string().min(1).optional(),
+      /** html-meta: the `<meta name>` holding the version (default `service-client-version`). */
+      name: z
+        .string()
+        .regex(/^[A-Za-z0-9._-]+$/, 'expected a meta name of letters, digits, ".", "_" or "-"')
+        .optional(),
+    })
+    .refine((f) => f.key === undefined || f.format === 'json', 'key is for the json format only')
+    .refine((f) => f.name === undefined || f.format === 'html-meta', 'name is for the html-meta format only');
 
 /**
  * How a release made from an rc gets its own version (DESIGN.md "Re-versioning"): `in-place`
@@ -105,7 +112,7 @@ export const imageArtifactSchema = z.strictObject({
     .regex(/^\d+\.\d+\.\d+$/, 'expected X.Y.Z (no v), as the API serves it')
     .optional(),
   /** Files in the image whose content is the version (see versionFileSchema). */
-  versionFiles: z.array(versionFileSchema).min(1).optional(),
+  versionFiles: z.array(versionFileSchema(absolutePath)).min(1).optional(),
   reversion: reversionSchema,
 });
 
@@ -125,6 +132,11 @@ export const cliArtifactSchema = z.strictObject({
    * registry.
    */
   publish: z.boolean().default(false),
+  /**
+   * Files in the CLI's npm package (`lib/version.txt`, relative to its package.json) whose content
+   * is the version: re-written in place, like an image's, when a release re-versions the archive.
+   */
+  versionFiles: z.array(versionFileSchema(packagePath)).min(1).optional(),
   reversion: reversionSchema,
 });
 

@@ -4,6 +4,7 @@ import { archiveFiles } from './archive-files.ts';
 import { chooseStrategy, type StrategyChoice } from './choose-strategy.ts';
 import { compareRebuild, type RebuildComparison } from './compare-rebuild.ts';
 import { rebuildFromRc } from './rebuild-from-rc.ts';
+import { type VersionFile, versionFileOf } from './version-files.ts';
 import { carriesVersion } from './version-strings.ts';
 
 /** How the release's CLI archive was made from the rc's, for the output, `--json` and the signature. */
@@ -32,8 +33,11 @@ export async function reversionCliArchive(input: {
   rcArchive: Buffer;
   env: Record<string, string | undefined>;
   progress: (line: string) => void;
+  /** Re-writes an npm archive's package.json and these files (cli-package/restamp-archive.ts). */
+  restampNpm: (archive: Buffer, version: string, files: readonly VersionFile[]) => Promise<Buffer>;
 }): Promise<CliReversion> {
   const rcFiles = await archiveFiles(input.rcArchive, `the rc's CLI archive`);
+  const declared = (input.cli?.versionFiles ?? []).map(versionFileOf);
   const carrying = [...rcFiles]
     .filter(([path, bytes]) => carriesVersion(`${path}\n${bytes.toString('latin1')}`, input.rcTag))
     .map(([path]) => path);
@@ -42,10 +46,14 @@ export async function reversionCliArchive(input: {
     declared: input.cli?.reversion,
     builtByCommand: input.cli?.build !== undefined,
     carryingVersion: carrying,
-    inPlace: rcFiles.has(NPM_MANIFEST) ? [NPM_MANIFEST] : [],
+    inPlace: rcFiles.has(NPM_MANIFEST) ? [NPM_MANIFEST, ...declared.map((f) => `package/${f.path}`)] : [],
   });
   if (choice.strategy === 'keep') return { ...choice, bytes: input.rcArchive };
-  if (choice.strategy === 'in-place') return choice;
+  if (choice.strategy === 'in-place')
+    // Declared version files are re-written with package.json; without any, the default re-stamp.
+    return declared.length
+      ? { ...choice, bytes: await input.restampNpm(input.rcArchive, input.version, declared) }
+      : choice;
   const build = input.cli?.build;
   if (!build)
     throw new UsageError(

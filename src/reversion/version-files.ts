@@ -111,3 +111,16 @@ function metaPattern(name: string): RegExp {
   const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return new RegExp(`(<meta name="${escaped}" content=")[^"]*(")`, 'g');
 }
+
+/** A declared version file (release.config `versionFiles[]`) with its defaults filled in. */
+export function versionFileOf(f: {
+  path: string;
+  format: 'text' | 'json' | 'html-meta';
+  key?: string | undefined;
+  name?: string | undefined;
+}): VersionFile {
+  if (f.format === 'json') return { path: f.path, format: 'json', key: f.key ?? DEFAULT_JSON_KEY };
+  if (f.format === 'html-meta')
+    return { path: f.path, format: 'html-meta', name: f.name ?? DEFAULT_META_NAME };
+  return { path: f.path, format: 'text' };
+}

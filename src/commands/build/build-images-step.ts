@@ -16,11 +16,10 @@ import type { Step } from '../../pipeline/step.ts';
 import { parseStoreImageRef } from '../../registry/image-ref.ts';
 import { imageReversion } from '../../reversion/artifact-strategies.ts';
 import {
-  DEFAULT_JSON_KEY,
-  DEFAULT_META_NAME,
   formatsLabel,
   VERSION_FILES_FORMAT_LABEL,
   type VersionFile,
+  versionFileOf,
 } from '../../reversion/version-files.ts';
 import { SIGNATURE_SUFFIX } from '../../shared/archive-signature.ts';
 import { type BuildContext, imagesToBuild } from './build-context.ts';
@@ -182,14 +181,6 @@ function versionLayerContextFiles(
   return artifact.role === 'web'
     ? stagedVersionLayerFiles(contextDir, epoch, ['app/web/version.json', 'app/web/index.html'])
     : [];
-}
-
-/** A declared version file as the reversion module reads it (defaults filled in). */
-function versionFileOf(f: NonNullable<ImageArtifactConfig['versionFiles']>[number]): VersionFile {
-  if (f.format === 'json') return { path: f.path, format: 'json', key: f.key ?? DEFAULT_JSON_KEY };
-  if (f.format === 'html-meta')
-    return { path: f.path, format: 'html-meta', name: f.name ?? DEFAULT_META_NAME };
-  return { path: f.path, format: 'text' };
 }
 
 function engineOf(ctx: BuildContext): Engine {

@@ -8,6 +8,7 @@ import { cliArtifact } from '../../config/artifacts.ts';
 import { RuleError, UsageError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { cliRecord } from '../../record/release-record.ts';
+import { versionFileOf } from '../../reversion/version-files.ts';
 import { type ArchiveEntry, readPackageArchive } from '../../shared/read-package-archive.ts';
 import { imageTagOf } from '../../version/image-tag.ts';
 import { packageVersionOf } from '../../version/package-version.ts';
@@ -52,7 +53,12 @@ export const promotePackagePlanStep: Step<PromoteContext> = {
     // Built as this promotion's version (the same npm version): published as built, plus the
     // registry mark. Built as another (a release from an rc): re-versioned, its code as tested.
     const same = baked.npm === packageVersionOf(version);
-    const final = await restampCliArchive(bytes, same ? (baked.service ?? version) : wanted, REGISTRY_MARK);
+    const final = await restampCliArchive(
+      bytes,
+      same ? (baked.service ?? version) : wanted,
+      REGISTRY_MARK,
+      (cliArtifact(ctx.config)!.versionFiles ?? []).map(versionFileOf),
+    );
     const digest = tarballDigest(final);
     const npmVersion = packageVersionOf(wanted);
     const state = await npm.readState(name, [npmVersion]);

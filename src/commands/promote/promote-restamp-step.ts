@@ -1,4 +1,5 @@
 import { short } from '../../channels/promotion-plan.ts';
+import { restampCliArchive } from '../../cli-package/restamp-archive.ts';
 import { cliArtifact, imageArtifact } from '../../config/artifacts.ts';
 import { isReleaseError, SIGNING_KEY_MISSING } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
@@ -114,6 +115,7 @@ function cliReversion(
       rcArchive,
       env: ctx.env,
       progress,
+      restampNpm: (archive, v, files) => restampCliArchive(archive, v, {}, files),
     });
     ctx.cliReversion = made;
     progress(
