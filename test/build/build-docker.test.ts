@@ -164,8 +164,13 @@ describe('release build --engine docker --push', () => {
       expect(info.Config.WorkingDir).toBe(spec.workingDir);
       expect(info.Config.User).toBe(spec.user);
       expect(Object.keys(info.Config.ExposedPorts ?? {})).toEqual(spec.exposedPorts);
-      // The reference Dockerfiles also name their version layer's files (the recipe's engine adds it).
-      const { 'org.service-release.version-layer.files': files, ...labels } = info.Config.Labels ?? {};
+      // The reference Dockerfiles also name their version layer's files (the recipe's engine adds it),
+      // and the build the formats of the declared ones (both engines add it beside the spec).
+      const {
+        'org.service-release.version-layer.files': files,
+        'org.service-release.version-layer.formats': _formats,
+        ...labels
+      } = info.Config.Labels ?? {};
       expect(labels).toEqual(spec.labels);
       if (name !== 'worker') expect(files).toBeDefined();
     }
