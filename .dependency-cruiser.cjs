@@ -38,6 +38,17 @@ module.exports = {
       to: { path: '^src/', pathNot: [CORE, '^src/shared/', '^src/service/'] },
     },
     {
+      name: 'toolkit-knows-no-service',
+      comment:
+        'The toolkit releases any service: nothing of it may import the reference service ' +
+        '(src/service), so building, promoting and verifying never take a path only the reference ' +
+        'takes. What both need (reading or packing an archive, HTML escaping) lives in src/shared. ' +
+        'Only the package facade (src/index.ts, src/exports/) re-exports the reference artifacts.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/service/', '^src/index\\.ts$', '^src/exports/', TESTS] },
+      to: { path: '^src/service/' },
+    },
+    {
       name: 'upgrade-plan-is-pure',
       comment:
         'src/upgrade decides what `release upgrade` does (the plan, convergence, the rollback and ' +

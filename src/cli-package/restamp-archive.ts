@@ -2,29 +2,34 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, normalize } from 'node:path';
 import { CLI_ARCHIVE_INVALID, UsageError } from '../errors.ts';
-import { npmPack } from '../service/svc/build/build-cli-archive.ts';
-import { npmVersionOf } from '../service/svc/build/package-json.ts';
-import { readPackageArchive } from '../service/svc/update/read-archive.ts';
+import { rewriteVersionFile, type VersionFile } from '../reversion/version-files.ts';
+import { npmPack } from '../shared/npm-pack.ts';
+import { readPackageArchive } from '../shared/read-package-archive.ts';
+import { packageVersionOf } from '../version/package-version.ts';
 
 /**
- * Re-stamp a built svc CLI archive (an `npm pack` tarball, `package/...`) with another version:
- * the package.json gets the new npm `version` and `serviceVersion` (the version svc bakes in and
- * prints, see service/svc/version.ts); every other file, svc.js above all, keeps its bytes. The
- * result is packed by `npm pack` exactly as the build packs it, so re-stamping is reproducible and
- * `restampCliArchive(build(v1), v2)` is byte-identical to `build(v2)`.
+ * Re-version an npm package archive (an `npm pack` tarball, `package/...`), any npm CLI: its
+ * package.json gets the new npm `version` and, for an svc built by this toolkit, `serviceVersion`
+ * (the version svc bakes in and prints, see service/svc/version.ts); every other file keeps its
+ * bytes. The result is packed by `npm pack` exactly as the build packs it, so re-stamping is
+ * reproducible and `restampCliArchive(build(v1), v2)` is byte-identical to `build(v2)` for a
+ * CLI that reads its version from package.json. A CLI that bakes its version into its code is
+ * rebuilt from the rc's commit instead (src/reversion/).
  *
  * Used when a release is made from an rc: the release's archive carries the rc's tested code.
  * `fields` are set in package.json as well (the npm registry's copy marks itself, see
- * REGISTRY_MARK).
+ * REGISTRY_MARK); `versionFiles` (artifacts.cli.versionFiles, paths in the package) are re-written
+ * by their format.
  */
 export async function restampCliArchive(
   archive: Buffer,
   version: string,
   fields: Record<string, string> = {},
+  versionFiles: readonly VersionFile[] = [],
 ): Promise<Buffer> {
   const wanted = version.trim();
   if (!wanted || wanted.length > 128 || /[\s\u0000-\u001f\u007f-\u009f]/.test(wanted)) {
-    throw new UsageError('CLI_VERSION_INVALID', `"${version}" cannot be baked into svc`, {
+    throw new UsageError('CLI_VERSION_INVALID', `"${version}" cannot be the CLI package's version`, {
       hint: 'use the release tag: no spaces or control characters, at most 128 characters',
     });
   }
@@ -45,18 +50,21 @@ export async function restampCliArchive(
   } catch {
     throw new UsageError(CLI_ARCHIVE_INVALID, "the CLI archive's package.json is not JSON");
   }
-  // What marks an svc built by this toolkit (whatever the package is called): it reads its
-  // version from here, so this is the one field a re-stamp must change.
-  if (typeof manifest['serviceVersion'] !== 'string')
-    throw new UsageError(
-      CLI_ARCHIVE_INVALID,
-      'the archive does not carry its version in package.json serviceVersion (not an svc built by service-release)',
-    );
+  if (typeof manifest['version'] !== 'string')
+    throw new UsageError(CLI_ARCHIVE_INVALID, "the CLI archive's package.json has no version");
   // Assigning existing keys keeps their place, so the file differs from the build's only in values.
-  manifest['version'] = npmVersionOf(wanted);
-  manifest['serviceVersion'] = wanted;
+  manifest['version'] = packageVersionOf(wanted);
+  // An svc built by this toolkit reads its version from here (whatever the package is called).
+  if (typeof manifest['serviceVersion'] === 'string') manifest['serviceVersion'] = wanted;
   Object.assign(manifest, fields);
 
+  const absent = versionFiles.filter((f) => !entries.some((e) => e.path === f.path));
+  if (absent.length)
+    throw new UsageError(
+      CLI_ARCHIVE_INVALID,
+      `the CLI archive has no ${absent.map((f) => f.path).join(', ')} (artifacts.cli.versionFiles)`,
+      { hint: 'declare paths inside the npm package, relative to its package.json' },
+    );
   const stage = await mkdtemp(join(tmpdir(), 'svc-restamp-'));
   try {
     const pkg = join(stage, 'package');
@@ -68,8 +76,13 @@ export async function restampCliArchive(
           `the CLI archive has an unsafe path ${JSON.stringify(path)}`,
         );
       await mkdir(dirname(join(pkg, path)), { recursive: true });
+      const declared = versionFiles.find((f) => f.path === path);
       const content =
-        path === 'package.json' ? Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`) : entry.content;
+        path === 'package.json'
+          ? Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`)
+          : declared
+            ? rewriteVersionFile(path, entry.content, declared, wanted)
+            : entry.content;
       await writeFile(join(pkg, path), content);
     }
     const packed = await npmPack(pkg, stage);

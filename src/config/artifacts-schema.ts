@@ -31,11 +31,47 @@ const relativePath = z
   .min(1)
   // A regex rather than a refine: the JSON Schema (json-schema.ts) carries it as a pattern.
   .regex(/^(?!\/)/, 'expected a path relative to the config file');
+const packagePath = z
+  .string()
+  .regex(
+    /^(?!\/)(?!.*(?:^|\/)\.\.?(?:\/|$))[^\0\\]+$/,
+    'expected a path inside the package, like "lib/version.txt"',
+  );
 const absolutePath = z.string().regex(/^\/[^\0]*$/, 'expected an absolute path in the image');
 const argv = z
   .array(z.string().min(1), 'expected an argv array such as ["sh", "scripts/build.sh"]')
   .min(1, 'expected at least the program to run');
 const envMap = z.record(z.string().regex(ENV_NAME, 'expected an environment variable name'), z.string());
+
+/**
+ * A file whose content is the artifact's version (reversion/version-files.ts): written by the
+ * build into the image's version layer, re-written by a release made from an rc.
+ */
+const versionFileSchema = (path: z.ZodString) =>
+  z
+    .strictObject({
+      path,
+      format: z.enum(['text', 'json', 'html-meta'], 'expected "text", "json" or "html-meta"').default('text'),
+      /** json: the key holding the version (default `version`). */
+      key: z.string().min(1).optional(),
+      /** html-meta: the `<meta name>` holding the version (default `service-client-version`). */
+      name: z
+        .string()
+        .regex(/^[A-Za-z0-9._-]+$/, 'expected a meta name of letters, digits, ".", "_" or "-"')
+        .optional(),
+    })
+    .refine((f) => f.key === undefined || f.format === 'json', 'key is for the json format only')
+    .refine((f) => f.name === undefined || f.format === 'html-meta', 'name is for the html-meta format only');
+
+/**
+ * How a release made from an rc gets its own version (DESIGN.md "Re-versioning"): `in-place`
+ * rewrites the version env, labels and declared version files; `rebuild` runs the build command
+ * again on the rc's commit and proves the result is the rc's code modulo version strings; `keep`
+ * ships the rc's bytes. Unset: the default (`release build` prints which applies).
+ */
+export const REVERSION_STRATEGIES = ['in-place', 'rebuild', 'keep'] as const;
+export type ReversionStrategy = (typeof REVERSION_STRATEGIES)[number];
+const reversionSchema = z.enum(REVERSION_STRATEGIES, 'expected "in-place", "rebuild" or "keep"').optional();
 
 /** An image artifact: how it is built for each engine (either or both), and where it goes. */
 export const imageArtifactSchema = z.strictObject({
@@ -76,6 +112,9 @@ export const imageArtifactSchema = z.strictObject({
     .string()
     .regex(/^\d+\.\d+\.\d+$/, 'expected X.Y.Z (no v), as the API serves it')
     .optional(),
+  /** Files in the image whose content is the version (see versionFileSchema). */
+  versionFiles: z.array(versionFileSchema(absolutePath)).min(1).optional(),
+  reversion: reversionSchema,
 });
 
 /** The CLI: any language, built by a command that writes one archive. */
@@ -94,6 +133,12 @@ export const cliArtifactSchema = z.strictObject({
    * registry.
    */
   publish: z.boolean().default(false),
+  /**
+   * Files in the CLI's npm package (`lib/version.txt`, relative to its package.json) whose content
+   * is the version: re-written in place, like an image's, when a release re-versions the archive.
+   */
+  versionFiles: z.array(versionFileSchema(packagePath)).min(1).optional(),
+  reversion: reversionSchema,
 });
 
 export type ImageArtifactConfig = z.output<typeof imageArtifactSchema> & {

@@ -4,8 +4,13 @@ import { hasVersionLayer, RESTAMPED_FROM, versionLayerFiles } from '../engine/oc
 import { RuleError } from '../errors.ts';
 import { sha256Digest } from '../registry/digest.ts';
 import { type Descriptor, type ImageStore, type Manifest, MEDIA_TYPES } from '../registry/store.ts';
+import { parseFormatsLabel, VERSION_FILES_FORMAT_LABEL } from '../reversion/version-files.ts';
 import { restampConfig, versionOfConfig } from './restamp-config.ts';
-import { type ArchiveSigner, restampVersionLayer } from './restamp-version-layer.ts';
+import {
+  type ArchiveSigner,
+  restampVersionLayer,
+  type VersionLayerOptions,
+} from './restamp-version-layer.ts';
 
 /** The release image made from an rc image: what was written (or, in a dry run, would be). */
 export interface RestampedImage {
@@ -62,6 +67,9 @@ export async function restampImage(
 export interface RestampOptions {
   /** Signs a re-stamped CLI archive whose rc copy was signed (see restampVersionLayer). */
   sign?: ArchiveSigner;
+  /** The release's copy of a CLI archive of the version layer (see VersionLayerOptions). */
+  reversionArchive?: VersionLayerOptions['reversionArchive'];
+  rebuiltFile?: VersionLayerOptions['rebuiltFile'];
 }
 
 async function restampSingle(
@@ -94,6 +102,11 @@ async function restampSingle(
         files,
         version,
         options.sign,
+        {
+          formats: parseFormatsLabel(labels?.[VERSION_FILES_FORMAT_LABEL]),
+          ...(options.reversionArchive ? { reversionArchive: options.reversionArchive } : {}),
+          ...(options.rebuiltFile ? { rebuiltFile: options.rebuiltFile } : {}),
+        },
       );
     } else {
       warnings.push(

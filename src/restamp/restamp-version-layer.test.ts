@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -5,7 +6,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLayer, type Layer } from '../engine/oci/layer.ts';
-import { buildCliArchive, npmPack } from '../service/svc/build/build-cli-archive.ts';
+import { buildCliArchive } from '../service/svc/build/build-cli-archive.ts';
 import { archiveSignatureValid, signArchive } from '../shared/archive-signature.ts';
 import { readVersionLayerFiles, restampVersionLayer } from './restamp-version-layer.ts';
 
@@ -121,12 +122,19 @@ describe('restampVersionLayer with a signed CLI archive', () => {
     });
   }, 60_000);
 
-  it('keeps a CLI that is not an svc byte-identical, with its signature, and needs no key', async () => {
-    const dir = join(stage, 'py', 'package');
+  it('keeps a CLI that is not an npm package byte-identical, with its signature, and needs no key', async () => {
+    // A Python sdist's shape: no package/ folder (such a CLI is rebuilt from the rc, not here).
+    const dir = join(stage, 'py', 'acme-cli-1.0.0');
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'acme-cli', version: '1.0.0' }));
-    const packed = await npmPack(dir, join(stage, 'py'));
-    const bytes = readFileSync(join(stage, 'py', packed));
+    writeFileSync(join(dir, 'pyproject.toml'), '[project]\nname = "acme-cli"\nversion = "1.0.0"\n');
+    execFileSync('tar', [
+      '-czf',
+      join(stage, 'py', 'sdist.tar.gz'),
+      '-C',
+      join(stage, 'py'),
+      'acme-cli-1.0.0',
+    ]);
+    const bytes = readFileSync(join(stage, 'py', 'sdist.tar.gz'));
     const signature = signArchive(bytes, release.privateKey);
     const rc = await apiLayer(bytes, signature);
     const out = await restampVersionLayer(rc.bytes, [ARCHIVE], 'v1.0.0');
@@ -136,7 +144,7 @@ describe('restampVersionLayer with a signed CLI archive', () => {
   it('refuses a .sig that belongs to no listed archive', async () => {
     const layer = await createLayer(
       [
-        { type: 'file', path: '/app/web/version.json', content: '{}' },
+        { type: 'file', path: '/app/web/version.json', content: '{"version":"v1.0.0-rc.1"}' },
         { type: 'file', path: '/app/web/version.json.sig', content: 'x' },
       ],
       0,

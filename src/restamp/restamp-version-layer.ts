@@ -7,7 +7,7 @@ import { restampCliArchive } from '../cli-package/restamp-archive.ts';
 import { createLayerFromTar, type Layer, type LayerEntry, packTar } from '../engine/oci/layer.ts';
 import { companionSignatures, isArchivePath } from '../engine/oci/version-layer.ts';
 import { CLI_ARCHIVE_INVALID, isReleaseError, RuleError } from '../errors.ts';
-import { escapeHtml } from '../service/web/build/client-version.ts';
+import { formatByName, rewriteVersionFile, type VersionFileFormat } from '../reversion/version-files.ts';
 import { SIGNATURE_SUFFIX, signatureFileText } from '../shared/archive-signature.ts';
 
 const gunzipAsync = promisify(gunzip);
@@ -15,14 +15,24 @@ const gunzipAsync = promisify(gunzip);
 /** A version layer holds a few small files; anything bigger is not one we made. */
 export const MAX_VERSION_LAYER_BYTES = 32 * 1024 * 1024;
 
-const META = /(<meta name="service-client-version" content=")[^"]*(")/g;
-
 /**
  * Signs a re-stamped CLI archive (base64 signature of `archive`, the file at `path` in the layer).
  * A release signs with the release key; verify, which has no private key, answers with the
  * signature the release it checks carries, so re-stamping still reproduces the release's digest.
  */
 export type ArchiveSigner = (archive: Buffer, path: string) => string | Promise<string>;
+
+export interface VersionLayerOptions {
+  /** Each file's format, from the image's formats label (reversion/version-files.ts). */
+  formats?: ReadonlyMap<string, VersionFileFormat>;
+  /**
+   * The release's copy of a CLI archive, when the release makes it other than by re-writing its
+   * package.json (rebuilt from the rc's commit and proven, or kept): undefined for the default.
+   */
+  reversionArchive?: (path: string, rcArchive: Buffer) => Promise<Buffer | undefined>;
+  /** The release's copy of a file whose format is `rebuild` (rebuilt from the rc's commit, proven). */
+  rebuiltFile?: (path: string, rcFile: Buffer) => Promise<Buffer>;
+}
 
 /** The refusal when a signed archive is re-stamped and no key can sign the new bytes. */
 export function archiveSigningKeyMissing(archivePath: string): RuleError {
@@ -41,9 +51,12 @@ export function archiveSigningKeyMissing(archivePath: string): RuleError {
  * with the same deterministic rules and entry time as the build, so re-stamping is reproducible:
  * the same rc and version always give the same digest (verify relies on that).
  *
- * Kinds, by name: `version.json` -> `{"version": ...}`; `*.html` -> the content of
- * `<meta name="service-client-version">`; `*.tar.gz`/`*.tgz` -> the svc archive re-packed with the
- * version in its package metadata (restampCliArchive, svc.js byte-identical).
+ * Each file is re-written by the format `formats` gives it (the image's formats label, from the
+ * artifact's declared `versionFiles`, see reversion/version-files.ts), else by its name:
+ * `version.json` -> its `version` key; `*.html` -> `<meta name="service-client-version">`;
+ * `*.tar.gz`/`*.tgz` -> an npm CLI archive re-packed with the version in its package.json
+ * (restampCliArchive, code byte-identical), or what `reversionArchive` makes of it (rebuilt from
+ * the rc's commit and proven equal modulo version strings, reversion/), or kept.
  *
  * A listed archive's signature (`<archive>.sig`, written by a signed build) travels with it
  * without being listed: a Dockerfile copies it with a wildcard only when the build signed, so no
@@ -57,6 +70,7 @@ export async function restampVersionLayer(
   files: readonly string[],
   version: string,
   sign?: ArchiveSigner,
+  options: VersionLayerOptions = {},
 ): Promise<Layer> {
   if (blob.length > MAX_VERSION_LAYER_BYTES) {
     throw new RuleError(
@@ -73,7 +87,7 @@ export async function restampVersionLayer(
     if (entry.type === 'file' && wanted.has(entry.path)) {
       wanted.delete(entry.path);
       const before = Buffer.from(entry.content);
-      const after = await restampFile(entry.path, before, version);
+      const after = await restampFile(entry.path, before, version, options);
       restamped.set(entry.path, { before, after });
       out.push({ ...entry, content: after });
     } else if (entry.type === 'file' && signatures.has(entry.path)) {
@@ -113,27 +127,30 @@ export async function readVersionLayerFiles(blob: Uint8Array): Promise<Map<strin
   );
 }
 
-async function restampFile(path: string, content: Buffer, version: string): Promise<Buffer> {
-  const name = posix.basename(path);
-  if (name === 'version.json') return Buffer.from(`${JSON.stringify({ version })}\n`);
-  if (name.endsWith('.html')) {
-    const html = content.toString('utf8');
-    const count = html.match(META)?.length ?? 0;
-    if (count !== 1)
-      throw new RuleError(
-        'VERSION_LAYER_INVALID',
-        `${path} has ${count} service-client-version <meta> tags, not one`,
-      );
-    return Buffer.from(html.replace(META, `$1${escapeHtml(version)}$2`));
+async function restampFile(
+  path: string,
+  content: Buffer,
+  version: string,
+  options: VersionLayerOptions,
+): Promise<Buffer> {
+  if (isArchivePath(path) && options.reversionArchive) {
+    const made = await options.reversionArchive(path, content);
+    if (made) return made;
   }
-  if (isArchivePath(name)) return restampArchive(content, version);
-  throw new RuleError('VERSION_LAYER_INVALID', `no rule re-stamps ${path} (version.json, *.html, *.tar.gz)`);
+  const format = options.formats?.get(path) ?? (isArchivePath(path) ? undefined : formatByName(path));
+  if (format?.format === 'rebuild' && options.rebuiltFile) return options.rebuiltFile(path, content);
+  if (format) return rewriteVersionFile(path, content, format, version);
+  if (isArchivePath(posix.basename(path))) return restampArchive(content, version);
+  throw new RuleError(
+    'VERSION_LAYER_INVALID',
+    `no rule re-stamps ${path}: declare its format in versionFiles (text, json, html-meta)`,
+  );
 }
 
 /**
- * A CLI archive the toolkit can re-stamp (an svc it built) gets the release version; any other
- * CLI (a Python sdist, a project's own npm package) stays byte-identical: its version is the
- * project's to carry, and the API of the release reports the release tag from its environment.
+ * An npm CLI archive gets the release version in its package.json; any other archive (a Python
+ * sdist) stays byte-identical here: what bakes its version into its code is rebuilt from the rc's
+ * commit instead (reversion/), and handed in by `reversionArchive`.
  */
 async function restampArchive(content: Buffer, version: string): Promise<Buffer> {
   try {

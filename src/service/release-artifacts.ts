@@ -49,7 +49,16 @@ export function referenceArtifacts() {
       minCliVersion: MIN_CLI_VERSION,
     },
     worker: image('worker', { WORKER_HEALTH_HOST: '0.0.0.0', WORKER_HEALTH_PORT: '8081' }, '8081'),
-    web: image('web', { WEB_ROOT: `${APP}/web`, HOST: '0.0.0.0', PORT: '8080' }, '8080'),
+    web: {
+      ...image('web', { WEB_ROOT: `${APP}/web`, HOST: '0.0.0.0', PORT: '8080' }, '8080'),
+      // Where the client carries its version: the document the API's gate reads and the <meta> its
+      // bundle reads at run time. Declared like any service's, so a release made from an rc
+      // re-writes these two files in the version layer and keeps every code file as the rc's.
+      versionFiles: [
+        { path: `${APP}/web/index.html`, format: 'html-meta' as const, name: 'service-client-version' },
+        { path: `${APP}/web/version.json`, format: 'json' as const, key: 'version' },
+      ],
+    },
     cli: {
       package: 'service-cli',
       build: {

@@ -8,6 +8,7 @@ import {
   signAndConfirm,
 } from './image-signature.ts';
 import type { PublicSigningKey, SigningKey } from './keys.ts';
+import type { ImageClaim } from './statement.ts';
 
 /** One platform image of an index, signed: what a node of that platform runs is vouched for. */
 export interface SignedPlatform {
@@ -36,7 +37,9 @@ export interface SignedImageSet {
 export async function signImageSet(
   store: ImageStore,
   key: SigningKey,
-  image: SignedImageRef & { madeFrom?: string },
+  // The index's claim: what its children are made from is found here; what was re-versioned
+  // (`reversion`) is stated on the index, the image a release is named by.
+  image: ImageClaim,
   label: string,
 ): Promise<SignedImageSet> {
   const children = await childrenOf(store, image);

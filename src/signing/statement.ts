@@ -23,6 +23,19 @@ export interface ImageClaim {
    * to it (same code layers).
    */
   madeFrom?: string;
+  /**
+   * A release made from an rc: what of it was rebuilt or re-written rather than the rc's bytes,
+   * and why (`the CLI archive`: rebuilt, `bin/acme` differs in version strings only). Recorded in
+   * the signed statement, so the signature vouches for what differs from the rc.
+   */
+  reversion?: SignedReversion[];
+}
+
+export interface SignedReversion {
+  /** The part re-versioned: `cli`, or an image artifact's name. */
+  part: string;
+  strategy: string;
+  differs: { path: string; renamed?: string; reason: string }[];
 }
 
 const DIGEST = /^sha256:([0-9a-f]{64})$/;
@@ -36,7 +49,10 @@ export function statementFor(claim: ImageClaim): Buffer {
     _type: STATEMENT_TYPE,
     subject: [{ name: claim.repository, digest: { sha256: hex } }],
     predicateType: PREDICATE_TYPE,
-    predicate: from ? { madeFrom: { name: claim.repository, digest: { sha256: from } } } : {},
+    predicate: {
+      ...(from ? { madeFrom: { name: claim.repository, digest: { sha256: from } } } : {}),
+      ...(claim.reversion?.length ? { reversion: claim.reversion } : {}),
+    },
   };
   return Buffer.from(JSON.stringify(statement));
 }

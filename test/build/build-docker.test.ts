@@ -135,6 +135,12 @@ describe('release build --engine docker --push', () => {
         'org.opencontainers.image.version': TAG,
         // The files a release re-stamps, copied last into a layer of their own.
         ...(VERSION_FILES[name] ? { 'org.service-release.version-layer.files': VERSION_FILES[name] } : {}),
+        ...(name === 'web'
+          ? {
+              'org.service-release.version-layer.formats':
+                '/app/web/index.html=html-meta:service-client-version,/app/web/version.json=json:version',
+            }
+          : {}),
         // The API's min_cli_version, for `release upgrade` to read before it starts.
         ...(name === 'api' ? { 'io.service-release.min-cli-version': MIN_CLI_VERSION } : {}),
       });
@@ -205,8 +211,13 @@ describe('release build --engine docker --push', () => {
       expect(info.Config.WorkingDir).toBe(spec.workingDir);
       expect(info.Config.User).toBe(spec.user);
       expect(Object.keys(info.Config.ExposedPorts ?? {})).toEqual(spec.exposedPorts);
-      // The reference Dockerfiles also name their version layer's files (the recipe's engine adds it).
-      const { 'org.service-release.version-layer.files': files, ...labels } = info.Config.Labels ?? {};
+      // The reference Dockerfiles also name their version layer's files (the recipe's engine adds it),
+      // and the build the formats of the declared ones (both engines add it beside the spec).
+      const {
+        'org.service-release.version-layer.files': files,
+        'org.service-release.version-layer.formats': _formats,
+        ...labels
+      } = info.Config.Labels ?? {};
       expect(labels).toEqual(spec.labels);
       if (name !== 'worker') expect(files).toBeDefined();
     }

@@ -31,6 +31,8 @@ function skopeoJson(...args: string[]): Record<string, unknown> {
   return JSON.parse(execFileSync('skopeo', args, { encoding: 'utf8' })) as Record<string, unknown>;
 }
 
+const WEB_FORMATS = '/app/web/index.html=html-meta:service-client-version,/app/web/version.json=json:version';
+
 describe('release build --engine oci', () => {
   let repo: GitRepo;
   let commit: string;
@@ -110,6 +112,8 @@ describe('release build --engine oci', () => {
               'org.service-release.version-layer.digest': layers.at(-1)!,
               'org.service-release.version-layer.files':
                 name === 'api' ? '/app/service-cli.tar.gz' : '/app/web/index.html,/app/web/version.json',
+              // The web's declared version files say how each carries its version.
+              ...(name === 'web' ? { 'org.service-release.version-layer.formats': WEB_FORMATS } : {}),
             };
       expect(image['Labels']).toEqual({
         'org.opencontainers.image.created': '2023-11-14T22:15:20Z',

@@ -19,11 +19,18 @@ export async function publishingProject(options: {
   npmrc: string;
   digests: Record<string, string>;
   archive?: (version: string, outFile: string) => Promise<void>;
+  /** artifacts.cli.package (service-cli by default). */
+  packageName?: string;
 }): Promise<{ repo: GitRepo; version: string }> {
   const repo = GitRepo.create('publish-');
   repo.write(
     'release.config.json',
-    JSON.stringify({ registry: options.registry, artifacts: { cli: { publish: true } } }),
+    JSON.stringify({
+      registry: options.registry,
+      artifacts: {
+        cli: { publish: true, ...(options.packageName ? { package: options.packageName } : {}) },
+      },
+    }),
   );
   repo.write('.gitignore', 'dist/\n.release/\n.npmrc\nkeys/\n');
   repo.commit('initial');
@@ -72,12 +79,12 @@ export async function foreignArchive(version: string, outFile: string): Promise<
 }
 
 /** The package as the registry has it, read with npm itself (no token needed to read). */
-export function distTags(registryUrl: string, cache: string): Record<string, string> {
+export function distTags(registryUrl: string, cache: string, name = 'service-cli'): Record<string, string> {
   try {
     return JSON.parse(
       execFileSync(
         'npm',
-        ['view', 'service-cli', 'dist-tags', '--json', '--registry', registryUrl, '--prefer-online'],
+        ['view', name, 'dist-tags', '--json', '--registry', registryUrl, '--prefer-online'],
         {
           encoding: 'utf8',
           env: { PATH: process.env['PATH']!, HOME: cache, npm_config_cache: join(cache, '.npm') },

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RegistryStore } from '../../src/registry/registry-store.ts';
-import { readPackageArchive } from '../../src/service/svc/update/read-archive.ts';
+import { readPackageArchive } from '../../src/shared/read-package-archive.ts';
 import type { GitRepo } from '../helpers/git-repo.ts';
 import { type RunningNpmRegistry, startNpmRegistry } from '../helpers/npm-registry.ts';
 import { type RunningRegistry, startRegistry } from '../helpers/registry.ts';

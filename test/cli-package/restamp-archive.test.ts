@@ -1,8 +1,9 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { restampCliArchive } from '../../src/cli-package/restamp-archive.ts';
-import { readPackageArchive } from '../../src/service/svc/update/read-archive.ts';
+import { npmPack } from '../../src/shared/npm-pack.ts';
+import { readPackageArchive } from '../../src/shared/read-package-archive.ts';
 import { archiveOf, baseEnv, npmInstall, run, Scratch, svcIn } from '../svc/support.ts';
 
 // Real archives built the way `release build` builds them, re-stamped, then installed by real npm.
@@ -64,4 +65,28 @@ describe('restampCliArchive', () => {
       code: 'CLI_ARCHIVE_INVALID',
     });
   });
+
+  it('re-versions any npm CLI: its package.json version, and its declared version files by format', async () => {
+    const dir = scratch.path('acme-tool');
+    const pkg = join(dir, 'package');
+    mkdirSync(join(pkg, 'lib'), { recursive: true });
+    writeFileSync(
+      join(pkg, 'package.json'),
+      JSON.stringify({ name: 'acme-tool', version: '2.0.0-rc.1', files: ['lib'] }),
+    );
+    writeFileSync(join(pkg, 'lib/VERSION'), 'v2.0.0-rc.1\n');
+    writeFileSync(join(pkg, 'lib/code.js'), 'module.exports = 1;\n');
+    const archive = readFileSync(join(dir, await npmPack(pkg, dir)));
+    const out = await restampCliArchive(archive, 'v2.0.0', {}, [{ path: 'lib/VERSION', format: 'text' }]);
+    expect(JSON.parse(file(out, 'package.json').toString())).toEqual({
+      name: 'acme-tool',
+      version: '2.0.0',
+      files: ['lib'],
+    });
+    expect(file(out, 'lib/VERSION').toString()).toBe('v2.0.0\n');
+    expect(file(out, 'lib/code.js').equals(file(archive, 'lib/code.js'))).toBe(true);
+    await expect(
+      restampCliArchive(archive, 'v2.0.0', {}, [{ path: 'lib/NOPE', format: 'text' }]),
+    ).rejects.toMatchObject({ code: 'CLI_ARCHIVE_INVALID' });
+  }, 60_000);
 });

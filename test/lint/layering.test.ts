@@ -67,6 +67,21 @@ describe('the layering rules (npm run lint)', () => {
     expect(output).toContain('service-ships-alone: src/service/api/main.ts → src/commands/run.ts');
   });
 
+  it('fail when a toolkit module imports the reference service, and allow the package facade', async () => {
+    const dir = project({
+      'src/restamp/restamp.ts':
+        "import { escape } from '../service/web/escape.ts';\nexport const restamp = escape;\n",
+      'src/service/web/escape.ts': 'export const escape = 1;\n',
+      'src/index.ts': "export { escape } from './service/web/escape.ts';\n",
+      'src/exports/web.ts': "export { escape } from '../service/web/escape.ts';\n",
+    });
+    const { code, output } = await cruise(dir);
+    expect(code).not.toBe(0);
+    expect(output).toContain('toolkit-knows-no-service: src/restamp/restamp.ts → src/service/web/escape.ts');
+    expect(output).not.toContain('toolkit-knows-no-service: src/index.ts');
+    expect(output).not.toContain('toolkit-knows-no-service: src/exports/web.ts');
+  });
+
   it('fail on a cycle between folders, even when no module cycle exists', async () => {
     const dir = project({
       'src/a/one.ts': "import { two } from '../b/two.ts';\nexport const one = two;\n",

@@ -83,6 +83,22 @@ describe('statement', () => {
       /not a sha256 digest/,
     );
   });
+
+  it('records what a release rebuilt or re-wrote from its rc, and still reads back as the same claim', () => {
+    const reversion = [
+      {
+        part: 'cli',
+        strategy: 'rebuild',
+        differs: [{ path: 'acme-1.0.0-rc.1/bin/acme', reason: 'differs in version strings only' }],
+      },
+    ];
+    const payload = statementFor({ repository: 'service-api', digest: D1, madeFrom: D2, reversion });
+    expect(JSON.parse(payload.toString()).predicate).toEqual({
+      madeFrom: { name: 'service-api', digest: { sha256: D2.slice(7) } },
+      reversion,
+    });
+    expect(claimOf(PAYLOAD_TYPE, payload)).toEqual({ repository: 'service-api', digest: D1, madeFrom: D2 });
+  });
 });
 
 describe('checkBundle', () => {

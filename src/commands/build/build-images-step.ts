@@ -10,8 +10,17 @@ import { createDockerEngine } from '../../engine/docker/docker-engine.ts';
 import type { DockerRecipe, Engine, OciRecipe } from '../../engine/engine.ts';
 import type { LayerEntry } from '../../engine/oci/layer.ts';
 import { createOciEngine } from '../../engine/oci/oci-engine.ts';
+import { VERSION_LAYER_FILES_LABEL } from '../../engine/oci/version-layer.ts';
+import { UsageError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { parseStoreImageRef } from '../../registry/image-ref.ts';
+import { imageReversion } from '../../reversion/artifact-strategies.ts';
+import {
+  formatsLabel,
+  VERSION_FILES_FORMAT_LABEL,
+  type VersionFile,
+  versionFileOf,
+} from '../../reversion/version-files.ts';
 import { SIGNATURE_SUFFIX } from '../../shared/archive-signature.ts';
 import { type BuildContext, imagesToBuild } from './build-context.ts';
 
@@ -80,9 +89,33 @@ async function ociRecipe(
     spec.createdBy = [spec.createdBy as string, `release build: CLI archive ${to} (${artifact.name})`];
     spec.versionFiles = [to];
   }
-  // A web client's version.json and the index.html beside it carry its version (the bundle reads
-  // the <meta> at run time): they become the version layer a release re-stamps.
-  if (artifact.role === 'web') spec.versionFiles = webVersionFiles(layers[0]!);
+  // The files the artifact declares as carrying its version become the version layer a release
+  // re-stamps (with their formats in a label, so the image alone says how). Undeclared, a web
+  // client's version.json and the index.html beside it are found by name, as before declarations.
+  const declared = artifact.versionFiles?.map(versionFileOf);
+  if (declared) {
+    const missing = declared.filter((f) => !layers[0]!.some((e) => e.type === 'file' && e.path === f.path));
+    if (missing.length)
+      throw new UsageError(
+        'VERSION_FILES_MISSING',
+        `artifacts.${artifact.name}.versionFiles names ${missing.map((f) => f.path).join(', ')}, not in the image its files make`,
+        { hint: 'declare paths in the image (the `to` side of files), written by the build command' },
+      );
+    spec.versionFiles = [...(spec.versionFiles ?? []), ...declared.map((f) => f.path)];
+    spec.labels = { ...spec.labels, [VERSION_FILES_FORMAT_LABEL]: formatsLabel(declared) };
+  } else if (artifact.role === 'web') spec.versionFiles = webVersionFiles(layers[0]!);
+  // Files whose code bakes the version (a bundle) join the version layer too, so that a release
+  // rebuilt from the rc's commit swaps only them and every code layer stays the rc's.
+  const { baked } = await imageReversion(ctx.configDir, artifact, ctx.tag!);
+  const bakedHere = baked.filter((path) => layers[0]!.some((e) => e.type === 'file' && e.path === path));
+  if (bakedHere.length) {
+    spec.versionFiles = [...(spec.versionFiles ?? []), ...bakedHere];
+    const rebuilt: VersionFile[] = bakedHere.map((path) => ({ path, format: 'rebuild' }));
+    spec.labels = {
+      ...spec.labels,
+      [VERSION_FILES_FORMAT_LABEL]: formatsLabel([...(declared ?? []), ...rebuilt]),
+    };
+  }
   return { layers, spec };
 }
 
@@ -103,7 +136,7 @@ async function dockerRecipe(
     dockerfile: resolve(ctx.configDir, dockerfileOf(artifact)!),
     extra: [
       ...(cli ? cliContextFiles(artifact.cliArchive ?? DEFAULT_CLI_ARCHIVE.docker, cli) : []),
-      ...(artifact.role === 'web' ? webVersionLayerFiles(contextDir, ctx.epoch!) : []),
+      ...versionLayerContextFiles(artifact, contextDir, ctx.epoch!),
     ],
     epoch: ctx.epoch!,
   });
@@ -112,8 +145,43 @@ async function dockerRecipe(
     dockerfile: context.dockerfile,
     ...(artifact.target ? { target: artifact.target } : {}),
     buildArgs: { ...(artifact.buildArgs ?? {}), [versionVariable(artifact)]: ctx.tag! },
-    labels: imageLabels(labels),
+    labels: { ...imageLabels(labels), ...dockerVersionFileLabels(artifact) },
   };
+}
+
+/**
+ * Declared version files in a docker image: the Dockerfile copies `version-layer/` last (see
+ * templates/docker/web.Dockerfile), the labels say which files it holds and their formats (build
+ * labels override the Dockerfile's LABEL). A declared `/app/web/version.json` is staged from the
+ * context's `app/web/version.json`: the image path, relative to the context.
+ */
+function dockerVersionFileLabels(artifact: ImageArtifactConfig): Record<string, string> {
+  const declared = artifact.versionFiles?.map(versionFileOf);
+  if (!declared) return {};
+  const files = [
+    ...(artifact.role === 'api' ? [`/app/${DEFAULT_CLI_ARCHIVE.docker}`] : []),
+    ...declared.map((f) => f.path),
+  ];
+  return {
+    [VERSION_LAYER_FILES_LABEL]: files.join(','),
+    [VERSION_FILES_FORMAT_LABEL]: formatsLabel(declared),
+  };
+}
+
+function versionLayerContextFiles(
+  artifact: ImageArtifactConfig,
+  contextDir: string,
+  epoch: number,
+): { path: string; source: string; mtime: number }[] {
+  if (artifact.versionFiles)
+    return stagedVersionLayerFiles(
+      contextDir,
+      epoch,
+      artifact.versionFiles.map((f) => f.path.slice(1)),
+    );
+  return artifact.role === 'web'
+    ? stagedVersionLayerFiles(contextDir, epoch, ['app/web/version.json', 'app/web/index.html'])
+    : [];
 }
 
 function engineOf(ctx: BuildContext): Engine {
@@ -133,19 +201,20 @@ function webVersionFiles(entries: readonly LayerEntry[]): string[] {
 }
 
 /**
- * A web client's version.json and index.html (under the context's `app/`), also staged under
- * `version-layer/`: a Dockerfile that copies that folder last puts them in a layer of their own
+ * Version files (a web client's version.json and index.html under the context's `app/`, or the
+ * declared ones), also staged under `version-layer/`: a Dockerfile that copies that folder last puts them in a layer of their own
  * above the code, the version layer a full release re-stamps (templates/docker/web.Dockerfile).
  * These copies are one second newer than the rest of the context: were they identical to the
  * code layer's copies (content, mode, size and time), the engine's differ (vfs, or any that
  * compares metadata) would find nothing changed, the COPY would make an empty layer, which Docker
  * leaves out of the image, and the code layer would become the last one.
  */
-function webVersionLayerFiles(
+function stagedVersionLayerFiles(
   contextDir: string,
   epoch: number,
+  paths: readonly string[],
 ): { path: string; source: string; mtime: number }[] {
-  return ['app/web/version.json', 'app/web/index.html']
+  return paths
     .filter((path) => existsSync(join(contextDir, path)))
     .map((path) => ({ path: `version-layer/${path}`, source: join(contextDir, path), mtime: epoch + 1 }));
 }

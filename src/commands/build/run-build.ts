@@ -1,11 +1,12 @@
 import { relative } from 'node:path';
-import { imageArtifacts } from '../../config/artifacts.ts';
+import { cliArtifact, imageArtifacts } from '../../config/artifacts.ts';
 import type { EngineName } from '../../engine/engine.ts';
 import { rfc3339 } from '../../engine/oci/image-config.ts';
 import { storeOpener } from '../../engine/store-cache.ts';
 import { UsageError } from '../../errors.ts';
 import { runPipeline } from '../../pipeline/runner.ts';
 import { recordPath } from '../../record/release-record.ts';
+import { artifactStrategies } from '../../reversion/artifact-strategies.ts';
 import { baseContext, type GlobalOptions } from '../command-context.ts';
 import { printJson, printLine, warn } from '../output.ts';
 import { type BuildContext, imagesToBuild } from './build-context.ts';
@@ -58,6 +59,22 @@ export async function runBuild(
     // The `.sig` beside the archive when the build signed it, else null (an unsigned build says why in warnings).
     signature: ctx.cli.signature ? relative(ctx.cwd, ctx.cli.signature) : null,
   };
+  // Which way a release made from an rc of this build gets its version, per artifact.
+  const reversion = await artifactStrategies({
+    configDir: ctx.configDir,
+    tag: ctx.tag!,
+    images: imagesToBuild(ctx),
+    cli:
+      ctx.cli && cliArtifact(ctx.config)
+        ? { config: cliArtifact(ctx.config)!, archivePath: ctx.cli.path }
+        : undefined,
+  });
+  for (const artifact of imagesToBuild(ctx))
+    if (reversion[artifact.name]?.strategy === 'rebuild' && ctx.engine?.name === 'docker')
+      // The oci engine puts the baked files in the version layer; a Dockerfile decides its layers.
+      ctx.warnings.push(
+        `${artifact.name}: ${reversion[artifact.name]!.reason}, but with the docker engine a release does not rebuild an image from the rc's commit: it re-writes the version env, labels and declared versionFiles only`,
+      );
   if (ctx.json) {
     printJson({
       version: ctx.record!.version,
@@ -69,6 +86,7 @@ export async function runBuild(
       created: ctx.epoch === undefined ? null : rfc3339(ctx.epoch),
       cli: cli ?? null,
       images,
+      reversion,
       record: relative(ctx.cwd, ctx.recordPath),
       // SBOM and provenance: where they were written, signed and attached or not (and why).
       evidence: ctx.evidence ? { ...ctx.evidence, dir: relative(ctx.cwd, ctx.evidence.dir) } : null,
@@ -87,6 +105,8 @@ export async function runBuild(
         `  ${name}: ${image.reference}${image.digest ? `@${image.digest}` : image.imageId ? `  (image ${image.imageId.slice(0, 19)}, not pushed)` : ''}`,
       );
     }
+    for (const [name, choice] of Object.entries(reversion))
+      printLine(`  ${name}: a release from an rc ${STRATEGY_TEXT[choice.strategy]} (${choice.reason})`);
     printLine(`record: ${relative(ctx.cwd, ctx.recordPath)}`);
     if (ctx.evidence)
       printLine(
@@ -95,6 +115,12 @@ export async function runBuild(
   }
   for (const text of ctx.warnings) warn(text);
 }
+
+const STRATEGY_TEXT = {
+  'in-place': 're-writes its version in place',
+  rebuild: "rebuilds it from the rc's commit",
+  keep: "keeps the rc's bytes",
+} as const;
 
 /** `--only api,web` -> the set; every artifact when absent. Unknown names are a usage error. */
 export function parseOnly(value: string | undefined, artifacts: readonly string[]): ReadonlySet<string> {

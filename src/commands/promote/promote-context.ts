@@ -13,6 +13,8 @@ import type { OpenJournal } from '../../registry/promotion-journal.ts';
 import type { SettleResult } from '../../registry/settle-latest.ts';
 import type { ImageStore } from '../../registry/store.ts';
 import type { RestampedImage } from '../../restamp/restamp-image.ts';
+import type { RebuildComparison } from '../../reversion/compare-rebuild.ts';
+import type { CliReversion } from '../../reversion/reversion-cli-archive.ts';
 import type { SigningKey } from '../../signing/keys.ts';
 import type { PromoteSigningFields } from '../sign/sign-context.ts';
 import type { PackagePromotion } from './package-promotion.ts';
@@ -48,4 +50,10 @@ export interface PromoteContext extends BaseContext, PromoteSigningFields {
   latestOutcome?: LatestOutcome;
   /** The CLI package's part, when `artifacts.cli.publish` is on. */
   cliPackage?: PackagePromotion;
+  /** release from an rc: how the CLI archive in the API image was made from the rc's. */
+  cliReversion?: CliReversion;
+  /** release from an rc: per image rebuilt from the rc's commit, what differs from the rc and why. */
+  imageRebuilds?: Record<string, RebuildComparison>;
+  /** Why the CLI is not published although `artifacts.cli.publish` is on (not an npm package). */
+  cliNotPublished?: string;
 }

@@ -8,8 +8,8 @@ import { cliArtifact } from '../../config/artifacts.ts';
 import { RuleError, UsageError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { cliRecord } from '../../record/release-record.ts';
-import { readPackageArchive } from '../../service/svc/update/read-archive.ts';
-import { sameTag } from '../../version/compare.ts';
+import { versionFileOf } from '../../reversion/version-files.ts';
+import { type ArchiveEntry, readPackageArchive } from '../../shared/read-package-archive.ts';
 import { imageTagOf } from '../../version/image-tag.ts';
 import { packageVersionOf } from '../../version/package-version.ts';
 import { parseVersion } from '../../version/parse.ts';
@@ -28,17 +28,37 @@ export const promotePackagePlanStep: Step<PromoteContext> = {
   skip: (ctx) => (cliArtifact(ctx.config)?.publish ? false : 'artifacts.cli.publish is off'),
   async run(ctx, io) {
     const name = cliArtifact(ctx.config)!.package;
+    const notNpm = await notAnNpmArchive(ctx);
+    if (notNpm) {
+      // Said once, here: the API image still serves it re-versioned; no npm registry is touched.
+      ctx.cliNotPublished = `the CLI archive is not an npm package (${notNpm}): it ships in the API image, re-versioned with each release, and is not published`;
+      ctx.warnings.push(ctx.cliNotPublished);
+      io.progress(ctx.cliNotPublished);
+      return;
+    }
     const npm = npmClient({ configDir: ctx.configDir, env: ctx.env });
     const registry = await npm.registry();
     const version = ctx.version!;
     const stage = await mkdtemp(join(tmpdir(), 'release-cli-package-'));
-    const { bytes, origin } = await sourceArchive(ctx, name, npm, stage).finally(() =>
+    const source = await sourceArchive(ctx, name, npm, stage).finally(() =>
       rm(stage, { recursive: true, force: true }),
     );
-    const baked = bakedVersion(bytes, name);
+    // A CLI rebuilt from the rc's commit (proven the rc's code) is what the release publishes.
+    const rebuilt = ctx.cliReversion?.strategy === 'rebuild' ? ctx.cliReversion.bytes : undefined;
+    const { bytes, origin } = rebuilt
+      ? { bytes: rebuilt, origin: `rebuilt from ${ctx.from}'s commit as ${version}` }
+      : source;
+    const baked = archiveVersions(bytes, name);
     const wanted = bakedName(version);
-    // The registry's copy: the version of this promotion and the registry mark; svc.js as built.
-    const final = await restampCliArchive(bytes, sameTag(baked, version) ? baked : wanted, REGISTRY_MARK);
+    // Built as this promotion's version (the same npm version): published as built, plus the
+    // registry mark. Built as another (a release from an rc): re-versioned, its code as tested.
+    const same = baked.npm === packageVersionOf(version);
+    const final = await restampCliArchive(
+      bytes,
+      same ? (baked.service ?? version) : wanted,
+      REGISTRY_MARK,
+      (cliArtifact(ctx.config)!.versionFiles ?? []).map(versionFileOf),
+    );
     const digest = tarballDigest(final);
     const npmVersion = packageVersionOf(wanted);
     const state = await npm.readState(name, [npmVersion]);
@@ -58,7 +78,7 @@ export const promotePackagePlanStep: Step<PromoteContext> = {
       registry,
       plan,
       tarball: final,
-      origin: sameTag(baked, version) ? origin : `${origin}, re-stamped ${wanted}`,
+      origin: same ? origin : `${origin}, re-stamped ${wanted}`,
       integrity: digest.integrity,
       moved: [],
       undone: [],
@@ -110,10 +130,23 @@ async function sourceArchive(
   return { bytes, origin: path };
 }
 
-/** The version svc prints, from the archive's package.json (`serviceVersion`). */
-function bakedVersion(bytes: Buffer, name: string): string {
-  const manifest = readPackageArchive(bytes).find((e) => e.path === 'package.json');
-  const parsed = manifest ? (JSON.parse(manifest.content.toString('utf8')) as Record<string, unknown>) : {};
+/**
+ * The archive's own versions, from its package.json: the npm `version` (any npm CLI has one) and,
+ * for an svc built by this toolkit, the `serviceVersion` it prints.
+ */
+function archiveVersions(bytes: Buffer, name: string): { npm: string; service?: string } {
+  let manifest: ArchiveEntry | undefined;
+  try {
+    manifest = readPackageArchive(bytes).find((e) => e.path === 'package.json');
+  } catch (error) {
+    throw notAnNpmPackage(`it is ${(error as Error).message}`);
+  }
+  let parsed: Record<string, unknown> = {};
+  try {
+    parsed = manifest ? (JSON.parse(manifest.content.toString('utf8')) as Record<string, unknown>) : {};
+  } catch {
+    throw notAnNpmPackage('its package.json is not JSON');
+  }
   if (parsed['name'] !== name)
     throw new RuleError(
       'CLI_PACKAGE_NAME',
@@ -122,7 +155,29 @@ function bakedVersion(bytes: Buffer, name: string): string {
         hint: 'set artifacts.cli.package to the name the archive carries',
       },
     );
-  return String(parsed['serviceVersion'] ?? 'unknown');
+  if (typeof parsed['version'] !== 'string') throw notAnNpmPackage('its package.json has no version');
+  const service = parsed['serviceVersion'];
+  return { npm: parsed['version'], ...(typeof service === 'string' ? { service } : {}) };
+}
+
+/** Why the release record's CLI archive is not an npm package, or undefined when it is one. */
+async function notAnNpmArchive(ctx: PromoteContext): Promise<string | undefined> {
+  const archive = ctx.record ? cliRecord(ctx.record)?.archive : undefined;
+  if (!archive) return undefined;
+  const bytes = await readFile(resolve(ctx.cwd, archive)).catch(() => undefined);
+  if (!bytes) return undefined; // sourceArchive says it is missing
+  try {
+    const manifest = readPackageArchive(bytes).find((e) => e.path === 'package.json');
+    return manifest ? undefined : 'it has no package/package.json';
+  } catch (error) {
+    return `it is ${(error as Error).message}`;
+  }
+}
+
+function notAnNpmPackage(reason: string): UsageError {
+  return new UsageError('CLI_ARCHIVE_INVALID', `the CLI archive is not an npm package: ${reason}`, {
+    hint: 'artifacts.cli.publish publishes an npm package (an `npm pack` tarball); set it to false for a CLI of another registry',
+  });
 }
 
 /** The version baked into svc: releases and rcs carry the image tag's `v`, like `release build`. */

@@ -15,7 +15,7 @@ export const promotePackageTagsStep: Step<PromoteContext> = {
   completesWrites: true, // images and package move together, even when stopped mid-way
   skip: (ctx) =>
     !ctx.cliPackage
-      ? 'artifacts.cli.publish is off'
+      ? (ctx.cliNotPublished ?? 'artifacts.cli.publish is off')
       : ctx.dryRun
         ? 'dry run'
         : ctx.cliPackage.plan.distTags.length === 0 && !ctx.cliPackage.published

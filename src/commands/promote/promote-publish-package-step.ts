@@ -15,7 +15,7 @@ export const promotePublishPackageStep: Step<PromoteContext> = {
   writes: true,
   skip: (ctx) =>
     !ctx.cliPackage
-      ? 'artifacts.cli.publish is off'
+      ? (ctx.cliNotPublished ?? 'artifacts.cli.publish is off')
       : ctx.dryRun
         ? 'dry run'
         : ctx.cliPackage.plan.publish

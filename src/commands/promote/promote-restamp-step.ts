@@ -1,8 +1,14 @@
 import { short } from '../../channels/promotion-plan.ts';
+import { restampCliArchive } from '../../cli-package/restamp-archive.ts';
+import { cliArtifact, imageArtifact } from '../../config/artifacts.ts';
 import { isReleaseError, SIGNING_KEY_MISSING } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
+import type { Manifest } from '../../registry/store.ts';
 import { restampImage } from '../../restamp/restamp-image.ts';
 import { type ArchiveSigner, archiveSigningKeyMissing } from '../../restamp/restamp-version-layer.ts';
+import type { RebuildComparison } from '../../reversion/compare-rebuild.ts';
+import { reversionCliArchive } from '../../reversion/reversion-cli-archive.ts';
+import { type ImageRebuild, rebuildImageFromRc } from '../../reversion/reversion-image.ts';
 import { signArchive } from '../../shared/archive-signature.ts';
 import { readSigningKey } from '../../signing/key-files.ts';
 import { sameTag } from '../../version/compare.ts';
@@ -31,7 +37,12 @@ export const promoteRestampStep: Step<PromoteContext> = {
       const { artifact, repository } = source;
       const rc = await ctx.store.getManifest(repository, source.reference);
       if (!rc) continue; // the plan step reports a missing source
-      const image = await restampImage(ctx.store, repository, rc, tag, { sign: archiveSigner(ctx) });
+      const rebuilt = await rebuildImage(ctx, source, rc, tag, (line) => io.progress(`${artifact}: ${line}`));
+      const image = await restampImage(ctx.store, repository, rc, tag, {
+        sign: archiveSigner(ctx),
+        reversionArchive: cliReversion(ctx, tag, (line) => io.progress(`cli: ${line}`)),
+        ...(rebuilt ? { rebuiltFile: async (path: string) => rebuilt.files.get(path)! } : {}),
+      });
       if (image.sourceVersion === undefined || sameTag(image.sourceVersion, tag)) {
         io.progress(`${artifact}: already ${image.sourceVersion ?? 'without a version'}, promoted as it is`);
         continue;
@@ -47,6 +58,79 @@ export const promoteRestampStep: Step<PromoteContext> = {
     ctx.restamped = restamped;
   },
 };
+
+/**
+ * An image whose build baked the version into code files (format `rebuild` in its version layer):
+ * rebuilt from the rc's commit and proven the rc's code (reversion/reversion-image.ts), before
+ * any write; its rebuilt files replace the rc's in the version layer.
+ */
+async function rebuildImage(
+  ctx: PromoteContext,
+  source: NonNullable<PromoteContext['sources']>[number],
+  rc: Manifest,
+  version: string,
+  progress: (line: string) => void,
+): Promise<ImageRebuild | undefined> {
+  const artifact = imageArtifact(ctx.config, source.artifact);
+  const from = ctx.from ? parseVersion(ctx.from) : undefined;
+  if (!artifact || !from || from.kind === 'invalid') return undefined;
+  const made = await rebuildImageFromRc({
+    store: ctx.store,
+    repository: source.repository,
+    rc,
+    artifact,
+    projectDir: ctx.configDir,
+    rcTag: imageTagOf(from),
+    version,
+    env: ctx.env,
+    progress,
+  });
+  if (made) {
+    ctx.imageRebuilds = { ...ctx.imageRebuilds, [source.artifact]: made.comparison };
+    progress(`rebuild: ${comparisonSummary(made.comparison)}`);
+  }
+  return made;
+}
+
+/**
+ * The release's CLI archive (in the API image's version layer), made as the CLI declares or its
+ * files imply (reversion/reversion-cli-archive.ts): rebuilt from the rc's commit and proven the
+ * rc's code modulo version strings, kept, or (undefined) its package.json re-written in place.
+ * A refused rebuild throws here, before any write. Needs the rc's tag (the commit to rebuild);
+ * `--from <digest>` keeps the default.
+ */
+function cliReversion(
+  ctx: PromoteContext,
+  version: string,
+  progress: (line: string) => void,
+): (path: string, rcArchive: Buffer) => Promise<Buffer | undefined> {
+  return async (_path, rcArchive) => {
+    const from = ctx.from ? parseVersion(ctx.from) : undefined;
+    if (!from || from.kind === 'invalid') return undefined;
+    const made = await reversionCliArchive({
+      cli: cliArtifact(ctx.config),
+      projectDir: ctx.configDir,
+      rcTag: imageTagOf(from),
+      version,
+      rcArchive,
+      env: ctx.env,
+      progress,
+      restampNpm: (archive, v, files) => restampCliArchive(archive, v, {}, files),
+    });
+    ctx.cliReversion = made;
+    progress(
+      `${made.strategy}: ${made.reason}${made.comparison ? ` (${comparisonSummary(made.comparison)})` : ''}`,
+    );
+    return made.bytes;
+  };
+}
+
+/** `12 files identical, 2 differ in version strings only`. */
+export function comparisonSummary(c: RebuildComparison): string {
+  return `${c.identical.length} file(s) byte-identical to the rc's, ${c.versionOnly.length} differ in version strings only: ${
+    c.versionOnly.map((d) => `${d.path} (${d.reason})`).join(', ') || 'none'
+  }`;
+}
 
 /**
  * The release key signs a re-packed CLI archive: unlocked on first use (most images carry no

@@ -1,7 +1,28 @@
+import { artifactWithRole } from '../../config/artifacts.ts';
 import { ExternalError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { platformsSigned, signImageSet } from '../../signing/platform-signatures.ts';
+import type { SignedReversion } from '../../signing/statement.ts';
 import type { PromoteContext } from './promote-context.ts';
+
+/** What of this artifact's release was rebuilt or re-written from the rc, for its statement. */
+function reversionOf(ctx: PromoteContext, artifact: string): { reversion?: SignedReversion[] } {
+  const parts: SignedReversion[] = [];
+  const rebuilt = ctx.imageRebuilds?.[artifact];
+  if (rebuilt) parts.push({ part: artifact, strategy: 'rebuild', differs: rebuilt.versionOnly.map(shown) });
+  // The CLI archive rides in the API image's version layer.
+  if (ctx.cliReversion && artifactWithRole(ctx.config, 'api')?.name === artifact)
+    parts.push({
+      part: 'cli',
+      strategy: ctx.cliReversion.strategy,
+      differs: (ctx.cliReversion.comparison?.versionOnly ?? []).map(shown),
+    });
+  return parts.length ? { reversion: parts } : {};
+}
+
+function shown(d: { path: string; renamed?: string | undefined; reason: string }) {
+  return { path: d.path, ...(d.renamed ? { renamed: d.renamed } : {}), reason: d.reason };
+}
 
 /**
  * A full release re-stamped from an rc is signed too: each release digest with a
@@ -29,7 +50,12 @@ export const promoteSignReleaseStep: Step<PromoteContext> = {
       const digest = image.manifest.descriptor.digest;
       let outcome: Awaited<ReturnType<typeof signImageSet>>;
       try {
-        outcome = await signImageSet(ctx.store, key, { repository, digest, madeFrom: image.from }, artifact);
+        outcome = await signImageSet(
+          ctx.store,
+          key,
+          { repository, digest, madeFrom: image.from, ...reversionOf(ctx, artifact) },
+          artifact,
+        );
       } catch (error) {
         throw new ExternalError(
           'RELEASE_SIGNING_FAILED',

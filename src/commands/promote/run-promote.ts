@@ -18,6 +18,7 @@ import { printJson, printLine, warn } from '../output.ts';
 import { packageLines, packageView, settlePackageAfterFailure } from './package-promotion.ts';
 import type { PromoteContext } from './promote-context.ts';
 import { promotePipeline } from './promote-pipeline.ts';
+import { comparisonSummary } from './promote-restamp-step.ts';
 import { settleSummary } from './promote-settle-step.ts';
 
 export interface PromoteOptions extends GlobalOptions {
@@ -84,12 +85,27 @@ async function promote(ctx: PromoteContext, store: ImageStore): Promise<void> {
       signing: ctx.signing ?? null,
       latest: ctx.settle ? latestView(store, ctx) : null,
       package: packageView(ctx.cliPackage, ctx.dryRun),
+      cliReversion: ctx.cliReversion
+        ? {
+            strategy: ctx.cliReversion.strategy,
+            reason: ctx.cliReversion.reason,
+            differs: ctx.cliReversion.comparison?.versionOnly ?? [],
+            identical: ctx.cliReversion.comparison?.identical.length ?? null,
+          }
+        : null,
+      imageRebuilds: ctx.imageRebuilds ?? null,
       warnings: ctx.warnings,
     });
   } else {
     printPlan(store, plan);
     if (ctx.settle) printLine(settleSummary(ctx));
     if (ctx.signing) printLine(signingLine(ctx.signing));
+    if (ctx.cliReversion)
+      printLine(
+        `CLI archive ${ctx.cliReversion.strategy}: ${ctx.cliReversion.reason}${ctx.cliReversion.comparison ? `; ${comparisonSummary(ctx.cliReversion.comparison)}` : ''}`,
+      );
+    for (const [name, c] of Object.entries(ctx.imageRebuilds ?? {}))
+      printLine(`${name} rebuilt from the rc's commit: ${comparisonSummary(c)}`);
     if (ctx.cliPackage) for (const line of packageLines(ctx.cliPackage, ctx.dryRun)) printLine(line);
     const kept = plan.artifacts.reduce((n, a) => n + a.kept.length, 0);
     printLine(

@@ -7,6 +7,7 @@ import { restampImage } from '../../restamp/restamp-image.ts';
 import { archiveSignatureValid } from '../../shared/archive-signature.ts';
 import type { PublicSigningKey } from '../../signing/keys.ts';
 import type { ImageProvenance } from '../types.ts';
+import { rebuiltFileProof, releaseVersionFiles } from './rebuilt-files.ts';
 
 /** What provenance is read with: the store, the trusted key, and the release archive signatures. */
 export interface ProvenanceSource {
@@ -48,7 +49,13 @@ export async function manifestProvenance(
     };
   }
   const carried = await source.carried();
+  const rebuilt = rebuiltFileProof(
+    await releaseVersionFiles(store, repository, view),
+    reading.rcVersion,
+    tag,
+  );
   const again = await restampImage(store, repository, rcManifest, tag, {
+    ...rebuilt,
     // Asked only when the rc's archive was signed and the re-stamp changed it.
     sign: (archive) => {
       const signature = carried.get(sha256Hex(archive));

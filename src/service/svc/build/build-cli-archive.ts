@@ -1,11 +1,11 @@
-import { execFile } from 'node:child_process';
 import { createHash, type KeyObject } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ExternalError, UsageError } from '../../../errors.ts';
+import { UsageError } from '../../../errors.ts';
 import { SIGNATURE_SUFFIX, signArchive, signatureFileText } from '../../../shared/archive-signature.ts';
 import { writeFileAtomically } from '../../../shared/atomic-write.ts';
+import { npmPack } from '../../../shared/npm-pack.ts';
 import { bundleSvc } from './bundle-svc.ts';
 import { cliPackageJson } from './package-json.ts';
 
@@ -79,31 +79,4 @@ export async function buildCliArchive(options: {
   } finally {
     await rm(stage, { recursive: true, force: true });
   }
-}
-
-/** `npm pack` of `dir` into `destination` (npm fixes every entry's time and mode); the file name it wrote. */
-export function npmPack(dir: string, destination: string): Promise<string> {
-  const args = ['pack', '--json', '--ignore-scripts', '--pack-destination', destination];
-  return new Promise((done, fail) => {
-    execFile('npm', args, { cwd: dir, timeout: 120_000 }, (error, stdout, stderr) => {
-      if (error) {
-        fail(
-          new ExternalError('NPM_PACK_FAILED', `npm pack failed: ${String(stderr).trim() || error.message}`, {
-            hint: 'is npm installed and on PATH?',
-          }),
-        );
-        return;
-      }
-      try {
-        done((JSON.parse(String(stdout)) as { filename: string }[])[0]!.filename);
-      } catch {
-        fail(
-          new ExternalError(
-            'NPM_PACK_FAILED',
-            `npm pack printed no file name: ${String(stdout).slice(0, 200)}`,
-          ),
-        );
-      }
-    });
-  });
 }

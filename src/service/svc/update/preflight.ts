@@ -2,8 +2,8 @@ import { execFile } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, normalize } from 'node:path';
 import { ExternalError } from '../../../errors.ts';
+import { readPackageArchive } from '../../../shared/read-package-archive.ts';
 import { sanitize } from '../sanitize.ts';
-import { readPackageArchive } from './read-archive.ts';
 
 export interface CheckedArchive {
   /** The version the new svc prints for `--version`. */

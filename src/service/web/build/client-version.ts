@@ -33,15 +33,5 @@ export function clientVersionOf(raw: string | undefined): string {
   return value;
 }
 
-/** Escape text for an HTML text node or a double- or single-quoted attribute value. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => HTML_ENTITIES[c]!);
-}
-
-const HTML_ENTITIES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
+// Where the escaping lives (a release re-writes the same <meta>); re-exported for the build's users.
+export { escapeHtml } from '../../../shared/escape-html.ts';
