@@ -1,13 +1,12 @@
 import { join } from 'node:path';
 import { imageArtifacts } from '../../config/artifacts.ts';
-import { ExternalError, isReleaseError, SIGNING_KEY_MISSING } from '../../errors.ts';
+import { ExternalError } from '../../errors.ts';
 import { attachEvidence } from '../../evidence/attach-evidence.ts';
 import { archiveInImage, childDigests } from '../../evidence/release-images.ts';
 import { type ReleaseSetImage, releaseSetStatement } from '../../evidence/release-set.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { cliRecord } from '../../record/release-record.ts';
 import { writeFilesAtomically } from '../../shared/atomic-write.ts';
-import { readSigningKey } from '../../signing/key-files.ts';
 import type { SigningKey } from '../../signing/keys.ts';
 import type { PromoteContext } from './promote-context.ts';
 
@@ -60,7 +59,7 @@ export const promoteReleaseSetStep: Step<PromoteContext> = {
           }
         : {}),
     });
-    const key = await releaseKey(ctx);
+    const key = releaseKey(ctx);
     const dir = join(ctx.recordPath, '..');
     if (!key) {
       await writeFilesAtomically([{ path: join(dir, RELEASE_SET_FILE), content: statement }]);
@@ -111,16 +110,10 @@ async function archiveOf(ctx: PromoteContext, images: ReleaseSetImage[]) {
   return {};
 }
 
-/** The key the signing steps unlocked; a release that re-stamped nothing unlocks it here. */
-async function releaseKey(ctx: PromoteContext): Promise<SigningKey | undefined> {
-  if (ctx.signingKey) return ctx.signingKey;
-  if (ctx.sign === false) return undefined;
-  try {
-    return await readSigningKey({ ...ctx, keyPath: ctx.keyPath });
-  } catch (error) {
-    // No key, or one configured but not there: the set is written unsigned, and the run says so.
-    if (isReleaseError(error) && [SIGNING_KEY_MISSING, 'SIGNING_KEY_NOT_FOUND'].includes(error.code))
-      return undefined;
-    throw error;
-  }
+/**
+ * The key the signing step unlocked before any tag was written (never read here: after the
+ * writes, a key that cannot be had must not fail the promotion).
+ */
+function releaseKey(ctx: PromoteContext): SigningKey | undefined {
+  return ctx.sign === false ? undefined : ctx.signingKey;
 }
