@@ -68,7 +68,7 @@ async function createServices(d: ClusterDeployment): Promise<void> {
       Order: 'stop-first',
       FailureAction: 'pause',
       Monitor: 1_000_000_000,
-      Delay: 2_000_000_000,
+      Delay: 1_000_000_000,
     },
   };
   const placement = { MaxReplicas: 1 };
