@@ -25,6 +25,12 @@ export interface PromotionJournal {
   writes: JournalWrite[];
   /** Signatures the promotion makes after its tags: a recovery that completes the tags says so. */
   signs?: 'rc' | 'release';
+  /**
+   * Directories outside the store where the promotion writes files users keep (the record's, and
+   * the release set beside it). A recovery of a killed promotion sweeps its dead temporaries there
+   * too: any reader of the store knows where the store is, not where the project keeps its record.
+   */
+  sweep?: string[];
 }
 
 export const JOURNAL_SUFFIX = '.promotion.json';
@@ -89,6 +95,11 @@ function parseJournal(text: string): PromotionJournal | undefined {
   try {
     const value = JSON.parse(text) as PromotionJournal;
     if (value.schema !== 1 || !Array.isArray(value.writes) || !Array.isArray(value.artifacts))
+      return undefined;
+    if (
+      value.sweep !== undefined &&
+      !(Array.isArray(value.sweep) && value.sweep.every((d) => typeof d === 'string'))
+    )
       return undefined;
     if (!parseHolder(JSON.stringify(value.holder))) return undefined;
     return value;

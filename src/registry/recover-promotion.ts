@@ -36,6 +36,9 @@ export async function recoverStore(store: ImageStore, options: RecoveryOptions):
     const gone = holderGoneNow(journal.holder);
     if (!gone) continue; // a promotion running now: it ends its own journal
     const decision = await recoverJournal(store, journal);
+    // What the killed promotion was writing beside the store (its record, its release set).
+    const beside = await sweepDeadTemporaries(journal.sweep ?? []);
+    if (beside.length) options.notice(`removed ${beside.length} temporary file(s) the killed promotion left`);
     await rm(found.path, { force: true });
     options.notice(describe(store, journal, gone, decision));
   }

@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import { orderedWrites } from '../../channels/promotion-plan.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { applyPromotion, PromotionFailedError } from '../../registry/apply-promotion.ts';
@@ -23,6 +24,7 @@ export const promoteApplyStep: Step<PromoteContext> = {
         channel: plan.channel,
         tag: plan.tag,
         artifacts: plan.artifacts.map((a) => ({ artifact: a.artifact, repository: a.repository })),
+        sweep: [dirname(ctx.recordPath)],
         ...(ctx.channel === 'rc' && ctx.sign
           ? { signs: 'rc' as const }
           : Object.keys(ctx.restamped ?? {}).length && ctx.signingKey
