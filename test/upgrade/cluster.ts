@@ -61,15 +61,7 @@ async function createServices(d: ClusterDeployment): Promise<void> {
   const host = (await docker.listNetworks({ filters: { name: ['host'] } })).find((n) => n.Name === 'host')!;
   const common = {
     Mode: { Replicated: { Replicas: 3 } },
-    // A pause between slots keeps each upgrade's middle (some nodes moved, some not) open for a
-    // few seconds, so the test catches it to lose a node there even on a loaded machine.
-    UpdateConfig: {
-      Parallelism: 1,
-      Order: 'stop-first',
-      FailureAction: 'pause',
-      Monitor: 1_000_000_000,
-      Delay: 1_000_000_000,
-    },
+    UpdateConfig: { Parallelism: 1, Order: 'stop-first', FailureAction: 'pause', Monitor: 1_000_000_000 },
   };
   const placement = { MaxReplicas: 1 };
   await docker.createService({

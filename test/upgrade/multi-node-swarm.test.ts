@@ -38,13 +38,7 @@ async function loseANodeMidUpgrade(from: string, to: string, which: 'old' | 'new
       view.includes(`${service}@node${n}:${tag}/running`);
     const untouched = (n: number) =>
       [API, WORKER].every((s) => runs(s, n, from) && !view.some((t) => t.startsWith(`${s}@node${n}:${to}`)));
-    // `old` needs only the update to have begun (a task of the target in any state): the nodes
-    // it has not reached are then untouched. `new` needs a node that already runs the target.
-    const begun =
-      which === 'old'
-        ? view.some((t) => t.includes(`:${to}/`))
-        : view.some((t) => t.endsWith(`:${to}/running`));
-    if (begun) {
+    if (view.some((t) => t.endsWith(`:${to}/running`))) {
       // Swarm picks each service's order itself: when no node is untouched by both, one whose API
       // has not moved (the per-node API reading is what the test checks) will do.
       const node =
