@@ -1,8 +1,15 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { RuleError } from '../errors.ts';
 import { sha256Digest } from '../registry/digest.ts';
 import { updateFallbackIndex } from '../registry/referrers.ts';
 import type { Descriptor, ImageStore } from '../registry/store.ts';
 import type { MirrorSet, TagWrite } from './mirror-set.ts';
+
+type SetBlob = MirrorSet['blobs'][number];
 
 export interface WriteCounts {
   blobs: { copied: number; present: number; bytes: number };
@@ -27,24 +34,22 @@ export async function writeContent(
     manifests: { copied: 0, present: 0 },
     tags: 0,
   };
-  for (const blob of set.blobs) {
-    if (await to.hasBlob(blob.repository, blob.digest)) {
-      counts.blobs.present++;
-      continue;
+  // A spool directory when both ends stream: large layers go through a file, never memory.
+  const spool =
+    from.readBlobTo && to.writeBlobFrom ? await mkdtemp(join(tmpdir(), 'release-mirror-blob-')) : undefined;
+  try {
+    for (const blob of set.blobs) {
+      if (await to.hasBlob(blob.repository, blob.digest)) {
+        counts.blobs.present++;
+        continue;
+      }
+      counts.blobs.bytes += spool
+        ? await copyStreamed(from, to, blob, spool)
+        : await copyInMemory(from, to, blob);
+      counts.blobs.copied++;
     }
-    const bytes = await from.getBlob(blob.repository, blob.digest);
-    // Checked as read, before it is written: a changed byte never reaches the target.
-    if (sha256Digest(bytes) !== blob.digest)
-      throw new RuleError(
-        'BLOB_TAMPERED',
-        `${from.name}: blob ${blob.digest} of ${blob.repository} does not match its digest`,
-        {
-          hint: 'the source was changed; do not load it, mirror again from a trusted source',
-        },
-      );
-    await to.putBlob(blob.repository, blob.digest, bytes);
-    counts.blobs.copied++;
-    counts.blobs.bytes += bytes.length;
+  } finally {
+    if (spool) await rm(spool, { recursive: true, force: true });
   }
   progress(
     `${counts.blobs.copied} blob(s) copied (${counts.blobs.bytes} bytes), ${counts.blobs.present} already there`,
@@ -63,6 +68,41 @@ export async function writeContent(
     await updateFallbackIndex(to, repository, subject, { add: referrers });
   }
   return counts;
+}
+
+/**
+ * Through a file: read to disk, hash it, and only then send it on; memory stays flat whatever the
+ * layer's size, and a changed byte never reaches the target.
+ */
+async function copyStreamed(from: ImageStore, to: ImageStore, blob: SetBlob, spool: string): Promise<number> {
+  const path = join(spool, blob.digest.slice('sha256:'.length));
+  await from.readBlobTo!(blob.repository, blob.digest, path);
+  const hash = createHash('sha256');
+  let size = 0;
+  for await (const chunk of createReadStream(path)) {
+    hash.update(chunk as Buffer);
+    size += (chunk as Buffer).length;
+  }
+  if (`sha256:${hash.digest('hex')}` !== blob.digest) throw tampered(from, blob);
+  await to.writeBlobFrom!(blob.repository, blob.digest, path);
+  await rm(path, { force: true });
+  return size;
+}
+
+/** Checked as read, before it is written: a changed byte never reaches the target. */
+async function copyInMemory(from: ImageStore, to: ImageStore, blob: SetBlob): Promise<number> {
+  const bytes = await from.getBlob(blob.repository, blob.digest);
+  if (sha256Digest(bytes) !== blob.digest) throw tampered(from, blob);
+  await to.putBlob(blob.repository, blob.digest, bytes);
+  return bytes.length;
+}
+
+function tampered(from: ImageStore, blob: SetBlob): RuleError {
+  return new RuleError(
+    'BLOB_TAMPERED',
+    `${from.name}: blob ${blob.digest} of ${blob.repository} does not match its digest`,
+    { hint: 'the source was changed; do not load it, mirror again from a trusted source' },
+  );
 }
 
 /** Version tags in the order given (`tagWrites`): the last writes of a mirror. */

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RuleError, UsageError } from '../errors.ts';
 import { writeFileAtomically } from '../shared/atomic-write.ts';
@@ -119,6 +119,20 @@ export class FlatLayoutStore implements ImageStore {
     if (existsSync(path)) return;
     await mkdir(join(this.root, 'blobs', 'sha256'), { recursive: true });
     await writeFileAtomically(path, bytes);
+  }
+
+  async readBlobTo(_repository: string, digest: string, path: string): Promise<void> {
+    await copyFile(this.blobPath(digest), path).catch(() => {
+      throw new RuleError('ARCHIVE_BLOB_MISSING', `${this.name} has no blob ${digest}`);
+    });
+  }
+
+  async writeBlobFrom(_repository: string, digest: string, path: string): Promise<void> {
+    const to = this.blobPath(digest);
+    if (existsSync(to)) return;
+    await mkdir(join(this.root, 'blobs', 'sha256'), { recursive: true });
+    await copyFile(path, `${to}.partial`);
+    await rename(`${to}.partial`, to);
   }
 
   referrers(repository: string, digest: string): Promise<Descriptor[]> {
