@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -117,6 +117,20 @@ describe('release mirror: registry -> archive -> registry', { timeout: 120_000 }
       sha256: createHash('sha256').update(bytes).digest('hex'),
       size: bytes.length,
     });
+    // A dry run lists the same set and writes nothing.
+    const dryTar = join(work, 'dry.tar');
+    const dry = await release([
+      'mirror',
+      '--version',
+      RELEASE,
+      '--to',
+      `oci-archive:${dryTar}`,
+      '--dry-run',
+      '--json',
+    ]);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(jsonOf<MirrorJson>(dry).images).toEqual(set.images);
+    expect(existsSync(dryTar)).toBe(false);
     const again = await release([
       'mirror',
       '--version',
