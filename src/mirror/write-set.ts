@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RuleError } from '../errors.ts';
 import { sha256Digest } from '../registry/digest.ts';
-import { updateFallbackIndex } from '../registry/referrers.ts';
+import { fallbackReferrers, updateFallbackIndex } from '../registry/referrers.ts';
 import type { Descriptor, ImageStore } from '../registry/store.ts';
 import type { MirrorSet, TagWrite } from './mirror-set.ts';
 
@@ -65,6 +65,9 @@ export async function writeContent(
   progress(`${counts.manifests.copied} manifest(s) copied, ${counts.manifests.present} already there`);
   for (const [key, referrers] of referrersBySubject(set)) {
     const [repository, subject] = key.split('@') as [string, string];
+    // Already listed (a re-run over a complete set): the tag is not rewritten, nothing changes.
+    const listed = new Set((await fallbackReferrers(to, repository, subject)).map((d) => d.digest));
+    if (referrers.every((r) => listed.has(r.digest))) continue;
     await updateFallbackIndex(to, repository, subject, { add: referrers });
   }
   return counts;
