@@ -19,6 +19,7 @@ import {
 } from '../../src/signing/image-signature.ts';
 import { writeKeyPair } from '../../src/signing/key-files.ts';
 import { parsePrivateKey, parsePublicKey } from '../../src/signing/keys.ts';
+import { bundleOf, referrersOf, verifyDsse } from '../evidence/dsse.ts';
 import type { GitRepo } from '../helpers/git-repo.ts';
 import { makeImage, makeIndex, pushIndex } from '../helpers/make-image.ts';
 import { type RunningRegistry, startRegistry } from '../helpers/registry.ts';
@@ -37,6 +38,7 @@ import { completeTags, expectedDigests, type MirrorJson } from './mirror-checks.
 const execFileP = promisify(execFile);
 const RC = 'v3.2.0-rc.1';
 const RELEASE = 'v3.2.0';
+const SET_TYPE = 'application/vnd.service-release.release-set+dsse';
 const PASSPHRASE = 'mirror-test-passphrase';
 const env = { RELEASE_SIGNING_PASSPHRASE: PASSPHRASE };
 
@@ -177,6 +179,16 @@ describe('release mirror: registry -> archive -> registry', { timeout: 120_000 }
       ]);
       expect(sha256Digest(Buffer.from(stdout))).toBe(image.digest);
     }
+    // The release set on every mirrored image and child verifies with node:crypto and the PEM alone.
+    const pem = readFileSync(join(repo.dir, 'release-signing.pub'), 'utf8');
+    for (const image of set.images) {
+      for (const digest of [image.digest, ...image.children]) {
+        const [found] = await referrersOf(far, image.repository, digest, SET_TYPE);
+        expect(found, `${image.repository}@${digest}`).toBeDefined();
+        const payload = verifyDsse(await bundleOf(far, image.repository, found!.digest), pem);
+        expect(JSON.parse(payload!.toString('utf8')).predicate.version).toBe(image.tag);
+      }
+    }
     for (const a of ARTIFACTS)
       expect((await far.resolve(REPOS[a], 'latest'))?.digest).toBe(expectedDigests(set, RELEASE)[REPOS[a]]);
     // A second load finds everything there: nothing copied.
@@ -205,6 +217,15 @@ describe('release mirror: registry -> archive -> registry', { timeout: 120_000 }
       ...['--expect', RELEASE, '--registry', '--require-signature', '--no-cli', '--json'],
     ]);
     expect(result.code, result.stdout + result.stderr).toBe(0);
+    // Read from the second registry: every image's signature, index and platforms, valid.
+    const out = jsonOf<{
+      signatures: { artifact: string; status: string; platforms?: { status: string }[] }[];
+    }>(result);
+    expect(out.signatures.map((x) => x.artifact).sort()).toEqual([...ARTIFACTS].sort());
+    for (const x of out.signatures) {
+      expect(x.status).toBe('valid');
+      expect(x.platforms?.map((p) => p.status)).toEqual(['valid', 'valid']);
+    }
   });
 });
 
