@@ -38,16 +38,29 @@ export async function writeContent(
   const spool =
     from.readBlobTo && to.writeBlobFrom ? await mkdtemp(join(tmpdir(), 'release-mirror-blob-')) : undefined;
   try {
+    // Blobs come grouped by image (as collected): one progress line as each image's are done.
+    let current: { repository: string; copied: number; present: number } | undefined;
+    const done = () => {
+      if (current)
+        progress(`${current.repository}: ${current.copied} blob(s) copied, ${current.present} already there`);
+    };
     for (const blob of set.blobs) {
+      if (current?.repository !== blob.repository) {
+        done();
+        current = { repository: blob.repository, copied: 0, present: 0 };
+      }
       if (await to.hasBlob(blob.repository, blob.digest)) {
         counts.blobs.present++;
+        current.present++;
         continue;
       }
       counts.blobs.bytes += spool
         ? await copyStreamed(from, to, blob, spool)
         : await copyInMemory(from, to, blob);
       counts.blobs.copied++;
+      current.copied++;
     }
+    done();
   } finally {
     if (spool) await rm(spool, { recursive: true, force: true });
   }

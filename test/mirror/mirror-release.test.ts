@@ -142,6 +142,9 @@ describe('release mirror: registry -> archive -> registry', { timeout: 120_000 }
     ]);
     expect(again.code, again.stderr).toBe(0);
     expect(readFileSync(join(work, 'again.tar')).equals(bytes)).toBe(true);
+    expect(again.stdout).toContain(
+      `archive oci-archive:${join(work, 'again.tar')}: sha256 ${set.archive!.sha256}, ${bytes.length} bytes`,
+    );
     for (const image of set.images) {
       const { stdout } = await execFileP('skopeo', [
         'inspect',
@@ -164,6 +167,8 @@ describe('release mirror: registry -> archive -> registry', { timeout: 120_000 }
       '--latest',
     ]);
     expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(`mirrored ${RELEASE} from oci-archive:${archive()} to ${target.host}`);
+    expect(run.stdout).toContain('9 tag(s) written'); // 3 rc, 3 release, 3 latest
     const far = new RegistryStore({ registry: target.host, env: {} });
     for (const image of set.images) {
       expect((await far.resolve(image.repository, image.tag))?.digest).toBe(image.digest);
