@@ -294,6 +294,17 @@ describe('release mirror refuses what the public key does not vouch for', { time
     expect(tags).toEqual([]);
   });
 
+  it('an incomplete archive (the worker left out)', async () => {
+    const { run, tags } = await loadEdited('incomplete', async (layout) => {
+      for (const tag of [RELEASE, RC]) await layout.deleteTag(REPOS.worker, tag);
+    });
+    expect(run.code, run.stdout).toBe(1);
+    expect(jsonOf<{ error: { code: string; message: string } }>(run).error.message).toContain(
+      `has no ${REPOS.worker}:${RELEASE}`,
+    );
+    expect(tags).toEqual([]);
+  });
+
   it('an archive signed by another key', async () => {
     const other = join(work, 'other-key');
     await writeKeyPair(other, env);
@@ -337,7 +348,10 @@ describe('a load killed at 10 moments', { timeout: 120_000 }, () => {
       '--json',
     ];
     const far = new RegistryStore({ registry: third.host, env: {} });
-    const extra = { RELEASE_SIGNING_PASSPHRASE: PASSPHRASE };
+    // The killed processes' unpacked archives land under the test's own directory, removed with it.
+    const temp = join(work, 'tmp');
+    mkdirSync(temp);
+    const extra = { RELEASE_SIGNING_PASSPHRASE: PASSPHRASE, TMPDIR: temp };
     // How long a whole load takes on this machine now; the kills are spread over it.
     const probe = join(work, 'probe-target');
     const timed = await runSignalled(
