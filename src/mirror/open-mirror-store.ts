@@ -1,11 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { UsageError } from '../errors.ts';
 import { FlatLayoutStore } from '../registry/flat-layout-store.ts';
 import { type PackedArchive, packArchive, unpackArchive } from '../registry/oci-archive.ts';
 import { openStore } from '../registry/open-store.ts';
 import type { ImageStore } from '../registry/store.ts';
+import { mirrorTempDir } from './temp-dir.ts';
 
 export const OCI_ARCHIVE_PREFIX = 'oci-archive:';
 
@@ -43,7 +43,7 @@ export async function openMirrorStore(
     throw new UsageError('ARCHIVE_NAME', `${text}: an archive is a .tar file`, {
       hint: 'oci-archive:release-v1.2.0.tar',
     });
-  const dir = await mkdtemp(join(tmpdir(), 'release-mirror-'));
+  const dir = await mirrorTempDir();
   const close = () => rm(dir, { recursive: true, force: true });
   const name = `${OCI_ARCHIVE_PREFIX}${file}`;
   if (role === 'source') {

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RuleError } from '../errors.ts';
 import { sha256Digest } from '../registry/digest.ts';
 import { fallbackReferrers, updateFallbackIndex } from '../registry/referrers.ts';
 import type { Descriptor, ImageStore } from '../registry/store.ts';
 import type { MirrorSet, TagWrite } from './mirror-set.ts';
+import { mirrorTempDir } from './temp-dir.ts';
 
 type SetBlob = MirrorSet['blobs'][number];
 
@@ -35,8 +35,7 @@ export async function writeContent(
     tags: 0,
   };
   // A spool directory when both ends stream: large layers go through a file, never memory.
-  const spool =
-    from.readBlobTo && to.writeBlobFrom ? await mkdtemp(join(tmpdir(), 'release-mirror-blob-')) : undefined;
+  const spool = from.readBlobTo && to.writeBlobFrom ? await mirrorTempDir() : undefined;
   try {
     // Blobs come grouped by image (as collected): one progress line as each image's are done.
     let current: { repository: string; copied: number; present: number } | undefined;

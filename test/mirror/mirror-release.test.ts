@@ -1,6 +1,14 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -380,6 +388,8 @@ describe('a load killed at 10 moments', { timeout: 120_000 }, () => {
     expect(killed).toBeGreaterThan(0);
     const last = await runSignalled(args, repo.dir, undefined, extra);
     expect(last.code, last.stderr).toBe(0);
+    // The next run removed what the killed ones left in the temporary directory, and its own.
+    expect(readdirSync(temp)).toEqual([]);
     const set = JSON.parse(last.stdout) as MirrorJson;
     for (const image of set.images)
       expect((await far.resolve(image.repository, image.tag))?.digest).toBe(image.digest);
