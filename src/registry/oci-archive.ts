@@ -90,17 +90,19 @@ export async function packArchive(root: string, file: string): Promise<PackedArc
 export async function unpackArchive(file: string, root: string): Promise<void> {
   await mkdir(root, { recursive: true });
   const reader = extract();
+  let refused: RuleError | undefined;
   reader.on('entry', (header, body, next) => {
     const name = normalize(header.name).replace(/\/+$/, '');
     const inside = name !== '..' && !name.startsWith(`..${sep}`) && !name.startsWith(sep);
     if (!inside || (header.type !== 'file' && header.type !== 'directory')) {
-      body.resume();
-      next(
-        new RuleError(
-          'ARCHIVE_ENTRY_REFUSED',
-          `${file}: entry "${header.name}" is not part of an OCI layout`,
-        ),
+      // Destroying the reader ends the pipeline below with this error; the entry's body is
+      // destroyed with it, and its error is that same one (already reported).
+      body.on('error', () => {});
+      refused = new RuleError(
+        'ARCHIVE_ENTRY_REFUSED',
+        `${file}: entry "${header.name}" is not part of an OCI layout`,
       );
+      reader.destroy(refused);
       return;
     }
     const path = join(root, name);
@@ -113,5 +115,7 @@ export async function unpackArchive(file: string, root: string): Promise<void> {
       .then(() => pipeline(body, createWriteStream(path)))
       .then(() => next(), next);
   });
-  await pipeline(createReadStream(file), reader);
+  await pipeline(createReadStream(file), reader).catch((error) => {
+    throw refused ?? error;
+  });
 }
