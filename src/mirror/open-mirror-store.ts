@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { UsageError } from '../errors.ts';
+import { ReleaseError, RuleError, UsageError } from '../errors.ts';
 import { FlatLayoutStore } from '../registry/flat-layout-store.ts';
 import { type PackedArchive, packArchive, unpackArchive } from '../registry/oci-archive.ts';
 import { openStore } from '../registry/open-store.ts';
@@ -50,9 +50,19 @@ export async function openMirrorStore(
     await unpackArchive(file, dir).catch(async (error: NodeJS.ErrnoException) => {
       await close();
       if (error.code === 'ENOENT') throw new UsageError('ARCHIVE_MISSING', `${file} does not exist`);
-      throw error;
+      if (error instanceof ReleaseError) throw error;
+      // Truncated or not a tar at all: what was carried is not what was made.
+      throw new RuleError('ARCHIVE_UNREADABLE', `${file} is not a readable tar: ${error.message}`, {
+        hint: 'compare its SHA-256 with the one release mirror printed when it made the archive',
+      });
     });
-    return { store: await FlatLayoutStore.open(dir, name), close };
+    return {
+      store: await FlatLayoutStore.open(dir, name).catch(async (error) => {
+        await close();
+        throw error;
+      }),
+      close,
+    };
   }
   const store = await FlatLayoutStore.open(dir, name);
   return {

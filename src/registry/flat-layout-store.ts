@@ -34,7 +34,14 @@ export class FlatLayoutStore implements ImageStore {
     const store = new FlatLayoutStore(root, name);
     const path = join(root, 'index.json');
     if (existsSync(path)) {
-      const index = JSON.parse(await readFile(path, 'utf8')) as { manifests?: Descriptor[] };
+      let index: { manifests?: Descriptor[] };
+      try {
+        index = JSON.parse(await readFile(path, 'utf8')) as typeof index;
+      } catch {
+        throw new RuleError('LAYOUT_INDEX_UNREADABLE', `${name}: index.json is not an OCI image index`, {
+          hint: 'the layout or archive was changed or cut short; make it again from the source',
+        });
+      }
       for (const entry of index.manifests ?? []) {
         const ref = entry.annotations?.[REF_NAME];
         if (ref) store.tags.set(ref, entry);

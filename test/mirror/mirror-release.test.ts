@@ -321,6 +321,26 @@ describe('release mirror refuses what the public key does not vouch for', { time
     expect(tags).toEqual([]);
   });
 
+  it('a truncated archive', async () => {
+    const file = join(work, 'truncated.tar');
+    const whole = readFileSync(archive());
+    writeFileSync(file, whole.subarray(0, Math.floor(whole.length / 2)));
+    const into = join(work, 'truncated-target');
+    const run = await release([
+      'mirror',
+      '--version',
+      RELEASE,
+      '--from',
+      `oci-archive:${file}`,
+      '--to',
+      `oci-layout:${into}`,
+      '--json',
+    ]);
+    expect(run.code, run.stdout).toBe(1);
+    expect(jsonOf<{ error: { code: string } }>(run).error.code).toBe('ARCHIVE_UNREADABLE');
+    expect(existsSync(into)).toBe(false);
+  });
+
   it('an incomplete archive (the worker left out)', async () => {
     const { run, tags } = await loadEdited('incomplete', async (layout) => {
       for (const tag of [RELEASE, RC]) await layout.deleteTag(REPOS.worker, tag);
