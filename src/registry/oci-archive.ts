@@ -90,32 +90,31 @@ export async function packArchive(root: string, file: string): Promise<PackedArc
 export async function unpackArchive(file: string, root: string): Promise<void> {
   await mkdir(root, { recursive: true });
   const reader = extract();
-  let refused: RuleError | undefined;
-  reader.on('entry', (header, body, next) => {
-    const name = normalize(header.name).replace(/\/+$/, '');
-    const inside = name !== '..' && !name.startsWith(`..${sep}`) && !name.startsWith(sep);
-    if (!inside || (header.type !== 'file' && header.type !== 'directory')) {
-      // Destroying the reader ends the pipeline below with this error; the entry's body is
-      // destroyed with it, and its error is that same one (already reported).
-      body.on('error', () => {});
-      refused = new RuleError(
-        'ARCHIVE_ENTRY_REFUSED',
-        `${file}: entry "${header.name}" is not part of an OCI layout`,
-      );
-      reader.destroy(refused);
-      return;
+  const source = createReadStream(file);
+  source.on('error', (error) => reader.destroy(error));
+  source.pipe(reader);
+  try {
+    // The async iterator is where every failure of the reader arrives, once (a truncated tar's
+    // "unexpected end of data" included): no error is left to surface unhandled elsewhere.
+    for await (const entry of reader) {
+      const { header } = entry;
+      const name = normalize(header.name).replace(/\/+$/, '');
+      const inside = name !== '..' && !name.startsWith(`..${sep}`) && !name.startsWith(sep);
+      if (!inside || (header.type !== 'file' && header.type !== 'directory'))
+        throw new RuleError(
+          'ARCHIVE_ENTRY_REFUSED',
+          `${file}: entry "${header.name}" is not part of an OCI layout`,
+        );
+      const path = join(root, name);
+      if (header.type === 'directory') {
+        entry.resume();
+        await mkdir(path, { recursive: true });
+        continue;
+      }
+      await mkdir(dirname(path), { recursive: true });
+      await pipeline(entry, createWriteStream(path));
     }
-    const path = join(root, name);
-    if (header.type === 'directory') {
-      body.resume();
-      mkdir(path, { recursive: true }).then(() => next(), next);
-      return;
-    }
-    mkdir(dirname(path), { recursive: true })
-      .then(() => pipeline(body, createWriteStream(path)))
-      .then(() => next(), next);
-  });
-  await pipeline(createReadStream(file), reader).catch((error) => {
-    throw refused ?? error;
-  });
+  } finally {
+    source.destroy();
+  }
 }
