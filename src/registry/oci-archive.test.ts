@@ -40,6 +40,18 @@ describe('oci-archive', () => {
     expect(back.refNames()).toEqual(['api:v1.0.0']);
   });
 
+  it('fails, never waits, on an archive cut short inside an entry', async () => {
+    await layoutIn(join(work, 'd'));
+    await packArchive(join(work, 'd'), join(work, 'd.tar'));
+    const whole = readFileSync(join(work, 'd.tar'));
+    for (const cut of [100, 700, 1500, whole.length - 600, whole.length - 10]) {
+      writeFileSync(join(work, 'cut.tar'), whole.subarray(0, cut));
+      await expect(unpackArchive(join(work, 'cut.tar'), join(work, `cut-${cut}`))).rejects.toThrow(
+        /end of data/,
+      );
+    }
+  });
+
   it('refuses an entry outside the layout', async () => {
     const tar = pack();
     tar.entry({ name: '../escape', mtime: new Date(0) }, 'x');

@@ -93,6 +93,10 @@ export async function unpackArchive(file: string, root: string): Promise<void> {
   const source = createReadStream(file);
   source.on('error', (error) => reader.destroy(error));
   source.pipe(reader);
+  // tar-stream fails a tar cut short inside an entry on the reader but leaves that entry's body
+  // open: each body is raced against the reader's failure, or it would wait for ever.
+  const failed = new Promise<never>((_, reject) => reader.once('error', reject));
+  failed.catch(() => {});
   try {
     // The async iterator is where every failure of the reader arrives, once (a truncated tar's
     // "unexpected end of data" included): no error is left to surface unhandled elsewhere.
@@ -112,7 +116,7 @@ export async function unpackArchive(file: string, root: string): Promise<void> {
         continue;
       }
       await mkdir(dirname(path), { recursive: true });
-      await pipeline(entry, createWriteStream(path));
+      await Promise.race([pipeline(entry, createWriteStream(path)), failed]);
     }
   } finally {
     source.destroy();
