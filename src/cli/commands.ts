@@ -3,6 +3,7 @@ import { baseImageCommand } from '../commands/base-image/base-image-command.ts';
 import { buildCommand } from '../commands/build/build-command.ts';
 import { initCommand } from '../commands/init/init-command.ts';
 import { keygenCommand } from '../commands/keygen/keygen-command.ts';
+import { mirrorCommand } from '../commands/mirror/mirror-command.ts';
 import { promoteCommand } from '../commands/promote/promote-command.ts';
 import { rehearseCommand } from '../commands/rehearse/rehearse-command.ts';
 import { sbomCommand } from '../commands/sbom/sbom-command.ts';
@@ -36,6 +37,7 @@ export const commandDefinitions: ((program: Command) => void)[] = [
   keygenCommand, // create the key pair that signs release candidates
   signCommand, // sign images by digest (release candidates)
   sbomCommand, // print an image's signed SBOM
+  mirrorCommand, // carry a signed release between stores (air gaps): verified, digests unchanged
   upgradeCommand, // move API and worker (then web) of a Swarm deployment to a tag as one unit
   rehearseCommand, // the whole release, rehearsed on this machine with the embedded store
 ];

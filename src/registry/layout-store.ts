@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { copyFile, link, mkdir, readdir, readFile } from 'node:fs/promises';
+import { copyFile, link, mkdir, readdir, readFile, rename } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ExternalError, UsageError } from '../errors.ts';
-import { writeFileAtomically } from '../shared/atomic-write.ts';
+import { sibling, writeFileAtomically } from '../shared/atomic-write.ts';
 import { acquireLock } from '../shared/file-lock.ts';
 import { isValidImageTag } from '../version/image-tag.ts';
 import { declaredMediaType, isDigest, manifestDigest, sha256Digest } from './digest.ts';
@@ -130,6 +130,23 @@ export class LayoutStore implements ImageStore {
     await this.ensureLayout(dir);
     const path = this.blobPath(dir, digest);
     if (!existsSync(path)) await this.wrap(() => writeFileAtomically(path, bytes), `write ${path}`);
+  }
+
+  async readBlobTo(repository: string, digest: string, path: string): Promise<void> {
+    await copyFile(this.blobPath(this.dir(repository), digest), path);
+  }
+
+  /** Copy a checked file in (temporary name, then rename: a reader never sees half a blob). */
+  async writeBlobFrom(repository: string, digest: string, path: string): Promise<void> {
+    const dir = this.dir(repository);
+    await this.ensureLayout(dir);
+    const to = this.blobPath(dir, digest);
+    if (existsSync(to)) return;
+    const partial = sibling(to, 'tmp'); // swept by recovery if this process is killed
+    await this.wrap(async () => {
+      await copyFile(path, partial);
+      await rename(partial, to);
+    }, `write ${to}`);
   }
 
   /** Hard-link (else copy) the blob from another repository's layout under the same root. */

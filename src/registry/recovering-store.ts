@@ -62,8 +62,18 @@ export class RecoveringStore implements ImageStore {
 export function withRecovery(inner: ImageStore, options: RecoveryOptions): RecoveringStore {
   const store = new RecoveringStore(inner, options);
   const optional = store as {
-    -readonly [K in 'deleteTag' | 'mountBlob' | 'referrers']?: ImageStore[K];
+    -readonly [K in 'deleteTag' | 'mountBlob' | 'referrers' | 'readBlobTo' | 'writeBlobFrom']?: ImageStore[K];
   };
+  if (inner.readBlobTo)
+    optional.readBlobTo = async (repository, digest, path) => {
+      await store.ready();
+      return inner.readBlobTo!(repository, digest, path);
+    };
+  if (inner.writeBlobFrom)
+    optional.writeBlobFrom = async (repository, digest, path) => {
+      await store.ready();
+      return inner.writeBlobFrom!(repository, digest, path);
+    };
   if (inner.deleteTag)
     optional.deleteTag = async (repository, tag) => {
       await store.ready();

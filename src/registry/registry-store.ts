@@ -1,3 +1,7 @@
+import { createWriteStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { ExternalError, TAG_DELETE_UNSUPPORTED } from '../errors.ts';
 import { findCredentials } from './credentials.ts';
 import { isDigest, manifestDigest, sha256Digest } from './digest.ts';
@@ -17,6 +21,9 @@ export interface RegistryStoreOptions {
   /** Tags asked for per page when listing (registries may send fewer). */
   pageSize?: number;
 }
+
+/** Bytes per PATCH of a streamed upload. */
+const UPLOAD_CHUNK = 8 * 1024 * 1024;
 
 /** An OCI distribution registry (the HTTP API docker, skopeo and every registry speak). */
 export class RegistryStore implements ImageStore {
@@ -194,6 +201,75 @@ export class RegistryStore implements ImageStore {
       scopes: [this.scope(repository, 'pull,push')],
       what: `upload blob ${repository}@${digest}`,
       timeoutMs: 30_000 + Math.ceil(bytes.length / 1_000_000) * 2_000,
+    });
+    await done.body?.cancel();
+  }
+
+  /** Stream a blob's body into `path` (unchecked: the caller hashes the file it reads back). */
+  async readBlobTo(repository: string, digest: string, path: string): Promise<void> {
+    const res = await this.http.send({
+      method: 'GET',
+      url: `/v2/${this.path(repository)}/blobs/${digest}`,
+      scopes: [this.scope(repository, 'pull')],
+      what: `GET blob ${repository}@${digest}`,
+      timeoutMs: 3_600_000,
+    });
+    if (!res.body)
+      throw new ExternalError('REGISTRY_ERROR', `${this.name} sent no body for ${repository}@${digest}`);
+    await pipeline(
+      Readable.fromWeb(res.body as import('node:stream/web').ReadableStream),
+      createWriteStream(path),
+    );
+  }
+
+  /**
+   * Chunked upload from a file: POST, a PATCH per 8 MiB chunk (each a plain buffer, so a request
+   * the registry asks to authenticate again can be sent again), then PUT with the digest, which
+   * the registry checks. Memory stays one chunk whatever the blob's size.
+   */
+  async writeBlobFrom(repository: string, digest: string, path: string): Promise<void> {
+    const scopes = [this.scope(repository, 'pull,push')];
+    const start = await this.http.send({
+      method: 'POST',
+      url: `/v2/${this.path(repository)}/blobs/uploads/`,
+      scopes,
+      what: `start upload ${repository}@${digest}`,
+    });
+    await start.body?.cancel();
+    let location = this.uploadLocation(start, repository);
+    const file = await open(path, 'r');
+    try {
+      const chunk = Buffer.alloc(UPLOAD_CHUNK);
+      let offset = 0;
+      for (;;) {
+        const { bytesRead } = await file.read(chunk, 0, UPLOAD_CHUNK, offset);
+        if (bytesRead === 0) break;
+        const res = await this.http.send({
+          method: 'PATCH',
+          url: location.href,
+          headers: {
+            'content-type': 'application/octet-stream',
+            'content-range': `${offset}-${offset + bytesRead - 1}`,
+          },
+          body: chunk.subarray(0, bytesRead),
+          scopes,
+          what: `upload blob ${repository}@${digest} at ${offset}`,
+          timeoutMs: 120_000,
+        });
+        await res.body?.cancel();
+        location = this.uploadLocation(res, repository);
+        offset += bytesRead;
+      }
+    } finally {
+      await file.close();
+    }
+    location.searchParams.set('digest', digest);
+    const done = await this.http.send({
+      method: 'PUT',
+      url: location.href,
+      scopes,
+      what: `finish upload ${repository}@${digest}`,
+      timeoutMs: 120_000,
     });
     await done.body?.cancel();
   }

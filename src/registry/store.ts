@@ -40,6 +40,13 @@ export interface ImageStore {
   hasBlob(repository: string, digest: string): Promise<boolean>;
   getBlob(repository: string, digest: string): Promise<Uint8Array>;
   putBlob(repository: string, digest: string, bytes: Uint8Array): Promise<void>;
+  /**
+   * Stream a blob into a local file, unchecked (the caller hashes the file): large layers then
+   * never sit in memory. Stores without it are read with `getBlob`.
+   */
+  readBlobTo?(repository: string, digest: string, path: string): Promise<void>;
+  /** Store a blob from a local file whose digest the caller checked, streamed (memory flat). */
+  writeBlobFrom?(repository: string, digest: string, path: string): Promise<void>;
   /** Make a blob of another repository of this store available here without copying bytes. */
   mountBlob?(fromRepository: string, toRepository: string, digest: string): Promise<boolean>;
   listTags(repository: string): Promise<string[]>;

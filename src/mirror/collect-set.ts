@@ -1,0 +1,198 @@
+import { RESTAMPED_FROM } from '../engine/oci/version-layer.ts';
+import { RuleError } from '../errors.ts';
+import { isIndex, referencesOf } from '../registry/digest.ts';
+import { listReferrers } from '../registry/referrers.ts';
+import type { ImageStore, Manifest } from '../registry/store.ts';
+import type { MirrorSet, SetImage } from './mirror-set.ts';
+
+export interface SetSource {
+  store: ImageStore;
+  version: string;
+  /** The configured image artifacts: name and repository. */
+  artifacts: { name: string; repository: string }[];
+}
+
+/**
+ * Read the whole set from the source: each image at the tag with every child, every referrer of
+ * each of those digests, and for a release made from an rc the rc images under their rc tag with
+ * theirs. Only manifests are read here (small); blobs are listed with their sizes and copied later.
+ */
+export async function collectSet(source: SetSource): Promise<MirrorSet> {
+  const set: MirrorSet = { version: source.version, images: [], manifests: [], blobs: [] };
+  const seen = new Set<string>();
+  const rcs: { artifact: string; repository: string; digest: string }[] = [];
+  for (const artifact of source.artifacts) {
+    const image = await addImage(source.store, set, seen, artifact.name, artifact.repository, source.version);
+    if (image.madeFrom)
+      rcs.push({ artifact: artifact.name, repository: artifact.repository, digest: image.madeFrom });
+  }
+  for (const rc of rcs) {
+    const tag = await rcTagOf(source.store, rc.repository, rc.digest, source.version);
+    await addImage(source.store, set, seen, rc.artifact, rc.repository, tag, rc.digest);
+  }
+  return set;
+}
+
+async function addImage(
+  store: ImageStore,
+  set: MirrorSet,
+  seen: Set<string>,
+  artifact: string,
+  repository: string,
+  tag: string,
+  expected?: string,
+): Promise<SetImage> {
+  const top = await store.getManifest(repository, expected ?? tag);
+  if (!top)
+    throw new RuleError('MIRROR_IMAGE_MISSING', `${store.name} has no ${repository}:${tag}`, {
+      hint: 'mirror a version every configured image was released at (release promote first)',
+    });
+  const children: string[] = [];
+  let madeFrom = madeFromOf(top);
+  if (isIndex(top.descriptor.mediaType)) {
+    for (const child of referencesOf(top.bytes, top.descriptor.mediaType).manifests) {
+      const manifest = await store.getManifest(repository, child.digest);
+      if (!manifest)
+        throw new RuleError(
+          'MIRROR_IMAGE_MISSING',
+          `${store.name}: ${repository} lacks ${child.digest}, a child of ${tag}`,
+        );
+      children.push(child.digest);
+      addManifest(set, seen, repository, manifest, 'child');
+      await addReferrers(store, set, seen, repository, child.digest);
+    }
+    // A Docker manifest list carries no annotation: its rc is the rc index holding its first
+    // child's rc (each child's config names the rc child it was re-stamped from).
+    if (!madeFrom && !expected && children[0]) {
+      const child = await store.getManifest(repository, children[0]);
+      const rcChild = child ? await configLabel(store, repository, child) : undefined;
+      if (rcChild) madeFrom = await rcIndexHolding(store, repository, rcChild, tag);
+    }
+  } else {
+    madeFrom ??= await configLabel(store, repository, top);
+  }
+  addManifest(set, seen, repository, top, 'image');
+  await addReferrers(store, set, seen, repository, top.descriptor.digest);
+  const image: SetImage = {
+    artifact,
+    repository,
+    tag,
+    digest: top.descriptor.digest,
+    children,
+    ...(madeFrom && !expected ? { madeFrom } : {}),
+  };
+  set.images.push(image);
+  return image;
+}
+
+/** Add a manifest and its blobs once; a manifest comes after everything it refers to. */
+function addManifest(
+  set: MirrorSet,
+  seen: Set<string>,
+  repository: string,
+  manifest: Manifest,
+  role: 'image' | 'child' | 'referrer',
+  subject?: string,
+): void {
+  const key = `${repository}@${manifest.descriptor.digest}`;
+  if (seen.has(key)) return;
+  seen.add(key);
+  for (const blob of referencesOf(manifest.bytes, manifest.descriptor.mediaType).blobs) {
+    const blobKey = `${repository}@${blob.digest}`;
+    if (seen.has(blobKey)) continue;
+    seen.add(blobKey);
+    set.blobs.push({ repository, digest: blob.digest, size: blob.size });
+  }
+  set.manifests.push({
+    repository,
+    digest: manifest.descriptor.digest,
+    mediaType: manifest.descriptor.mediaType,
+    bytes: manifest.bytes,
+    role,
+    ...(subject ? { subject } : {}),
+  });
+}
+
+async function addReferrers(
+  store: ImageStore,
+  set: MirrorSet,
+  seen: Set<string>,
+  repository: string,
+  subject: string,
+): Promise<void> {
+  for (const referrer of await listReferrers(store, repository, subject)) {
+    const manifest = await store.getManifest(repository, referrer.digest);
+    if (!manifest) continue; // listed in a stale fallback index but deleted: nothing to carry
+    addManifest(set, seen, repository, manifest, 'referrer', subject);
+  }
+}
+
+/** The rc digest a release manifest names: its annotation (an index, or an OCI manifest). */
+function madeFromOf(manifest: Manifest): string | undefined {
+  const json = JSON.parse(Buffer.from(manifest.bytes).toString('utf8')) as {
+    annotations?: Record<string, string>;
+  };
+  return json.annotations?.[RESTAMPED_FROM];
+}
+
+/** A single image's rc digest as verify reads it: the config's label. */
+async function configLabel(
+  store: ImageStore,
+  repository: string,
+  manifest: Manifest,
+): Promise<string | undefined> {
+  const config = (
+    JSON.parse(Buffer.from(manifest.bytes).toString('utf8')) as { config?: { digest?: string } }
+  ).config;
+  if (!config?.digest) return undefined;
+  const json = JSON.parse(Buffer.from(await store.getBlob(repository, config.digest)).toString('utf8')) as {
+    config?: { Labels?: Record<string, string> };
+  };
+  return json.config?.Labels?.[RESTAMPED_FROM];
+}
+
+async function rcIndexHolding(
+  store: ImageStore,
+  repository: string,
+  child: string,
+  version: string,
+): Promise<string | undefined> {
+  for (const tag of await rcTags(store, repository, version)) {
+    const index = await store.getManifest(repository, tag);
+    if (
+      index &&
+      isIndex(index.descriptor.mediaType) &&
+      referencesOf(index.bytes, index.descriptor.mediaType).manifests.some((m) => m.digest === child)
+    )
+      return index.descriptor.digest;
+  }
+  return undefined;
+}
+
+async function rcTags(store: ImageStore, repository: string, version: string): Promise<string[]> {
+  return (await store.listTags(repository))
+    .filter((t) => t.startsWith(`${version}-rc.`))
+    .sort()
+    .reverse();
+}
+
+/**
+ * The tag the rc is known by: an rc of this version (`v3.1.0-rc.N`) pointing at the digest. The
+ * far side then proves "the release is the signed rc re-stamped" as verify does at home.
+ */
+async function rcTagOf(
+  store: ImageStore,
+  repository: string,
+  digest: string,
+  version: string,
+): Promise<string> {
+  for (const tag of await rcTags(store, repository, version))
+    if ((await store.resolve(repository, tag))?.digest === digest) return tag;
+  throw new RuleError(
+    'MIRROR_RC_MISSING',
+    `${store.name}: no ${version}-rc.N tag of ${repository} points at ${digest}, the rc ${version} was made from`,
+    {
+      hint: 'the rc the release was made from must be in the source with its rc tag',
+    },
+  );
+}

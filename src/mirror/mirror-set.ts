@@ -1,0 +1,124 @@
+import { compareVersions } from '../version/compare.ts';
+import { parseVersion } from '../version/parse.ts';
+
+/**
+ * What one `release mirror` carries, and the pure decisions about it: the order tags are written
+ * in, whether `latest` may move, and whether a signed release set names exactly what is loaded.
+ */
+
+/** A manifest of the set, with its exact bytes (digests are over them). */
+export interface SetManifest {
+  repository: string;
+  digest: string;
+  mediaType: string;
+  bytes: Uint8Array;
+  /** What the manifest is, for messages and the --json output. */
+  role: 'image' | 'child' | 'referrer';
+  /** A referrer: the digest it refers to. */
+  subject?: string;
+}
+
+/** One image artifact at one tag: its index (or manifest) digest and its children. */
+export interface SetImage {
+  artifact: string;
+  repository: string;
+  tag: string;
+  digest: string;
+  children: string[];
+  /** The rc digest this release image was re-stamped from (from its rc label or annotation). */
+  madeFrom?: string;
+}
+
+export interface MirrorSet {
+  version: string;
+  /** The release images, then (a release made from an rc) the rc images under the rc tag. */
+  images: SetImage[];
+  /** Every manifest: images, children, referrers; each after everything it depends on. */
+  manifests: SetManifest[];
+  /** Every blob by repository (config, layers, referrer layers), with its size. */
+  blobs: { repository: string; digest: string; size: number }[];
+}
+
+export interface TagWrite {
+  repository: string;
+  tag: string;
+  digest: string;
+}
+
+/** Bytes the set moves: every blob and manifest once per repository. */
+export function setSize(set: MirrorSet): number {
+  return (
+    set.blobs.reduce((sum, b) => sum + b.size, 0) + set.manifests.reduce((sum, m) => sum + m.bytes.length, 0)
+  );
+}
+
+/**
+ * The tags to write, in order: version tags (the rc's, then the release's, so a reader who sees
+ * the release tag finds its rc already there), then `latest` last and only when asked for and
+ * allowed. Referrer fallback tags (`sha256-<hex>`) are written with the manifests, not here. Pure.
+ */
+export function tagWrites(set: MirrorSet, latest: boolean): TagWrite[] {
+  const rcFirst = [...set.images].sort(
+    (a, b) => Number(a.tag === set.version) - Number(b.tag === set.version),
+  );
+  const writes = rcFirst.map((i) => ({ repository: i.repository, tag: i.tag, digest: i.digest }));
+  if (latest)
+    for (const i of set.images.filter((i) => i.tag === set.version))
+      writes.push({ repository: i.repository, tag: 'latest', digest: i.digest });
+  return writes;
+}
+
+/**
+ * Whether `version` may take `latest` in a target holding `targetTags` (every tag of every
+ * image): only a stable release that no stable version present outranks, as promote decides.
+ * A string says why not. Pure.
+ */
+export function latestRefusal(version: string, targetTags: readonly string[]): string | undefined {
+  const mine = parseVersion(version);
+  if (mine.kind !== 'release' || mine.dirty) return `${version} is not a stable release`;
+  for (const tag of targetTags) {
+    const other = parseVersion(tag);
+    if (other.kind !== 'release' || other.dirty) continue;
+    if (compareVersions(other, mine) > 0) return `${tag} in the target is higher than ${version}`;
+  }
+  return undefined;
+}
+
+/** What a signed release set says about one artifact. */
+export interface ClaimedArtifact {
+  repository: string;
+  digest: string;
+  children?: string[];
+}
+
+/**
+ * Why a release set's artifacts are not exactly the images being loaded for its tag (an image
+ * missing, one more, another digest or other children); undefined when they are. Pure.
+ */
+export function releaseSetMismatch(
+  claimed: Record<string, ClaimedArtifact>,
+  loading: readonly SetImage[],
+): string | undefined {
+  const problems: string[] = [];
+  const byRepo = new Map(loading.map((i) => [i.repository, i]));
+  const named = new Set<string>();
+  for (const [artifact, claim] of Object.entries(claimed)) {
+    named.add(claim.repository);
+    const image = byRepo.get(claim.repository);
+    if (!image) {
+      problems.push(
+        `${artifact} (${claim.repository}@${claim.digest}) is in the release set but not being loaded`,
+      );
+      continue;
+    }
+    if (image.digest !== claim.digest)
+      problems.push(`${claim.repository} is ${image.digest}, the release set names ${claim.digest}`);
+    const want = [...(claim.children ?? [])].sort().join(',');
+    if ([...image.children].sort().join(',') !== want)
+      problems.push(`${claim.repository}: its platform images are not the ones the release set names`);
+  }
+  for (const image of loading)
+    if (!named.has(image.repository))
+      problems.push(`${image.repository}@${image.digest} is not in the release set`);
+  return problems.length ? problems.join('; ') : undefined;
+}

@@ -1,0 +1,443 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VERSION_LABEL } from '../../src/engine/oci/version-layer.ts';
+import { sha256Digest } from '../../src/registry/digest.ts';
+import { FlatLayoutStore } from '../../src/registry/flat-layout-store.ts';
+import { packArchive, unpackArchive } from '../../src/registry/oci-archive.ts';
+import { openStore } from '../../src/registry/open-store.ts';
+import { listReferrers, updateFallbackIndex } from '../../src/registry/referrers.ts';
+import { RegistryStore } from '../../src/registry/registry-store.ts';
+import { MEDIA_TYPES } from '../../src/registry/store.ts';
+import {
+  checkImageSignature,
+  SIGNATURE_ARTIFACT_TYPE,
+  signImage,
+} from '../../src/signing/image-signature.ts';
+import { writeKeyPair } from '../../src/signing/key-files.ts';
+import { parsePrivateKey, parsePublicKey } from '../../src/signing/keys.ts';
+import { bundleOf, referrersOf, verifyDsse } from '../evidence/dsse.ts';
+import type { GitRepo } from '../helpers/git-repo.ts';
+import { makeImage, makeIndex, pushImage, pushIndex } from '../helpers/make-image.ts';
+import { type RunningRegistry, startRegistry } from '../helpers/registry.ts';
+import { jsonOf, runRelease } from '../helpers/run-release.ts';
+import { runSignalled } from '../promote/interrupt.ts';
+import { ARTIFACTS, type Artifact, REPOS, recordDigests, stampedProject } from '../promote/project.ts';
+import { type InProcessDeployment, startInProcessDeployment } from '../verify/in-process-deployments.ts';
+import { completeTags, expectedDigests, type MirrorJson } from './mirror-checks.ts';
+
+// A signed two-platform release made from an rc, with its release set, on one real docker-registry
+// goes to an oci-archive, then from the archive into a second docker-registry: every digest kept,
+// skopeo reads both, the signatures verify with the public key alone, and release verify passes
+// with a config that names only the second registry. Tampered, stripped and foreign-key archives
+// are refused with no tag written; a load killed at 10 moments and run again ends complete.
+
+const execFileP = promisify(execFile);
+const RC = 'v3.2.0-rc.1';
+const RELEASE = 'v3.2.0';
+const SET_TYPE = 'application/vnd.service-release.release-set+dsse';
+const PASSPHRASE = 'mirror-test-passphrase';
+const env = { RELEASE_SIGNING_PASSPHRASE: PASSPHRASE };
+
+let source: RunningRegistry;
+let target: RunningRegistry;
+let repo: GitRepo;
+let work: string;
+let deployment: InProcessDeployment;
+const archive = () => join(work, 'release.tar');
+const release = (args: string[], extra: Record<string, string> = {}) =>
+  runRelease(args, { cwd: repo.dir, env: { ...env, ...extra }, timeoutMs: 60_000 });
+const publicKey = () => parsePublicKey(readFileSync(join(repo.dir, 'release-signing.pub'), 'utf8'), 'pub');
+
+beforeAll(async () => {
+  [source, target] = await Promise.all([startRegistry(), startRegistry()]);
+  const store = new RegistryStore({ registry: source.host, env: {} });
+  repo = await stampedProject(RC, {
+    registry: source.host,
+    signing: { publicKey: 'release-signing.pub', privateKey: 'release-signing.key' },
+  });
+  await writeKeyPair(repo.dir, env);
+  const rcIndex = {} as Record<Artifact, string>;
+  for (const a of ARTIFACTS) {
+    const labels = { [VERSION_LABEL]: RC };
+    const index = makeIndex([
+      makeImage({ architecture: 'amd64', labels }),
+      makeImage({ architecture: 'arm64', labels }),
+    ]);
+    // web as a Docker manifest list (buildx with the docker media types): no annotation names its
+    // rc, so the mirror finds the rc through its children, as verify does.
+    rcIndex[a] =
+      a === 'web' ? await pushManifestList(store, REPOS[a], index) : await pushIndex(store, REPOS[a], index);
+  }
+  recordDigests(repo, rcIndex, RC);
+  const rc = await release(['promote', '--channel', 'rc']);
+  expect(rc.code, rc.stderr).toBe(0);
+  repo.tag(RELEASE);
+  const full = await release(['promote', '--channel', 'release', '--from', RC, '--version', RELEASE]);
+  expect(full.code, full.stderr).toBe(0);
+  work = mkdtempSync(join(tmpdir(), 'mirror-test-'));
+  // The far side's config: the second registry and the public key, nothing else.
+  const config = JSON.parse(readFileSync(join(repo.dir, 'release.config.json'), 'utf8'));
+  writeFileSync(
+    join(repo.dir, 'far-side.config.json'),
+    JSON.stringify({ ...config, registry: target.host, signing: { publicKey: 'release-signing.pub' } }),
+  );
+  const webRoot = join(work, 'web');
+  mkdirSync(webRoot);
+  writeFileSync(join(webRoot, 'index.html'), '<!doctype html><title>web</title>');
+  writeFileSync(join(webRoot, 'version.json'), JSON.stringify({ version: RELEASE }));
+  deployment = await startInProcessDeployment({
+    name: 'far',
+    apiVersion: RELEASE,
+    workerVersion: RELEASE,
+    webRoot,
+  });
+}, 120_000);
+
+async function pushManifestList(
+  store: RegistryStore,
+  repository: string,
+  index: ReturnType<typeof makeIndex>,
+) {
+  for (const image of index.images) await pushImage(store, repository, image);
+  const json = JSON.parse(Buffer.from(index.manifest).toString('utf8'));
+  const bytes = Buffer.from(JSON.stringify({ ...json, mediaType: MEDIA_TYPES.dockerManifestList }));
+  const digest = sha256Digest(bytes);
+  await store.putManifest(repository, digest, bytes, MEDIA_TYPES.dockerManifestList);
+  return digest;
+}
+
+afterAll(async () => {
+  await deployment?.close();
+  repo?.remove();
+  await Promise.all([source?.stop(), target?.stop()]);
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('release mirror: registry -> archive -> registry', { timeout: 120_000 }, () => {
+  let set: MirrorJson;
+
+  it('writes a reproducible archive of the whole set that skopeo reads', async () => {
+    const run = await release(['mirror', '--version', RELEASE, '--to', `oci-archive:${archive()}`, '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    set = jsonOf<MirrorJson>(run);
+    // api, worker, web at the release and at the rc, each with two platform images.
+    expect(set.images.map((i) => i.tag)).toEqual([RELEASE, RELEASE, RELEASE, RC, RC, RC]);
+    expect(set.images.every((i) => i.children.length === 2)).toBe(true);
+    // Signatures of each index and child, and the release set of each.
+    expect(set.manifests.filter((m) => m.role === 'referrer').length).toBeGreaterThanOrEqual(6 * 3 * 2);
+    const bytes = readFileSync(archive());
+    expect(set.archive).toEqual({
+      file: `oci-archive:${archive()}`,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      size: bytes.length,
+    });
+    // A dry run lists the same set and writes nothing.
+    const dryTar = join(work, 'dry.tar');
+    const dry = await release([
+      'mirror',
+      '--version',
+      RELEASE,
+      '--to',
+      `oci-archive:${dryTar}`,
+      '--dry-run',
+      '--json',
+    ]);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(jsonOf<MirrorJson>(dry).images).toEqual(set.images);
+    expect(existsSync(dryTar)).toBe(false);
+    const again = await release([
+      'mirror',
+      '--version',
+      RELEASE,
+      '--to',
+      `oci-archive:${join(work, 'again.tar')}`,
+    ]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(readFileSync(join(work, 'again.tar')).equals(bytes)).toBe(true);
+    expect(again.stdout).toContain(
+      `archive oci-archive:${join(work, 'again.tar')}: sha256 ${set.archive!.sha256}, ${bytes.length} bytes`,
+    );
+    // skopeo's OCI layout reader takes OCI manifests and indexes only, not a Docker manifest list
+    // (web here): the archive holds web all the same, and skopeo reads it on the second registry.
+    for (const image of set.images.filter((i) => i.repository !== REPOS.web)) {
+      const { stdout } = await execFileP('skopeo', [
+        'inspect',
+        '--raw',
+        `oci-archive:${archive()}:${image.repository}:${image.tag}`,
+      ]);
+      expect(sha256Digest(Buffer.from(stdout))).toBe(image.digest);
+    }
+  });
+
+  it('loads the archive into the second registry, digests and signatures kept', async () => {
+    const run = await release([
+      'mirror',
+      '--version',
+      RELEASE,
+      '--from',
+      `oci-archive:${archive()}`,
+      '--to',
+      target.host,
+      '--latest',
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(`mirrored ${RELEASE} from oci-archive:${archive()} to ${target.host}`);
+    expect(run.stdout).toContain('9 tag(s) written'); // 3 rc, 3 release, 3 latest
+    const far = new RegistryStore({ registry: target.host, env: {} });
+    for (const image of set.images) {
+      expect((await far.resolve(image.repository, image.tag))?.digest).toBe(image.digest);
+      for (const digest of [image.digest, ...image.children]) {
+        const check = await checkImageSignature(far, publicKey(), { repository: image.repository, digest });
+        expect(check.status, `${image.repository}@${digest}: ${check.reason}`).toBe('valid');
+      }
+      const { stdout } = await execFileP('skopeo', [
+        'inspect',
+        '--raw',
+        '--tls-verify=false',
+        `docker://${target.host}/${image.repository}:${image.tag}`,
+      ]);
+      expect(sha256Digest(Buffer.from(stdout))).toBe(image.digest);
+    }
+    // The release set on every mirrored image and child verifies with node:crypto and the PEM alone.
+    const pem = readFileSync(join(repo.dir, 'release-signing.pub'), 'utf8');
+    for (const image of set.images) {
+      for (const digest of [image.digest, ...image.children]) {
+        const [found] = await referrersOf(far, image.repository, digest, SET_TYPE);
+        expect(found, `${image.repository}@${digest}`).toBeDefined();
+        const payload = verifyDsse(await bundleOf(far, image.repository, found!.digest), pem);
+        expect(JSON.parse(payload!.toString('utf8')).predicate.version).toBe(image.tag);
+      }
+    }
+    for (const a of ARTIFACTS)
+      expect((await far.resolve(REPOS[a], 'latest'))?.digest).toBe(expectedDigests(set, RELEASE)[REPOS[a]]);
+    // A second load finds everything there: nothing copied.
+    const again = await release([
+      'mirror',
+      '--version',
+      RELEASE,
+      '--from',
+      `oci-archive:${archive()}`,
+      '--to',
+      target.host,
+      '--json',
+    ]);
+    expect(jsonOf<MirrorJson>(again).written).toMatchObject({
+      blobs: { copied: 0 },
+      manifests: { copied: 0 },
+    });
+  });
+
+  it('release verify --registry --require-signature passes with a config naming only the second registry', async () => {
+    const result = await release([
+      'verify',
+      '--config',
+      'far-side.config.json',
+      ...['--url', deployment.url, '--web-url', deployment.webUrl, '--worker-url', deployment.workerUrl],
+      ...['--expect', RELEASE, '--registry', '--require-signature', '--no-cli', '--json'],
+    ]);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    // Read from the second registry: every image's signature, index and platforms, valid.
+    const out = jsonOf<{
+      signatures: { artifact: string; status: string; platforms?: { status: string }[] }[];
+    }>(result);
+    expect(out.signatures.map((x) => x.artifact).sort()).toEqual([...ARTIFACTS].sort());
+    for (const x of out.signatures) {
+      expect(x.status).toBe('valid');
+      expect(x.platforms?.map((p) => p.status)).toEqual(['valid', 'valid']);
+    }
+  });
+});
+
+describe('release mirror refuses what the public key does not vouch for', { timeout: 120_000 }, () => {
+  /** Unpack the good archive, change it with `edit`, pack it again; load it into a fresh layout. */
+  async function loadEdited(name: string, edit: (layout: FlatLayoutStore, dir: string) => Promise<void>) {
+    const dir = join(work, `${name}-layout`);
+    await unpackArchive(archive(), dir);
+    const layout = await FlatLayoutStore.open(dir);
+    await edit(layout, dir);
+    await layout.flush();
+    const file = join(work, `${name}.tar`);
+    await packArchive(dir, file);
+    const into = join(work, `${name}-target`);
+    const run = await release([
+      'mirror',
+      '--version',
+      RELEASE,
+      '--from',
+      `oci-archive:${file}`,
+      '--to',
+      `oci-layout:${into}`,
+      '--json',
+    ]);
+    const store = openStore(`oci-layout:${into}`, { cwd: work, env: {} });
+    const tags = (await Promise.all(ARTIFACTS.map((a) => store.listTags(REPOS[a])))).flat();
+    return { run, tags };
+  }
+  const apiDigest = async (layout: FlatLayoutStore) => (await layout.resolve(REPOS.api, RELEASE))!.digest;
+
+  it('a tampered blob', async () => {
+    const { run, tags } = await loadEdited('tampered', async (layout, dir) => {
+      const manifest = JSON.parse(
+        Buffer.from((await layout.getManifest(REPOS.worker, RC))!.bytes).toString('utf8'),
+      );
+      const child = JSON.parse(
+        Buffer.from((await layout.getManifest(REPOS.worker, manifest.manifests[0].digest))!.bytes).toString(
+          'utf8',
+        ),
+      );
+      const layer = join(dir, 'blobs', 'sha256', child.layers[0].digest.slice(7));
+      const bytes = readFileSync(layer);
+      bytes.writeUInt8(bytes.readUInt8(bytes.length - 1) ^ 0xff, bytes.length - 1);
+      writeFileSync(layer, bytes);
+    });
+    expect(run.code, run.stdout).toBe(1);
+    expect(jsonOf<{ error: { code: string } }>(run).error.code).toBe('BLOB_TAMPERED');
+    expect(tags).toEqual([]);
+  });
+
+  it('a stripped signature', async () => {
+    const { run, tags } = await loadEdited('stripped', async (layout) => {
+      const digest = await apiDigest(layout);
+      const signatures = await listReferrers(layout, REPOS.api, digest, SIGNATURE_ARTIFACT_TYPE);
+      await updateFallbackIndex(layout, REPOS.api, digest, { remove: signatures.map((s) => s.digest) });
+    });
+    expect(run.code, run.stdout).toBe(1);
+    const error = jsonOf<{ error: { code: string; message: string } }>(run).error;
+    expect(error.code).toBe('MIRROR_REFUSED');
+    expect(error.message).toContain('no signature is attached');
+    expect(tags).toEqual([]);
+  });
+
+  it('a truncated archive', async () => {
+    const file = join(work, 'truncated.tar');
+    const whole = readFileSync(archive());
+    // An odd length: cut inside a block (a header or a blob), never on an entry's boundary.
+    writeFileSync(file, whole.subarray(0, Math.floor(whole.length / 2) | 1));
+    const into = join(work, 'truncated-target');
+    const run = await release([
+      'mirror',
+      '--version',
+      RELEASE,
+      '--from',
+      `oci-archive:${file}`,
+      '--to',
+      `oci-layout:${into}`,
+      '--json',
+    ]);
+    expect(run.code, run.stdout).toBe(1);
+    expect(jsonOf<{ error: { code: string } }>(run).error.code).toBe('ARCHIVE_UNREADABLE');
+    expect(existsSync(into)).toBe(false);
+  });
+
+  it('an incomplete archive (the worker left out)', async () => {
+    const { run, tags } = await loadEdited('incomplete', async (layout) => {
+      for (const tag of [RELEASE, RC]) await layout.deleteTag(REPOS.worker, tag);
+    });
+    expect(run.code, run.stdout).toBe(1);
+    expect(jsonOf<{ error: { code: string; message: string } }>(run).error.message).toContain(
+      `has no ${REPOS.worker}:${RELEASE}`,
+    );
+    expect(tags).toEqual([]);
+  });
+
+  it('an archive signed by another key', async () => {
+    const other = join(work, 'other-key');
+    await writeKeyPair(other, env);
+    const key = parsePrivateKey(
+      readFileSync(join(other, 'release-signing.key'), 'utf8'),
+      PASSPHRASE,
+      'other',
+    );
+    const { run, tags } = await loadEdited('foreign', async (layout) => {
+      for (const a of ARTIFACTS) {
+        const digest = (await layout.resolve(REPOS[a], RELEASE))!.digest;
+        const signatures = await listReferrers(layout, REPOS[a], digest, SIGNATURE_ARTIFACT_TYPE);
+        await updateFallbackIndex(layout, REPOS[a], digest, { remove: signatures.map((s) => s.digest) });
+        await signImage(layout, key, { repository: REPOS[a], digest });
+      }
+    });
+    expect(run.code, run.stdout).toBe(1);
+    expect(jsonOf<{ error: { code: string } }>(run).error.code).toBe('MIRROR_REFUSED');
+    expect(tags).toEqual([]);
+  });
+});
+
+describe('a load killed at 10 moments', { timeout: 120_000 }, () => {
+  let third: RunningRegistry;
+  beforeAll(async () => {
+    third = await startRegistry();
+  }, 60_000);
+  afterAll(async () => {
+    await third?.stop();
+  });
+
+  it('never leaves a tag pointing at a missing blob, and the next run completes', async () => {
+    const args = [
+      'mirror',
+      '--version',
+      RELEASE,
+      '--from',
+      `oci-archive:${archive()}`,
+      '--to',
+      third.host,
+      '--json',
+    ];
+    const far = new RegistryStore({ registry: third.host, env: {} });
+    // The killed processes' unpacked archives land under the test's own directory, removed with it.
+    const temp = join(work, 'tmp');
+    mkdirSync(temp);
+    const extra = { RELEASE_SIGNING_PASSPHRASE: PASSPHRASE, TMPDIR: temp };
+    // How long a whole load takes on this machine now; the kills are spread over it.
+    const probe = join(work, 'probe-target');
+    const timed = await runSignalled(
+      ['mirror', '--version', RELEASE, '--from', `oci-archive:${archive()}`, '--to', `oci-layout:${probe}`],
+      repo.dir,
+      undefined,
+      extra,
+    );
+    expect(timed.code, timed.stderr).toBe(0);
+    let killed = 0;
+    for (let i = 1; i <= 10; i++) {
+      const run = await runSignalled(
+        args,
+        repo.dir,
+        { signal: 'SIGKILL', atMs: Math.round((timed.ms * i) / 11) },
+        extra,
+      );
+      if (run.signal === 'SIGKILL') killed++;
+      expect(
+        await completeTags(
+          far,
+          ARTIFACTS.map((a) => REPOS[a]),
+        ),
+      ).toEqual({ broken: [] });
+    }
+    expect(killed).toBeGreaterThan(0);
+    const last = await runSignalled(args, repo.dir, undefined, extra);
+    expect(last.code, last.stderr).toBe(0);
+    // The next run removed what the killed ones left in the temporary directory, and its own.
+    expect(readdirSync(temp)).toEqual([]);
+    const set = JSON.parse(last.stdout) as MirrorJson;
+    for (const image of set.images)
+      expect((await far.resolve(image.repository, image.tag))?.digest).toBe(image.digest);
+    expect(
+      await completeTags(
+        far,
+        ARTIFACTS.map((a) => REPOS[a]),
+      ),
+    ).toEqual({ broken: [] });
+  });
+});
