@@ -33,6 +33,10 @@ const PLAIN_WRITES_ALLOWED: Record<string, string> = {
   'src/service/svc/update/recover-update.ts': "the recovery lock's pid, in a file just created with O_EXCL",
   'src/service/svc/update/update-lock.ts':
     'the journal inside a private directory that appears whole by rename',
+  'src/registry/oci-archive.ts':
+    "an archive written as <file>.partial-<pid> and renamed into place; one read is unpacked into release mirror's private temporary directory",
+  'src/registry/registry-store.ts':
+    "a blob streamed into release mirror's private temporary directory, hashed there before it is sent on",
   'src/service/svc/build/build-cli-archive.ts':
     'the package tree being packed, in a private temporary directory',
 };
