@@ -1,8 +1,7 @@
 import type { Step } from '../../pipeline/step.ts';
-import { referenceOf } from '../../verify/checks.ts';
 import { probeProvenance } from '../../verify/probes/provenance.ts';
 import { imageTagOf } from '../../version/image-tag.ts';
-import { parseVersion } from '../../version/parse.ts';
+import { deployedVersion } from './deployed-images.ts';
 import type { VerifyContext } from './verify-context.ts';
 
 /**
@@ -13,13 +12,10 @@ export const verifyProvenanceStep: Step<VerifyContext> = {
   title: 'Check each release image is its rc re-stamped',
   skip: (ctx) => (ctx.store ? false : 'pass --registry to check each image against the rc it names'),
   async run(ctx, io) {
-    const probed = ctx.probed!;
-    const live = probed.results.filter((r) => r.version !== undefined && r.running !== false);
-    const reference = referenceOf(live, ctx.options.expect);
-    const version = reference ? parseVersion(reference.tag) : undefined;
+    const version = deployedVersion(ctx);
     if (version?.kind !== 'release') {
       ctx.provenance = [];
-      io.progress(reference ? `${reference.tag} is not a full release` : 'no readable tag to look up');
+      io.progress(version ? `${version.raw} is not a full release` : 'no readable tag to look up');
       return;
     }
     const tag = imageTagOf(version);

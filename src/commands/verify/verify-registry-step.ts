@@ -1,9 +1,8 @@
 import type { Step } from '../../pipeline/step.ts';
-import { referenceOf } from '../../verify/checks.ts';
 import { probeRegistry } from '../../verify/probes/registry.ts';
 import { probeWorkerDocker } from '../../verify/probes/worker-docker.ts';
 import { imageTagOf } from '../../version/image-tag.ts';
-import { parseVersion } from '../../version/parse.ts';
+import { deployedVersion } from './deployed-images.ts';
 import type { VerifyContext } from './verify-context.ts';
 
 /** `--registry`: the digest each image's expected tag points to, against the digests running. */
@@ -12,14 +11,13 @@ export const verifyRegistryStep: Step<VerifyContext> = {
   skip: (ctx) => (ctx.store ? false : 'pass --registry (with --docker) to compare digests'),
   async run(ctx, io) {
     const probed = ctx.probed!;
-    const live = probed.results.filter((r) => r.version !== undefined && r.running !== false);
-    const reference = referenceOf(live, ctx.options.expect);
-    if (!reference) {
+    const version = deployedVersion(ctx);
+    if (!version) {
       ctx.registry = [];
       io.progress('no readable tag to look up');
       return;
     }
-    const tag = imageTagOf(parseVersion(reference.tag));
+    const tag = imageTagOf(version);
     const running = [...probed.results, ...probed.digests].filter((r) => r.image !== undefined && !r.error);
     const artifacts = (['api', 'worker', 'web'] as const).filter((name) =>
       running.some((r) => r.name === name),

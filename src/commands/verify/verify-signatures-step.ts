@@ -1,8 +1,7 @@
 import type { Step } from '../../pipeline/step.ts';
-import { referenceOf } from '../../verify/checks.ts';
 import { probeSignatures } from '../../verify/probes/signature.ts';
 import { imageTagOf } from '../../version/image-tag.ts';
-import { parseVersion } from '../../version/parse.ts';
+import { deployedImages, deployedVersion } from './deployed-images.ts';
 import type { VerifyContext } from './verify-context.ts';
 
 /**
@@ -19,25 +18,15 @@ export const verifySignaturesStep: Step<VerifyContext> = {
         ? 'pass --registry or --require-signature to check signatures'
         : false,
   async run(ctx, io) {
-    const probed = ctx.probed!;
-    const live = probed.results.filter((r) => r.version !== undefined && r.running !== false);
-    const reference = referenceOf(live, ctx.options.expect);
-    if (!reference) {
+    const version = deployedVersion(ctx);
+    if (!version) {
       ctx.signatures = [];
       io.progress('no readable tag to look up');
       return;
     }
-    const tag = imageTagOf(parseVersion(reference.tag));
-    const images = (['api', 'worker', 'web'] as const).filter((name) => probed.probed.includes(name));
+    const images = deployedImages(ctx, imageTagOf(version));
     const readings = await Promise.all(
-      images.map((artifact) =>
-        probeSignatures(ctx.store!, ctx.trustedKey!, {
-          artifact,
-          repository: ctx.options.images[artifact],
-          tag,
-          running: ctx.registry?.find((r) => r.artifact === artifact)?.running ?? [],
-        }),
-      ),
+      images.map((image) => probeSignatures(ctx.store!, ctx.trustedKey!, image)),
     );
     ctx.signatures = readings.flat();
     io.progress(ctx.signatures.map((s) => `${s.artifact}: ${s.status}`).join(', '));
