@@ -63,4 +63,49 @@ describe('swarmNodeReadings', () => {
       ]),
     ).toEqual([]);
   });
+
+  describe('a replica whose task on a lost node was given up, its replacement not placed', () => {
+    const inSlot = (t: SwarmTaskReading, slot: number, index: number): SwarmTaskReading => ({ ...t, slot, index });
+
+    it('is read from the lost node: unknown, with what it last ran', () => {
+      const out = readings([
+        inSlot(task('h', 'n1', 'running', 'running', 'v2'), 1, 30),
+        inSlot(task('i', 'n3', 'shutdown', 'shutdown', 'v1'), 3, 20),
+        inSlot(task('j', undefined, 'running', 'pending', 'v2'), 3, 31),
+      ]);
+      expect(out).toHaveLength(1);
+      expect(out[0]?.version).toBe('unknown');
+      expect(out[0]?.source).toContain('node3 (10.0.0.13)');
+      expect(out[0]?.detail).toMatch(
+        /^node3 is down: what it runs is unknown; it last ran v1 \(SERVICE_VERSION, task shutdown; its replacement is not running on any node\)/,
+      );
+    });
+
+    it('names the newest of the lost node\'s tasks in that replica', () => {
+      const [r] = readings([
+        inSlot(task('k', 'n3', 'shutdown', 'failed', 'v0'), 2, 5),
+        inSlot(task('l', 'n3', 'shutdown', 'shutdown', 'v1'), 2, 20),
+        inSlot(task('m', undefined, 'running', 'pending', 'v2'), 2, 31),
+      ]);
+      expect(r?.detail).toContain('it last ran v1');
+    });
+
+    it('adds nothing once another node runs the replica, nor for a lost node long replaced', () => {
+      expect(
+        readings([
+          inSlot(task('n', 'n3', 'shutdown', 'shutdown', 'v1'), 2, 20),
+          inSlot(task('o', 'n2', 'running', 'running', 'v2'), 2, 31),
+        ]),
+      ).toEqual([]);
+    });
+
+    it('reads a lost node once when it also has a current task in the replica', () => {
+      const out = readings([
+        inSlot(task('p', 'n3', 'shutdown', 'shutdown', 'v1'), 2, 20),
+        inSlot(task('q', 'n3', 'running', 'running', 'v2'), 2, 31),
+      ]);
+      expect(out).toHaveLength(1);
+      expect(out[0]?.detail).toContain('it last ran v2 (SERVICE_VERSION, task running)');
+    });
+  });
 });

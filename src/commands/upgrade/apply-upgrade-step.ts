@@ -11,15 +11,22 @@ import { record, type UpgradeContext } from './upgrade-context.ts';
  * Carry the plan out, phase by phase: API and worker together (both specs change at once, then
  * both must converge and report the tag), then web. The first thing that goes wrong stops it and
  * is kept as the failure; the rollback step puts back every service touched so far.
+ *
+ * A plan with nothing to change while the deployment is not in step is Swarm still at work (an
+ * update just written, a task of the old image being stopped): it is waited for, under the same
+ * deadline, rather than proved half-way and reported as drift.
  */
 export const applyUpgradeStep: Step<UpgradeContext> = {
   title: 'Upgrade the services',
   writes: true,
-  skip: (ctx) => (ctx.plan!.upToDate ? `every service already runs ${ctx.tag}` : false),
+  skip: (ctx) => (ctx.plan!.upToDate && ctx.inStepBefore ? `every service already runs ${ctx.tag}` : false),
   async run(ctx, io) {
     const deadline = Date.now() + ctx.timeoutMs;
     try {
-      for (const phase of ctx.plan!.phases) await runPhase(ctx, phase, deadline, io);
+      for (const phase of ctx.plan!.phases) {
+        if (ctx.plan!.upToDate) await settlePhase(ctx, phase, deadline, io);
+        else await runPhase(ctx, phase, deadline, io);
+      }
       io.progress(`every service runs ${ctx.tag}`);
     } catch (error) {
       ctx.failure = failureOf(error);
@@ -73,6 +80,31 @@ async function runPhase(ctx: UpgradeContext, phase: PlannedService[], deadline: 
         },
       ),
     ),
+  );
+  await waitVersions(ctx, phase, deadline, io);
+}
+
+/** Nothing to write: wait until Swarm has converged on the specs already there, then the versions. */
+async function settlePhase(ctx: UpgradeContext, phase: PlannedService[], deadline: number, io: StepIO) {
+  await Promise.all(
+    phase.map(async (planned) => {
+      const service = ctx.running!.find((s) => s.role === planned.role)!;
+      await waitConverged({
+        docker: ctx.docker,
+        serviceId: service.id,
+        name: planned.name,
+        role: planned.role,
+        spec: service.spec,
+        // Every task listed now is history this run did not make: only its outcome is waited for.
+        before: new Set((await listTasks(ctx.docker, service.id)).map((t) => t.id)),
+        stableMs: ctx.monitorMs,
+        deadline,
+        cancelled: () => false,
+        progress: io.progress,
+        record: (text) => record(ctx, text),
+      });
+      record(ctx, `${planned.name}: already on ${planned.to.digest.slice(0, 19)}; Swarm has settled`);
+    }),
   );
   await waitVersions(ctx, phase, deadline, io);
 }

@@ -200,6 +200,8 @@ async function readTasks(docker: Docker, serviceId: string): Promise<SwarmTaskRe
     ID: string;
     NodeID?: string;
     DesiredState?: string;
+    Slot?: number;
+    Version?: { Index?: number };
     Status?: { State?: string };
     Spec?: { ContainerSpec?: { Image?: string; Env?: string[] } };
   }[];
@@ -210,6 +212,8 @@ async function readTasks(docker: Docker, serviceId: string): Promise<SwarmTaskRe
     state: t.Status?.State ?? '',
     image: t.Spec?.ContainerSpec?.Image ?? '',
     env: envValue(t.Spec?.ContainerSpec?.Env, 'SERVICE_VERSION'),
+    ...(t.Slot !== undefined ? { slot: t.Slot } : {}),
+    ...(t.Version?.Index !== undefined ? { index: t.Version.Index } : {}),
   }));
 }
 
