@@ -65,7 +65,11 @@ describe('swarmNodeReadings', () => {
   });
 
   describe('a replica whose task on a lost node was given up, its replacement not placed', () => {
-    const inSlot = (t: SwarmTaskReading, slot: number, index: number): SwarmTaskReading => ({ ...t, slot, index });
+    const inSlot = (t: SwarmTaskReading, slot: number, index: number): SwarmTaskReading => ({
+      ...t,
+      slot,
+      index,
+    });
 
     it('is read from the lost node: unknown, with what it last ran', () => {
       const out = readings([
@@ -81,7 +85,7 @@ describe('swarmNodeReadings', () => {
       );
     });
 
-    it('names the newest of the lost node\'s tasks in that replica', () => {
+    it("names the newest of the lost node's tasks in that replica", () => {
       const [r] = readings([
         inSlot(task('k', 'n3', 'shutdown', 'failed', 'v0'), 2, 5),
         inSlot(task('l', 'n3', 'shutdown', 'shutdown', 'v1'), 2, 20),

@@ -66,7 +66,12 @@ export function swarmNodeReadings(input: {
       );
     } else if (task.desired !== 'running' && task.state === 'running') {
       readings.push(
-        reading(task, node, version, `still running on ${node.name} although Swarm wants it ${task.desired} (${from})`),
+        reading(
+          task,
+          node,
+          version,
+          `still running on ${node.name} although Swarm wants it ${task.desired} (${from})`,
+        ),
       );
     }
   }
