@@ -10,9 +10,11 @@
 //   node scripts/build.mjs            clean lib/, write JavaScript and declarations (prepack)
 //   node scripts/build.mjs --js-only  write the JavaScript only (tests, `npm run release`)
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
 import { build } from 'esbuild';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -60,6 +62,24 @@ await build({
   logLevel: 'warning',
 });
 
+// What the bundle knows of its config schema (src/config/validated-cache.ts): an identity (the
+// sources the schema is made of, zod's version and ours), under which a validated config is
+// cached, and the validated defaults, so a run that finds nothing new to validate never loads zod.
+const schemaId = createHash('sha256');
+for (const file of [...sources(join(SRC, 'config')), join(SRC, 'version/skew.ts')].sort())
+  schemaId.update(relative(SRC, file)).update('\0').update(readFileSync(file)).update('\0');
+for (const manifest of ['package.json', 'node_modules/zod/package.json'])
+  schemaId.update(JSON.parse(readFileSync(join(ROOT, manifest), 'utf8')).version);
+const { validateConfig } = await import(pathToFileURL(join(LIB, 'config/validate.js')).href);
+const defaults = validateConfig({}, 'defaults');
+const configDefines = {
+  __SERVICE_RELEASE_SCHEMA_ID__: JSON.stringify(schemaId.digest('hex')),
+  // Only when JSON holds the defaults exactly; else each run validates them.
+  ...(isDeepStrictEqual(JSON.parse(JSON.stringify(defaults)), defaults)
+    ? { __SERVICE_RELEASE_DEFAULT_CONFIG__: JSON.stringify(JSON.stringify(defaults)) }
+    : {}),
+};
+
 // The `release` command once more, as a bundle with code splitting: Node then reads a handful of
 // files at start-up rather than hundreds (zod alone is 95 modules), and each command's code,
 // imported on demand, is a chunk of its own. Dependencies that are large, native or only some
@@ -85,6 +105,7 @@ await build({
   target: 'node20.19',
   legalComments: 'none',
   logLevel: 'warning',
+  define: configDefines,
   // Bundled CommonJS dependencies call require(); an ES module has none without this.
   banner: {
     js: "import { createRequire as __srCreateRequire } from 'node:module';\nconst require = __srCreateRequire(import.meta.url);",

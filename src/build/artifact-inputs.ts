@@ -1,6 +1,6 @@
 import { dirname, join, normalize } from 'node:path';
 import { cliArtifact, imageArtifacts } from '../config/artifacts.ts';
-import { OCI_LAYOUT_PREFIX } from '../config/artifacts-schema.ts';
+import { OCI_LAYOUT_PREFIX } from '../config/constants.ts';
 import type { ReleaseConfig } from '../config/schema.ts';
 
 /**

@@ -1,9 +1,8 @@
-import { Command, CommanderError } from 'commander';
-import { printError, printJson } from '../commands/output.ts';
+import { printError } from '../commands/output.ts';
+import { parseStampArgs } from '../commands/stamp/stamp-args.ts';
 import { EXIT, isReleaseError } from '../errors.ts';
 import { packageVersion } from '../shared/package-root.ts';
 import { type CliIo, currentIo, withIo } from '../util/cli-io.ts';
-import { commandDefinitions, defineProgram } from './commands.ts';
 import { systemErrorAsReleaseError } from './system-error.ts';
 
 /** For the bin: hand it SIGINT and SIGTERM (see `util/interrupt.ts`). */
@@ -22,32 +21,25 @@ export function main(argv: string[], io: Partial<CliIo> = {}): Promise<number> {
 }
 
 async function run(argv: string[]): Promise<number> {
-  const { stdout, stderr } = currentIo();
+  const { stdout } = currentIo();
   // Only as the first argument: `release promote --version v1.2.0` names a version to promote.
   if (argv[0] === '--version' || argv[0] === '-V') {
     stdout.write(`release ${packageVersion()}\n`);
     return EXIT.ok;
   }
-  const program = defineProgram(new Command('release'))
-    .configureOutput({ writeOut: (text) => stdout.write(text), writeErr: (text) => stderr.write(text) })
-    .addHelpText('after', "\n  release --version (-V) prints the toolkit's own version.")
-    .exitOverride()
-    .showHelpAfterError();
-  for (const define of commandDefinitions) define(program);
-  for (const command of program.commands) command.exitOverride();
-
   try {
-    await program.parseAsync(argv, { from: 'user' });
-    return EXIT.ok;
+    // `release stamp` with plain arguments, the first command of every CI job, runs without
+    // loading commander; anything else (help, a refusal, every other command) goes through it.
+    const stamp = argv[0] === 'stamp' ? parseStampArgs(argv.slice(1)) : undefined;
+    if (stamp) {
+      const { runStamp } = await import('../commands/stamp/run-stamp.ts');
+      await runStamp(stamp);
+      return EXIT.ok;
+    }
+    const { runProgram } = await import('./program.ts');
+    return await runProgram(argv);
   } catch (thrown) {
     const json = argv.includes('--json');
-    if (thrown instanceof CommanderError) {
-      // Commander has already printed its message; --help is an "error" to it, a success to us.
-      if (thrown.exitCode === 0) return EXIT.ok;
-      // With --json a script reads stdout: it gets the usage error as a document too.
-      if (json) printJson({ error: usageDocument(thrown, argv, program) });
-      return EXIT.usage;
-    }
     const error = systemErrorAsReleaseError(thrown) ?? thrown;
     // A command that has already printed its verdict (verify's report, one JSON document) only
     // needs its exit code; printing the error too would add a second document to stdout.
@@ -55,17 +47,4 @@ async function run(argv: string[]): Promise<number> {
     printError(error, json);
     return (error as { exitCode?: number }).exitCode ?? EXIT.internal;
   }
-}
-
-/** Commander's refusal (unknown option, bad choice, missing argument) as the `--json` error. */
-function usageDocument(error: CommanderError, argv: string[], program: Command) {
-  const names = new Set(program.commands.map((c) => c.name()));
-  const command = argv.find((a) => names.has(a));
-  return {
-    code: 'USAGE_INVALID',
-    message: error.message.replace(/^error: /, ''),
-    hint: `see \`release ${command ? `${command} ` : ''}--help\``,
-    exitCode: EXIT.usage,
-    commander: error.code,
-  };
 }

@@ -1,30 +1,19 @@
 import * as z from 'zod';
+import {
+  ARTIFACT_NAME,
+  DEFAULT_BASE_IMAGE,
+  DEFAULT_INSTALL_COMMAND,
+  IMAGE_ROLES,
+  type ImageRole,
+  REPOSITORY,
+  ROLES,
+} from './constants.ts';
 
-// Image repository names per the distribution spec: lowercase path components.
-export const REPOSITORY =
-  /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$/;
 const NPM_NAME = /^(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
-/** An artifact's name: the key under `artifacts` (also its key in the release record). */
-export const ARTIFACT_NAME = /^[a-z][a-z0-9-]{0,62}$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-export const OCI_LAYOUT_PREFIX = 'oci-layout:';
-/** The minimal node base `release base-image` makes on this machine (nothing is pulled). */
-export const DEFAULT_BASE_IMAGE = `${OCI_LAYOUT_PREFIX}.release/base/node:20`;
 // An image reference: a layout path or a registry host, a repository, then a tag or a digest.
 const BASE_IMAGE =
   /^(?:oci-layout:[^\s:@]*[a-z0-9]|[A-Za-z0-9.[\]:-]+\/[a-z0-9][a-z0-9._/-]*)(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}|@sha256:[0-9a-f]{64})?$/;
-
-/** The roles the spec knows; an image artifact without one is an extra image (a `scheduler`). */
-export const IMAGE_ROLES = ['api', 'worker', 'web'] as const;
-export type ImageRole = (typeof IMAGE_ROLES)[number];
-export type Role = ImageRole | 'cli';
-export const ROLES: readonly Role[] = [...IMAGE_ROLES, 'cli'];
-
-/** Where the CLI archive goes in the API image: docker, in the context; oci, in the image. */
-export const DEFAULT_CLI_ARCHIVE = { docker: 'service-cli.tar.gz', oci: '/app/service-cli.tar.gz' } as const;
-/** What the svc gate prints (DESIGN.md); `{url}` is the archive's download URL. */
-export const DEFAULT_INSTALL_COMMAND = 'npm install -g {url}';
 
 const relativePath = z
   .string()

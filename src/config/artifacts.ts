@@ -1,10 +1,6 @@
-import type {
-  ArtifactConfig,
-  CliArtifactConfig,
-  ImageArtifactConfig,
-  ImageRole,
-} from './artifacts-schema.ts';
-import { IMAGE_ROLES } from './artifacts-schema.ts';
+import type { ArtifactConfig, CliArtifactConfig, ImageArtifactConfig } from './artifacts-schema.ts';
+import type { ImageRole } from './constants.ts';
+import { IMAGE_ROLES } from './constants.ts';
 import type { ReleaseConfig } from './schema.ts';
 
 type WithArtifacts = Pick<ReleaseConfig, 'artifacts'>;

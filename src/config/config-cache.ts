@@ -25,10 +25,18 @@ interface Manifest {
 
 /** Where the cache of the config at `filepath` lives, or undefined (no node_modules above it). */
 export function configCacheDir(filepath: string): string | undefined {
-  let dir = dirname(filepath);
+  const root = toolkitCacheDir(dirname(filepath));
+  return root && join(root, 'config');
+}
+
+/**
+ * The toolkit's cache for a project in `dir`: node_modules/.cache/service-release of the nearest
+ * node_modules at or above it, or undefined when there is none.
+ */
+export function toolkitCacheDir(dir: string): string | undefined {
   for (;;) {
     const modules = join(dir, 'node_modules');
-    if (existsSync(modules)) return join(modules, '.cache', 'service-release', 'config');
+    if (existsSync(modules)) return join(modules, '.cache', 'service-release');
     const parent = dirname(dir);
     if (parent === dir) return undefined;
     dir = parent;

@@ -10,8 +10,8 @@ export type {
   ArtifactConfig,
   CliArtifactConfig,
   ImageArtifactConfig,
-  ImageRole,
 } from './artifacts-schema.ts';
+export type { ImageRole } from './constants.ts';
 export { defineConfig } from './define-config.ts';
 export { type LoadedConfig, loadConfig } from './load.ts';
 export {

@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { ARTIFACT_NAME, cliArtifactSchema, imageArtifactSchema } from './artifacts-schema.ts';
+import { cliArtifactSchema, imageArtifactSchema } from './artifacts-schema.ts';
+import { ARTIFACT_NAME } from './constants.ts';
 import { configSchema, REGISTRY } from './schema.ts';
 
 /** Where the package ships it, and the `$schema` line `release init --format json` writes. */

@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { cosmiconfig } from 'cosmiconfig';
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import { ConfigError } from '../errors.ts';
+import { toolkitCacheDir } from './config-cache.ts';
 import { importConfigModule, importTypeScriptConfig } from './import-config.ts';
 import type { ReleaseConfig } from './schema.ts';
-import { validateConfig } from './validate.ts';
+import { builtDefaults, builtSchemaId, validatedCache } from './validated-cache.ts';
 
 export interface LoadedConfig {
   config: ReleaseConfig;
@@ -28,24 +29,16 @@ const SEARCH_PLACES = [
  * only `cwd` is searched (never its parents: a stray config above the project must not leak in).
  */
 export async function loadConfig(options: { cwd: string; configPath?: string }): Promise<LoadedConfig> {
-  let found: { config: unknown; filepath: string; isEmpty?: boolean } | null;
+  let found: { config: unknown; filepath: string } | null;
   try {
-    // Made inside the try: making it already reads package.json (cosmiconfig's own settings).
-    const explorer = cosmiconfig('release', {
-      searchPlaces: SEARCH_PLACES,
-      searchStrategy: 'none',
-      // Our own loaders: cosmiconfig's TypeScript loader would pull in the TypeScript compiler, and
-      // only a `.ts` config pays for esbuild (import-config.ts says why it is compiled, not imported).
-      loaders: { '.ts': importTypeScriptConfig, '.mjs': importConfigModule, '.js': importConfigModule },
-    });
     if (options.configPath) {
       const path = resolve(options.cwd, options.configPath);
       if (!existsSync(path)) {
         throw new ConfigError(`config file not found: ${path}`, [], { hint: 'check the --config path' });
       }
-      found = await explorer.load(path);
+      found = await loadFile(path);
     } else {
-      found = await explorer.search(options.cwd);
+      found = await search(options.cwd);
     }
   } catch (error) {
     if (error instanceof ConfigError) throw error;
@@ -54,12 +47,75 @@ export async function loadConfig(options: { cwd: string; configPath?: string }):
       cause: error,
     });
   }
-  if (!found) return { config: validateConfig({}, 'defaults'), filepath: undefined, dir: options.cwd };
+  if (!found) {
+    const defaults = builtDefaults() ?? (await import('./validate.ts')).validateConfig({}, 'defaults');
+    return { config: defaults, filepath: undefined, dir: options.cwd };
+  }
   return {
-    config: validateConfig(found.config, found.filepath),
+    config: await validatedConfig(found.config, found.filepath),
     filepath: found.filepath,
     dir: dirname(found.filepath),
   };
+}
+
+/**
+ * The validator's answer, from the cache when the same config was accepted before by the same
+ * schema (validated-cache.ts): the validator, and zod with it, loads only for a config it has not
+ * seen. A cache that cannot be written (a read-only node_modules) only means validating each time.
+ */
+async function validatedConfig(raw: unknown, filepath: string): Promise<ReleaseConfig> {
+  const schemaId = builtSchemaId();
+  const root = schemaId ? toolkitCacheDir(dirname(filepath)) : undefined;
+  const cache = schemaId && root ? validatedCache(join(root, 'validated'), schemaId) : undefined;
+  const kept = cache?.get(raw);
+  if (kept) return kept;
+  const { validateConfig } = await import('./validate.ts');
+  const config = validateConfig(raw, filepath);
+  await cache?.put(raw, config).catch(() => undefined);
+  return config;
+}
+
+/**
+ * The first of SEARCH_PLACES in `dir` that holds a config; a package.json only with a `release`
+ * key, as cosmiconfig reads it. A handful of existence checks: cosmiconfig itself (with its YAML
+ * and JSON parsers) cost more to load than the rest of `release stamp` with a JSON config.
+ */
+async function search(dir: string): Promise<{ config: unknown; filepath: string } | null> {
+  for (const place of SEARCH_PLACES) {
+    const path = join(dir, place);
+    if (!existsSync(path)) continue;
+    if (place === 'package.json') {
+      const manifest = parseJson(await readFile(path, 'utf8'), path) as Record<string, unknown> | undefined;
+      return manifest && 'release' in manifest ? { config: manifest['release'], filepath: path } : null;
+    }
+    return loadFile(path);
+  }
+  return null;
+}
+
+/** One config file, by its extension: our loaders for the forms we document, cosmiconfig's for the rest. */
+async function loadFile(path: string): Promise<{ config: unknown; filepath: string } | null> {
+  const extension = extname(path);
+  if (extension === '.ts') return { config: await importTypeScriptConfig(path), filepath: path };
+  if (extension === '.mjs' || extension === '.js')
+    return { config: await importConfigModule(path), filepath: path };
+  if (extension === '.json' && basename(path) !== 'package.json') {
+    return { config: parseJson(await readFile(path, 'utf8'), path), filepath: path };
+  }
+  // YAML, .cjs, a package.json named with --config, a file without an extension: as cosmiconfig
+  // reads them. Loaded only here.
+  const { cosmiconfig } = await import('cosmiconfig');
+  return cosmiconfig('release', { searchStrategy: 'none' }).load(path);
+}
+
+/** JSON as a config file holds it: an empty file is no config (the defaults), as in cosmiconfig. */
+function parseJson(text: string, path: string): unknown {
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new Error(`JSON Error in ${path}: ${(error as Error).message}`);
+  }
 }
 
 /** A parser's message without its code frame (`> 1 | {bad`, `    |  ^`): one line for stderr. */

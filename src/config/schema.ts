@@ -1,18 +1,14 @@
 import * as z from 'zod';
 
-import {
-  artifactsSchema,
-  type CliArtifactInput,
-  type ImageArtifactInput,
-  OCI_LAYOUT_PREFIX,
-} from './artifacts-schema.ts';
+import { artifactsSchema, type CliArtifactInput, type ImageArtifactInput } from './artifacts-schema.ts';
+import { OCI_LAYOUT_PREFIX } from './constants.ts';
 import { skewSchema } from './skew-schema.ts';
 
 // A registry host (with a dot, a port, or `localhost`, as docker requires) and an optional namespace.
 export const REGISTRY =
   /^(?:localhost|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*:\d{1,5}|\[[0-9a-fA-F:]+\](?::\d{1,5})?)(?::\d{1,5})?(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$/;
 
-export { DEFAULT_BASE_IMAGE, OCI_LAYOUT_PREFIX } from './artifacts-schema.ts';
+export { DEFAULT_BASE_IMAGE, OCI_LAYOUT_PREFIX } from './constants.ts';
 
 const registryRef = z.string().refine((value) => isRegistryReference(value), {
   message: 'expected a registry like "127.0.0.1:5000/acme" or "oci-layout:<dir>"',

@@ -1,4 +1,4 @@
-import { simpleGit } from 'simple-git';
+import { execFile } from 'node:child_process';
 import { describeCommit } from '../shared/git-describe.ts';
 
 /** How long the git questions may take together: a repository on a slow network disk, at worst. */
@@ -20,20 +20,26 @@ export interface RepoInfo {
 }
 
 /**
- * The few git questions the toolkit asks about a source tree, one function, simple-git underneath.
- * Three git processes, all at once: every `release stamp` pays for them at start-up, so each
- * answers as much as it can. The description is the version itself (spec: `git describe --tags
- * --always --dirty`), and its `-dirty` suffix is the dirty check (tracked files only, as the
- * spec means it); one `git log` gives the commit and its time.
+ * The few git questions the toolkit asks about a source tree, in one function. Its git processes
+ * run all at once: every `release stamp` pays for them at start-up, so each answers as much as it
+ * can. The description is the version itself (spec: `git describe --tags --always --dirty`), and
+ * its `-dirty` suffix is the dirty check (tracked files only, as the spec means it); one `git log`
+ * gives the commit and its time.
+ *
+ * Plain `node:child_process`, as `gitDescribe` is: simple-git (with its debug logger) took longer
+ * to load than the four git processes take to answer, on the path of every CI job's first command.
+ * The deadline covers a git that never closes its output (something it started still holding it):
+ * the answer is then "no repository information", and what still runs is killed.
  */
 export async function readRepoInfo(dir: string, deadlineMs = GIT_DEADLINE_MS): Promise<RepoInfo> {
-  // simple-git settles a command on its 'close' or 50 ms after its 'exit', whichever is first,
-  // and that 50 ms timer outlives the answer: every stamp sat idle 50 ms before it could exit.
-  // 'close' alone is the complete answer (all output read). The deadline covers a git that
-  // never closes (something it started still holding its output): the answer is then "no
-  // repository information", and the abort stops what still runs. Cleared when done, it holds
-  // nothing open.
   const deadline = new AbortController();
+  const env = gitEnv(process.env);
+  const ask = (args: string[]): Promise<string | null> =>
+    new Promise((resolve) => {
+      execFile('git', args, { cwd: dir, env, signal: deadline.signal, windowsHide: true }, (error, stdout) =>
+        resolve(error ? null : String(stdout).trim()),
+      );
+    });
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<null>((resolve) => {
     timer = setTimeout(() => {
@@ -41,18 +47,6 @@ export async function readRepoInfo(dir: string, deadlineMs = GIT_DEADLINE_MS): P
       resolve(null);
     }, deadlineMs);
   });
-  const git = simpleGit({
-    baseDir: dir,
-    abort: deadline.signal,
-    completion: { onClose: true, onExit: false },
-  }).env(gitEnv(process.env));
-  const ask = async (args: string[]): Promise<string | null> => {
-    try {
-      return (await git.raw(args)).trim();
-    } catch {
-      return null;
-    }
-  };
   const answers = await Promise.race([
     Promise.all([
       ask(['log', '-1', '--format=%H%n%ct', 'HEAD']),
@@ -82,10 +76,9 @@ const NO_REPOSITORY: RepoInfo = {
 };
 
 /**
- * The environment git gets: only what read-only questions need. Passing the caller's whole
- * environment made simple-git refuse to run at all whenever EDITOR, PAGER, GIT_ASKPASS or
- * similar were set (it guards them against injection), and the stamp then silently lost its
- * commit. GIT_DIR and friends are left out too: the answer must come from `dir` itself.
+ * The environment git gets: only what read-only questions need. An editor, a pager or an askpass
+ * program has no business in a question git answers from disk (and GIT_TERMINAL_PROMPT=0 keeps it
+ * from ever asking). GIT_DIR and friends are left out too: the answer must come from `dir` itself.
  */
 export function gitEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   const keep = [

@@ -1,4 +1,4 @@
-import { IMAGE_ROLES, type ImageRole, REPOSITORY } from '../config/artifacts-schema.ts';
+import { IMAGE_ROLES, type ImageRole, REPOSITORY } from '../config/constants.ts';
 import type { Detection, FoundDockerfile } from './detect.ts';
 import type { DockerRecipe } from './dockerfile.ts';
 

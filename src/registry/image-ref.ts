@@ -1,4 +1,4 @@
-import { OCI_LAYOUT_PREFIX } from '../config/schema.ts';
+import { OCI_LAYOUT_PREFIX } from '../config/constants.ts';
 import { UsageError } from '../errors.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { OCI_LAYOUT_PREFIX } from '../config/schema.ts';
+import { OCI_LAYOUT_PREFIX } from '../config/constants.ts';
 import { currentIo } from '../util/cli-io.ts';
 import { LayoutStore } from './layout-store.ts';
 import { journalDirOf } from './promotion-journal.ts';

@@ -1,5 +1,5 @@
 import { buildEpoch } from '../../build/image-specs.ts';
-import { OCI_LAYOUT_PREFIX } from '../../config/schema.ts';
+import { OCI_LAYOUT_PREFIX } from '../../config/constants.ts';
 import { makeBaseImage } from '../../engine/base-image.ts';
 import { ExternalError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';

@@ -1,5 +1,5 @@
 import { imageOfRole } from '../../config/artifacts.ts';
-import { IMAGE_ROLES } from '../../config/artifacts-schema.ts';
+import { IMAGE_ROLES } from '../../config/constants.ts';
 import { RuleError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { openConfiguredStore } from '../../registry/open-store.ts';

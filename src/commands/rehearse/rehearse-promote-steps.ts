@@ -1,5 +1,5 @@
 import { imageOfRole } from '../../config/artifacts.ts';
-import { IMAGE_ROLES } from '../../config/artifacts-schema.ts';
+import { IMAGE_ROLES } from '../../config/constants.ts';
 import { hasVersionLayer, VERSION_LABEL } from '../../engine/oci/version-layer.ts';
 import { RuleError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';

@@ -1,5 +1,5 @@
 import type Docker from 'dockerode';
-import type { ImageRole } from '../../config/artifacts-schema.ts';
+import type { ImageRole } from '../../config/constants.ts';
 import { ExternalError } from '../../errors.ts';
 import { freePort, retryOnPortClash } from '../../util/free-port.ts';
 

@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { extract } from 'tar-stream';
-import type { ImageRole } from '../../config/artifacts-schema.ts';
+import type { ImageRole } from '../../config/constants.ts';
 import { ExternalError } from '../../errors.ts';
 import type { ImageStore } from '../../registry/store.ts';
 import { type StartedProcess, startProcess } from '../../util/start-process.ts';

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { cliArtifact } from '../../config/artifacts.ts';
-import { OCI_LAYOUT_PREFIX } from '../../config/schema.ts';
+import { OCI_LAYOUT_PREFIX } from '../../config/constants.ts';
 import { connectDocker, dockerAnswers } from '../../engine/docker/connect.ts';
 import { ExternalError, RuleError, UsageError } from '../../errors.ts';
 import { runPipeline } from '../../pipeline/runner.ts';

@@ -1,5 +1,5 @@
 import type Docker from 'dockerode';
-import { OCI_LAYOUT_PREFIX } from '../../config/schema.ts';
+import { OCI_LAYOUT_PREFIX } from '../../config/constants.ts';
 import { ExternalError, InternalError } from '../../errors.ts';
 import { formatImageRef } from '../../registry/image-ref.ts';
 import type { ImageStore } from '../../registry/store.ts';

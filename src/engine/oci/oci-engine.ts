@@ -1,4 +1,4 @@
-import { OCI_LAYOUT_PREFIX } from '../../config/schema.ts';
+import { OCI_LAYOUT_PREFIX } from '../../config/constants.ts';
 import { InternalError } from '../../errors.ts';
 import { formatImageRef } from '../../registry/image-ref.ts';
 import type { ImageStore } from '../../registry/store.ts';
