@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GitRepo } from '../../test/helpers/git-repo.ts';
-import { readRepoInfo } from './repo-info.ts';
+import { readRepoInfo, tagsOfDecoration } from './repo-info.ts';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -58,4 +58,29 @@ describe('readRepoInfo', () => {
     const info = await readRepoInfo(tmpdir(), 300);
     expect(info).toEqual({ commit: null, commitTime: null, dirty: false, shallow: false, describe: null });
   }, 10_000);
+
+  it('takes the highest version tag on HEAD, annotated or not, from the one git log', async () => {
+    const repo = GitRepo.create('repo-info-tags-');
+    cleanups.push(() => repo.remove());
+    repo.commit('one');
+    repo.annotatedTag('v1.2.0-rc.1');
+    repo.tag('v1.2.0');
+    repo.tag('not-a-version');
+    expect((await readRepoInfo(repo.dir)).describe).toBe('v1.2.0');
+  });
+});
+
+describe('tagsOfDecoration', () => {
+  it("reads the tag names of the log's decoration line, short or full", () => {
+    expect(tagsOfDecoration('abc\n1700000000\ntag: v1.2.0, tag: v1.2.0-rc.1')).toEqual([
+      'v1.2.0',
+      'v1.2.0-rc.1',
+    ]);
+    expect(tagsOfDecoration('abc\n1700000000\ntag: refs/tags/v1,x, tag: refs/tags/v2')).toEqual([
+      'v1,x',
+      'v2',
+    ]);
+    expect(tagsOfDecoration('abc\n1700000000')).toEqual([]);
+    expect(tagsOfDecoration(null)).toEqual([]);
+  });
 });

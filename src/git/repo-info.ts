@@ -24,10 +24,11 @@ export interface RepoInfo {
  * run all at once: every `release stamp` pays for them at start-up, so each answers as much as it
  * can. The description is the version itself (spec: `git describe --tags --always --dirty`), and
  * its `-dirty` suffix is the dirty check (tracked files only, as the spec means it); one `git log`
- * gives the commit and its time.
+ * gives the commit, its time and the tags on it (three processes in all; four for a description
+ * whose base tag has siblings to weigh).
  *
  * Plain `node:child_process`, as `gitDescribe` is: simple-git (with its debug logger) took longer
- * to load than the four git processes take to answer, on the path of every CI job's first command.
+ * to load than the git processes take to answer, on the path of every CI job's first command.
  * The deadline covers a git that never closes its output (something it started still holding it):
  * the answer is then "no repository information", and what still runs is killed.
  */
@@ -47,10 +48,19 @@ export async function readRepoInfo(dir: string, deadlineMs = GIT_DEADLINE_MS): P
       resolve(null);
     }, deadlineMs);
   });
+  // The commit, its time and its tags in one process: describeCommit needs no `git tag` then.
+  const log = ask([
+    'log',
+    '-1',
+    '--format=%H%n%ct%n%D',
+    '--decorate=short',
+    '--decorate-refs=refs/tags/',
+    'HEAD',
+  ]);
   const answers = await Promise.race([
     Promise.all([
-      ask(['log', '-1', '--format=%H%n%ct', 'HEAD']),
-      describeCommit(ask),
+      log,
+      describeCommit(ask, log.then(tagsOfDecoration)),
       ask(['rev-parse', '--is-shallow-repository']),
     ]),
     late,
@@ -65,6 +75,19 @@ export async function readRepoInfo(dir: string, deadlineMs = GIT_DEADLINE_MS): P
     shallow: shallow === 'true',
     describe: describe || null,
   };
+}
+
+/**
+ * The tag names in `git log --format=%D --decorate-refs=refs/tags/` (its third line here):
+ * `tag: v1.2.0, tag: v1.2.0-rc.1`. Ref names hold no spaces, so ", " only ever separates them.
+ */
+export function tagsOfDecoration(log: string | null): string[] {
+  const decoration = log?.split('\n')[2] ?? '';
+  return decoration
+    .split(', ')
+    .flatMap((item) =>
+      item.startsWith('tag: ') ? [item.slice('tag: '.length).replace(/^refs\/tags\//, '')] : [],
+    );
 }
 
 const NO_REPOSITORY: RepoInfo = {

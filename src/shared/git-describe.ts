@@ -9,16 +9,20 @@ export type GitRunner = (args: string[]) => Promise<string | null>;
  * The version a commit's tags mean (`versionOfCommit`): `git describe --tags --always --dirty`
  * over version-like tags only, and the tags on HEAD (the highest wins, annotated or not); for a
  * description, the tags on its base commit too (several version tags there: the highest).
- * One git process more than a bare describe, two for a description.
+ * One git process more than a bare describe (none when the caller knows the tags on HEAD), one
+ * more for a description.
  */
-export async function describeCommit(run: GitRunner): Promise<string | null> {
+export async function describeCommit(
+  run: GitRunner,
+  /** The tags on HEAD, when the caller already asks git for them (readRepoInfo's `git log`). */
+  tagsAtHead?: Promise<string[]>,
+): Promise<string | null> {
   const match = VERSION_TAG_GLOBS.flatMap((glob) => ['--match', glob]);
-  const [describe, head] = await Promise.all([
+  const [describe, atHead] = await Promise.all([
     run(['describe', '--tags', '--always', '--dirty', ...match]),
-    run(['tag', '--points-at', 'HEAD']),
+    tagsAtHead ?? run(['tag', '--points-at', 'HEAD']).then(lines),
   ]);
   if (!describe) return null;
-  const atHead = lines(head);
   const described = parseVersion(describe);
   const atBase =
     !highestVersionTag(atHead) && described.kind === 'describe'
