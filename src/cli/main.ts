@@ -1,6 +1,8 @@
+import { resolve } from 'node:path';
 import { printError } from '../commands/output.ts';
 import { parseStampArgs } from '../commands/stamp/stamp-args.ts';
 import { EXIT, isReleaseError } from '../errors.ts';
+import { readRepoInfo } from '../git/repo-info.ts';
 import { packageVersion } from '../shared/package-root.ts';
 import { type CliIo, currentIo, withIo } from '../util/cli-io.ts';
 import { systemErrorAsReleaseError } from './system-error.ts';
@@ -32,8 +34,10 @@ async function run(argv: string[]): Promise<number> {
     // loading commander; anything else (help, a refusal, every other command) goes through it.
     const stamp = argv[0] === 'stamp' ? parseStampArgs(argv.slice(1)) : undefined;
     if (stamp) {
+      // Its git questions need nothing the stamp's code does: they run while that code loads.
+      const repoRead = readRepoInfo(resolve(currentIo().cwd, stamp.cwd ?? '.'));
       const { runStamp } = await import('../commands/stamp/run-stamp.ts');
-      await runStamp(stamp);
+      await runStamp(stamp, repoRead);
       return EXIT.ok;
     }
     const { runProgram } = await import('./program.ts');

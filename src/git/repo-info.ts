@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { describeCommit } from '../shared/git-describe.ts';
+import { parseVersion } from '../version/parse.ts';
 
 /** How long the git questions may take together: a repository on a slow network disk, at worst. */
 const GIT_DEADLINE_MS = 30_000;
@@ -11,6 +12,10 @@ export interface RepoInfo {
   commitTime: number | null;
   /** Tracked files differ from HEAD (untracked files do not count, as with `describe --dirty`). */
   dirty: boolean;
+  /**
+   * A shallow clone. Asked only where it changes what a stamp says: when no tag is reachable (the
+   * description is a bare hash, and a deeper fetch may find one); false otherwise.
+   */
   shallow: boolean;
   /**
    * The version the commit's tags mean (`describeCommit`: `git describe --tags --always --dirty`
@@ -24,8 +29,8 @@ export interface RepoInfo {
  * run all at once: every `release stamp` pays for them at start-up, so each answers as much as it
  * can. The description is the version itself (spec: `git describe --tags --always --dirty`), and
  * its `-dirty` suffix is the dirty check (tracked files only, as the spec means it); one `git log`
- * gives the commit, its time and the tags on it (three processes in all; four for a description
- * whose base tag has siblings to weigh).
+ * gives the commit, its time and the tags on it: two processes for a tagged commit, a third when
+ * a description's base tag has siblings to weigh or no tag is reachable (is the clone shallow?).
  *
  * Plain `node:child_process`, as `gitDescribe` is: simple-git (with its debug logger) took longer
  * to load than the git processes take to answer, on the path of every CI job's first command.
@@ -57,14 +62,13 @@ export async function readRepoInfo(dir: string, deadlineMs = GIT_DEADLINE_MS): P
     '--decorate-refs=refs/tags/',
     'HEAD',
   ]);
-  const answers = await Promise.race([
-    Promise.all([
-      log,
-      describeCommit(ask, log.then(tagsOfDecoration)),
-      ask(['rev-parse', '--is-shallow-repository']),
-    ]),
-    late,
-  ]).finally(() => clearTimeout(timer));
+  const described = describeCommit(ask, log.then(tagsOfDecoration));
+  const shallowness = described.then((d) =>
+    d && parseVersion(d).kind === 'hash' ? ask(['rev-parse', '--is-shallow-repository']) : 'false',
+  );
+  const answers = await Promise.race([Promise.all([log, described, shallowness]), late]).finally(() =>
+    clearTimeout(timer),
+  );
   const [head, describe, shallow] = answers ?? [];
   const [commit, time] = head ? head.split('\n') : [];
   if (!commit || !/^[0-9a-f]{40,64}$/.test(commit)) return { ...NO_REPOSITORY };

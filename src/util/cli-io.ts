@@ -33,7 +33,12 @@ export function currentIo(): CliIo {
   );
 }
 
-/** Run `fn` with `io` as the current io, for everything it awaits too. */
+/**
+ * Run `fn` with `io` as the current io, for everything it awaits too. Nothing to replace (the bin
+ * runs with the process's own) and nothing replaced outside: `fn` runs as it is, since a store
+ * makes Node track every promise from then on, a cost each start-up would pay for nothing.
+ */
 export function withIo<T>(io: Partial<CliIo>, fn: () => Promise<T>): Promise<T> {
+  if (Object.keys(io).length === 0 && current.getStore() === undefined) return fn();
   return current.run({ ...currentIo(), ...io }, fn);
 }

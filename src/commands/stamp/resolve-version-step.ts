@@ -13,7 +13,7 @@ export const resolveVersionStep: Step<StampContext> = {
     // Untracked files where the images take their files from make the tree dirty (as goreleaser
     // counts them), asked alongside the repository's state.
     const [repo, untracked] = await Promise.all([
-      readRepoInfo(ctx.cwd),
+      ctx.repoRead ?? readRepoInfo(ctx.cwd),
       untrackedInputs(ctx.configDir, artifactInputs(ctx.config), toolkitOutputs(ctx.config)),
     ]);
     // The description readRepoInfo already asked git for: one git process fewer at start-up.

@@ -1,4 +1,5 @@
 import { relative } from 'node:path';
+import type { RepoInfo } from '../../git/repo-info.ts';
 import { runPipeline } from '../../pipeline/runner.ts';
 import type { ImageRecord, ReleaseRecord } from '../../record/release-record.ts';
 import { stampFiles, stampOutputs, stampPaths } from '../../stamp/stamp-files.ts';
@@ -9,6 +10,8 @@ import { stampPipeline } from './stamp-pipeline.ts';
 
 export async function runStamp(
   options: GlobalOptions & { channel?: StampContext['requestedChannel']; envFile?: string },
+  /** The repository read already under way for this project (`--cwd`), if the caller started it. */
+  repoRead?: Promise<RepoInfo>,
 ) {
   const base = await baseContext(options);
   const ctx: StampContext = {
@@ -20,6 +23,7 @@ export async function runStamp(
       ...(options.envFile ? { envFile: options.envFile } : {}),
     }),
     ...(options.channel ? { requestedChannel: options.channel } : {}),
+    ...(repoRead ? { repoRead } : {}),
   };
   await runPipeline(stampPipeline, ctx, ctx);
   const record = ctx.decision!.record;

@@ -10,6 +10,8 @@ export interface StampContext extends BaseContext {
   paths: StampPaths;
   resolved?: ResolvedVersion;
   repo?: RepoInfo;
+  /** The repository's state, asked for before the stamp's own code had loaded (main.ts). */
+  repoRead?: Promise<RepoInfo>;
   /** Untracked, not ignored files inside the artifacts' inputs (relative to the config's folder). */
   untracked?: string[];
   decision?: StampDecision;
