@@ -46,16 +46,29 @@ if (args[0] === '--version' || args[0] === '-V') {
       process.exit(code);
     });
   }
-  const { main, deliverSignal } = await import('../lib/release/main.js').catch((error) => {
-    // A checkout that has not been built yet: say how, rather than print a module stack.
-    if (error?.code === 'ERR_MODULE_NOT_FOUND' && String(error.message).includes('/lib/release/main.js')) {
-      process.stderr.write('release: lib/ is not built; run `npm run build` in the toolkit checkout\n');
-      process.exit(70);
-    }
-    throw error;
-  });
-  deliver = deliverSignal;
-  process.exitCode = await main(args);
+  const load = (path) =>
+    import(path).catch((error) => {
+      // A checkout that has not been built yet: say how, rather than print a module stack.
+      if (error?.code === 'ERR_MODULE_NOT_FOUND' && String(error.message).includes('/lib/release/')) {
+        process.stderr.write('release: lib/ is not built; run `npm run build` in the toolkit checkout\n');
+        process.exit(70);
+      }
+      throw error;
+    });
+  // `release stamp`, every CI job's first command, from a bundle of its own (a few files); it
+  // answers undefined when its arguments need the whole program (help, a refusal).
+  let code;
+  if (args[0] === 'stamp') {
+    const { stampMain, deliverSignal } = await load('../lib/release/stamp/stamp-main.js');
+    deliver = deliverSignal;
+    code = await stampMain(args);
+  }
+  if (code === undefined) {
+    const { main, deliverSignal } = await load('../lib/release/main.js');
+    deliver = deliverSignal;
+    code = await main(args);
+  }
+  process.exitCode = code;
   finished = true;
   // Reads abandoned by the stop (a request in flight) must not keep the process alive.
   if (stopping) process.exit(process.exitCode);

@@ -84,9 +84,7 @@ const configDefines = {
 // files at start-up rather than hundreds (zod alone is 95 modules), and each command's code,
 // imported on demand, is a chunk of its own. Dependencies that are large, native or only some
 // commands need stay imports (they load from node_modules when a command asks for them).
-await build({
-  entryPoints: { main: join(SRC, 'cli/main.ts') },
-  outdir: join(LIB, 'release'),
+const releaseBundle = {
   chunkNames: 'chunk-[hash]',
   bundle: true,
   splitting: true,
@@ -110,6 +108,15 @@ await build({
   banner: {
     js: "import { createRequire as __srCreateRequire } from 'node:module';\nconst require = __srCreateRequire(import.meta.url);",
   },
+};
+await build({ ...releaseBundle, entryPoints: { main: join(SRC, 'cli/main.ts') }, outdir: join(LIB, 'release') });
+// `release stamp` once more, alone (cli/stamp-main.ts): the first command of every CI job loads a
+// few files of its own rather than the two dozen chunks its modules are split into above, where
+// every other command shares them.
+await build({
+  ...releaseBundle,
+  entryPoints: { 'stamp-main': join(SRC, 'cli/stamp-main.ts') },
+  outdir: join(LIB, 'release/stamp'),
 });
 
 // The config's JSON Schema (service-release/config.schema.json), converted from the zod schema just

@@ -1,15 +1,21 @@
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitRepo } from '../helpers/git-repo.ts';
 import { RELEASE_BIN } from '../helpers/run-release.ts';
 
-// A module hook that names every package module Node loads, on stderr.
+// A module hook that names every package module Node loads, on stderr: from node_modules, or
+// bundled into a chunk of lib/release (esbuild marks each bundled module with a path comment).
 const HOOKS = `export async function load(url, context, next) {
   const m = /\\/node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(url);
   if (m) process.stderr.write('LOADED ' + m[1] + '\\n');
-  return next(url, context);
+  const result = await next(url, context);
+  if (url.includes('/lib/release/') && result.source) {
+    for (const b of String(result.source).matchAll(/^\\/\\/ node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//gm))
+      process.stderr.write('LOADED ' + b[1] + '\\n');
+  }
+  return result;
 }`;
 const REGISTER = `import { register } from 'node:module';
 register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(HOOKS)}));`;
@@ -61,6 +67,48 @@ describe('what release loads at start-up', () => {
     writeFileSync(join(repo.dir, 'release.config.json'), '{"registry":"localhost:5000/acme"}');
     const loaded = packagesLoaded(['stamp', '--dry-run', '--json']);
     for (const name of HEAVY) expect(loaded).not.toContain(name);
+  });
+
+  it('stamp loads no argument parser, no config finder, no git library, and the validator only for a config not seen before', () => {
+    // The defaults are validated at build time; a config once accepted is kept (validated-cache.ts)
+    // under the nearest node_modules.
+    const project = GitRepo.create('lazy-stamp-');
+    try {
+      project.write('.gitignore', 'node_modules/\n');
+      project.write('release.config.json', '{"registry":"localhost:5000/acme"}');
+      project.commit('initial');
+      project.annotatedTag('v1.0.0');
+      const stampLoads = (dir: string) => {
+        const result = spawnSync(
+          process.execPath,
+          [
+            '--import',
+            `data:text/javascript,${encodeURIComponent(REGISTER)}`,
+            '--',
+            RELEASE_BIN,
+            'stamp',
+            '--dry-run',
+          ],
+          { cwd: dir, encoding: 'utf8', env: { PATH: process.env['PATH'], HOME: dir, CI: 'true' } },
+        );
+        expect(result.status, result.stderr).toBe(0);
+        return new Set([...result.stderr.matchAll(/^LOADED (\S+)$/gm)].map((m) => m[1]!));
+      };
+      const never = ['commander', 'cosmiconfig', 'js-yaml', 'simple-git', 'debug'];
+      // No node_modules: nowhere to keep an answer, so the validator runs (and the hook sees it).
+      const uncached = stampLoads(project.dir);
+      expect(uncached).toContain('zod');
+      for (const name of never) expect(uncached).not.toContain(name);
+      mkdirSync(join(project.dir, 'node_modules'));
+      expect(stampLoads(project.dir)).toContain('zod');
+      const cached = stampLoads(project.dir);
+      for (const name of [...never, 'zod', ...HEAVY]) expect(cached).not.toContain(name);
+      rmSync(join(project.dir, 'release.config.json'));
+      const defaults = stampLoads(project.dir);
+      for (const name of [...never, 'zod', ...HEAVY]) expect(defaults).not.toContain(name);
+    } finally {
+      project.remove();
+    }
   });
 
   it('stamp with a .mjs config neither', () => {
