@@ -109,7 +109,11 @@ const releaseBundle = {
     js: "import { createRequire as __srCreateRequire } from 'node:module';\nconst require = __srCreateRequire(import.meta.url);",
   },
 };
-await build({ ...releaseBundle, entryPoints: { main: join(SRC, 'cli/main.ts') }, outdir: join(LIB, 'release') });
+await build({
+  ...releaseBundle,
+  entryPoints: { main: join(SRC, 'cli/main.ts') },
+  outdir: join(LIB, 'release'),
+});
 // `release stamp` once more, alone (cli/stamp-main.ts): the first command of every CI job loads a
 // few files of its own rather than the two dozen chunks its modules are split into above, where
 // every other command shares them.
