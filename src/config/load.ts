@@ -103,9 +103,8 @@ async function loadFile(path: string): Promise<{ config: unknown; filepath: stri
     return { config: parseJson(await readFile(path, 'utf8'), path), filepath: path };
   }
   // YAML, .cjs, a package.json named with --config, a file without an extension: as cosmiconfig
-  // reads them. Loaded only here.
-  // A CommonJS package: its module.exports is the import's default everywhere (bundled, it is
-  // nothing else), its names only where Node reads them from the source.
+  // reads them, loaded only here. A CommonJS package: its module.exports is the import's default
+  // everywhere (bundled, it is nothing else), its names only where Node reads them from the source.
   const { cosmiconfig } = (await import('cosmiconfig')).default;
   return cosmiconfig('release', { searchStrategy: 'none' }).load(path);
 }

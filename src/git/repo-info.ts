@@ -26,8 +26,8 @@ export interface RepoInfo {
 
 /**
  * The few git questions the toolkit asks about a source tree, in one function. Its git processes
- * run all at once: every `release stamp` pays for them at start-up, so each answers as much as it
- * can. The description is the version itself (spec: `git describe --tags --always --dirty`), and
+ * run at once where they can: every `release stamp` pays for them at start-up, so each answers as
+ * much as it can. The description is the version itself (spec: `git describe --tags --always --dirty`), and
  * its `-dirty` suffix is the dirty check (tracked files only, as the spec means it); one `git log`
  * gives the commit, its time and the tags on it: two processes for a tagged commit, a third when
  * a description's base tag has siblings to weigh or no tag is reachable (is the clone shallow?).
