@@ -74,6 +74,25 @@ describe('the package installed without its optional peers', () => {
     expect(promote.status, promote.stderr).toBe(0);
   });
 
+  it('without vite, building the reference web client says to install it: exit 3, nothing staged', () => {
+    // The reference service's build command, as its release.config.ts runs it.
+    const script = join(repo.dir, 'node_modules/service-release/src/service/build/reference-build.js');
+    const web = spawnSync(process.execPath, [script, 'image', 'web', 'dist/images/web-no-vite'], {
+      cwd: repo.dir,
+      encoding: 'utf8',
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        HOME: process.env['HOME'] ?? '/tmp',
+        SERVICE_VERSION: 'v1.0.0',
+      },
+      timeout: 120_000,
+    });
+    expect(web.status, web.stderr).toBe(3);
+    expect(web.stderr).toContain('building the reference web client needs vite, which is not installed');
+    expect(web.stderr).toContain('npm install --save-dev vite@7');
+    expect(existsSync(join(repo.dir, 'dist/images/web-no-vite/app/web/index.html'))).toBe(false);
+  });
+
   it('without dockerode, a build that may choose its engine builds without Docker and says why', () => {
     const build = release(['build', '--json']);
     expect(build.status, build.stderr).toBe(0);
