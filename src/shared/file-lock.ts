@@ -13,6 +13,10 @@ export interface LockOptions {
   staleAfterMs?: number;
   /** Told when a lock left by a gone holder is taken over. */
   notice?: (text: string) => void;
+  /** The error code when a live holder outlasts the wait (default LAYOUT_LOCKED). */
+  code?: string;
+  /** The hint then (default: wait for the other release process writing `what`). */
+  hint?: string;
 }
 
 /** Release a lock taken with `acquireLock`. */
@@ -59,9 +63,13 @@ export async function acquireLock(path: string, options: LockOptions): Promise<U
       }
       if (Date.now() > deadline) {
         throw new ExternalError(
-          'LAYOUT_LOCKED',
+          options.code ?? 'LAYOUT_LOCKED',
           `${path} is held by ${other ? `pid ${other.pid} on ${other.host} since ${other.started}` : 'another process'}, which is still running`,
-          { hint: `another release process is writing ${options.what}; wait for it to finish and run again` },
+          {
+            hint:
+              options.hint ??
+              `another release process is writing ${options.what}; wait for it to finish and run again`,
+          },
         );
       }
       await sleep(20);

@@ -1,6 +1,7 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { acquireLock } from '../../src/shared/file-lock.ts';
 import { jsonOf, type RunResult, runRelease } from '../helpers/run-release.ts';
 import {
   type ComposeRig,
@@ -95,6 +96,7 @@ function verify(expectTag: string): Promise<RunResult> {
 }
 
 const overridePath = () => join(rig.file, '..', '.release', `${rig.project}.override.yml`);
+const lockPath = () => join(rig.file, '..', '.release', `${rig.project}.upgrade.lock`);
 
 async function expectBackOnV1(result: RunResult, kind: string): Promise<ComposeUpgradeJson> {
   expect(result.code, result.stdout + result.stderr).toBe(1);
@@ -201,6 +203,26 @@ describe.sequential('release upgrade --compose', () => {
     expect(await runningImages(rig)).toEqual(v1Images);
   });
 
+  it('a second upgrade of the project while one is under way: exit 3, before any container is read or changed', async () => {
+    // This process holds the project's lock, as a running upgrade does.
+    mkdirSync(dirname(lockPath()), { recursive: true });
+    const unlock = await acquireLock(lockPath(), { what: 'the test' });
+    try {
+      const result = await upgrade(['--to', 'v2.0.0']);
+      expect(result.code, result.stdout + result.stderr).toBe(3);
+      const { error } = jsonOf<{ error: { code: string; message: string; hint: string } }>(result);
+      expect(error.code).toBe('UPGRADE_UNDER_WAY');
+      expect(error.message).toContain(`held by pid ${process.pid}`);
+      expect(error.hint).toContain(
+        `another release upgrade of Compose project "${rig.project}" is under way`,
+      );
+      expect(existsSync(overridePath())).toBe(false);
+      expect(await runningImages(rig)).toEqual(v1Images);
+    } finally {
+      await unlock();
+    }
+  });
+
   it('a deadline too short to converge: back on v1, exit 1', async () => {
     const out = await expectBackOnV1(await upgrade(['--to', 'v2.0.0', '--timeout', '1500']), 'deadline');
     expect(out.failure?.reason).toContain('before the deadline');
@@ -274,6 +296,8 @@ describe.sequential('release upgrade --compose', () => {
     ]);
     expect(readFileSync(overridePath(), 'utf8')).toContain(`image: "${worker}"`);
     expect(sha256Of(rig.file)).toBe(fileHash);
+    // The project's lock is released with the upgrade.
+    expect(existsSync(lockPath())).toBe(false);
 
     const check = await verify('v2.0.0');
     expect(check.code, check.stdout + check.stderr).toBe(0);

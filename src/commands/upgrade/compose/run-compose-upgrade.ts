@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type Docker from 'dockerode';
 import { composeModel, findComposeCli, projectName } from '../../../engine/docker/compose-cli.ts';
@@ -6,6 +7,7 @@ import { ExternalError, RuleError, UsageError } from '../../../errors.ts';
 import type { BaseContext } from '../../../pipeline/context.ts';
 import { runPipeline } from '../../../pipeline/runner.ts';
 import type { ImageStore } from '../../../registry/store.ts';
+import { acquireLock } from '../../../shared/file-lock.ts';
 import type { PublicSigningKey } from '../../../signing/keys.ts';
 import type { ServiceRole } from '../../../upgrade/swarm-types.ts';
 import { decideOutcome } from '../../../upgrade/upgrade-outcome.ts';
@@ -73,11 +75,18 @@ export async function runComposeUpgrade(input: ComposeUpgradeInput): Promise<voi
     restores: [],
     events: [],
   };
-  await runPipeline(composeUpgradePipeline, ctx, {
-    json: ctx.json || !currentIo().stderr.isTTY,
-    env: ctx.env,
-    dryRun: ctx.dryRun,
-  });
+  // One upgrade of a project at a time: a second would read the first's containers mid-change,
+  // and its rollback would put back what the first just did. A dry run changes nothing.
+  const unlock = ctx.dryRun ? undefined : await lockProject(ctx);
+  try {
+    await runPipeline(composeUpgradePipeline, ctx, {
+      json: ctx.json || !currentIo().stderr.isTTY,
+      env: ctx.env,
+      dryRun: ctx.dryRun,
+    });
+  } finally {
+    await unlock?.();
+  }
   ctx.outcome = decideOutcome({
     plan: ctx.plan!,
     failure: ctx.failure,
@@ -95,4 +104,21 @@ export async function runComposeUpgrade(input: ComposeUpgradeInput): Promise<voi
       ? new ExternalError('UPGRADE_ROLLBACK_FAILED', ctx.outcome.verdict)
       : new RuleError('UPGRADE_ROLLED_BACK', ctx.outcome.verdict);
   throw Object.assign(error, { reported: true });
+}
+
+/**
+ * The project's upgrade lock, beside its override (`.release/<project>.upgrade.lock`): held by a
+ * running upgrade, taken over at once from one that was killed (shared/file-lock.ts). Another
+ * upgrade under way is an outside system busy: exit 3, before anything is read or changed.
+ */
+async function lockProject(ctx: ComposeUpgradeContext): Promise<() => Promise<void>> {
+  const path = join(dirname(ctx.overridePath), `${ctx.project.name}.upgrade.lock`);
+  await mkdir(dirname(path), { recursive: true });
+  return acquireLock(path, {
+    what: `Compose project "${ctx.project.name}"`,
+    waitMs: 2_000,
+    code: 'UPGRADE_UNDER_WAY',
+    hint: `another release upgrade of Compose project "${ctx.project.name}" is under way; let it finish (or stop it), then run this one again`,
+    notice: (text) => ctx.warnings.push(text),
+  });
 }
