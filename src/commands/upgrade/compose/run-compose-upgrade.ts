@@ -107,8 +107,8 @@ export async function runComposeUpgrade(input: ComposeUpgradeInput): Promise<voi
 }
 
 /**
- * The project's upgrade lock, beside its override (`.release/<project>.upgrade.lock`): held by a
- * running upgrade, taken over at once from one that was killed (shared/file-lock.ts). Another
+ * The project's upgrade lock, beside its override (`.release/<project>.upgrade.lock`): held while
+ * an upgrade and its rollback run, taken over at once from one that was killed (shared/file-lock.ts). Another
  * upgrade under way is an outside system busy: exit 3, before anything is read or changed.
  */
 async function lockProject(ctx: ComposeUpgradeContext): Promise<() => Promise<void>> {
