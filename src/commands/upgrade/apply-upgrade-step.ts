@@ -2,10 +2,10 @@ import { listTasks, updateService } from '../../engine/docker/swarm.ts';
 import type { Step, StepIO } from '../../pipeline/step.ts';
 import type { PlannedService } from '../../upgrade/upgrade-plan.ts';
 import { nextSpec } from '../../upgrade/upgrade-plan.ts';
-import { judgeVersions } from '../../upgrade/version-gate.ts';
-import { failureOf, POLL_MS, UpgradeStop, waitConverged } from './converge.ts';
-import { readApiVersion, readTaskVersions } from './service-readings.ts';
+import { failureOf, waitConverged } from './converge.ts';
+import { readTaskVersions } from './service-readings.ts';
 import { record, type UpgradeContext } from './upgrade-context.ts';
+import { reportedApiVersion, waitReportedVersion } from './wait-reported-version.ts';
 
 /**
  * Carry the plan out, phase by phase: API and worker together (both specs change at once, then
@@ -113,46 +113,16 @@ async function settlePhase(ctx: UpgradeContext, phase: PlannedService[], deadlin
 async function waitVersions(ctx: UpgradeContext, phase: PlannedService[], deadline: number, io: StepIO) {
   for (const planned of phase) {
     const service = ctx.running!.find((s) => s.role === planned.role)!;
-    let last = '';
-    let wrongSince: number | undefined;
-    for (;;) {
-      let seen: string[];
-      if (planned.role === 'api') {
-        const api = await readApiVersion(
-          ctx.apiUrl,
-          Math.min(ctx.probeTimeoutMs, Math.max(1, deadline - Date.now())),
-        );
-        seen = api.version === undefined ? [] : [api.version];
-        if (api.minCliVersion) ctx.upgradedMinCli = api.minCliVersion;
-        last = api.version ?? api.error ?? 'no version';
-      } else {
-        const read = await readTaskVersions(ctx.docker, service.id, planned.role, planned.to.image);
-        seen = read.versions;
-        last = seen.join(', ') || 'no running task';
-      }
-      const now = Date.now();
-      const gate = judgeVersions({ seen, tag: ctx.tag, wrongSince, now });
-      if (gate.status === 'reached') break;
-      wrongSince = gate.status === 'waiting' ? gate.wrongSince : undefined;
-      if (gate.status === 'wrong') {
-        throw new UpgradeStop({
-          role: planned.role,
-          service: planned.name,
-          kind: 'version',
-          reason: `${planned.name} runs the ${ctx.tag} digest but ${gate.reason}`,
-        });
-      }
-      if (now >= deadline) {
-        throw new UpgradeStop({
-          role: planned.role,
-          service: planned.name,
-          kind: 'deadline',
-          reason: `${planned.name} does not report ${ctx.tag} before the deadline (it reports ${last})`,
-        });
-      }
-      io.progress(`${planned.name}: waiting for ${ctx.tag} (${last})`);
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    }
+    await waitReportedVersion(
+      { service: planned.name, role: planned.role, version: ctx.tag },
+      async () => {
+        if (planned.role === 'api') return reportedApiVersion(ctx, deadline);
+        const { versions } = await readTaskVersions(ctx.docker, service.id, planned.role, planned.to.image);
+        return { seen: versions, last: versions.join(', ') || 'no running task' };
+      },
+      deadline,
+      io.progress,
+    );
     record(ctx, `${planned.name}: reports ${ctx.tag}`);
   }
 }

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { cliArtifact } from '../../config/artifacts.ts';
 import { OCI_LAYOUT_PREFIX } from '../../config/constants.ts';
 import { connectDocker, dockerAnswers } from '../../engine/docker/connect.ts';
-import { ExternalError, RuleError, UsageError } from '../../errors.ts';
+import { ExternalError, UsageError } from '../../errors.ts';
 import { runPipeline } from '../../pipeline/runner.ts';
 import { openConfiguredStore } from '../../registry/open-store.ts';
 import { cliMinimumRaise } from '../../upgrade/cli-minimum.ts';
@@ -12,7 +12,7 @@ import { currentIo } from '../../util/cli-io.ts';
 import { imageTagOf } from '../../version/image-tag.ts';
 import { parseVersion } from '../../version/parse.ts';
 import { baseContext, type GlobalOptions } from '../command-context.ts';
-import { printJson, printLine, warn } from '../output.ts';
+import { finishUpgrade } from './finish-upgrade.ts';
 import type { UpgradeContext } from './upgrade-context.ts';
 import { upgradePipeline } from './upgrade-pipeline.ts';
 import { renderUpgrade, upgradeJson } from './upgrade-report.ts';
@@ -164,15 +164,7 @@ export async function runUpgrade(flags: UpgradeFlags): Promise<void> {
       );
     }
   }
-  if (ctx.json) printJson(upgradeJson(ctx));
-  else for (const line of renderUpgrade(ctx)) printLine(line);
-  for (const text of ctx.warnings) warn(text);
-  if (ctx.outcome.exitCode === 0) return;
-  const error =
-    ctx.outcome.exitCode === 3
-      ? new ExternalError('UPGRADE_ROLLBACK_FAILED', ctx.outcome.verdict)
-      : new RuleError('UPGRADE_ROLLED_BACK', ctx.outcome.verdict);
-  throw Object.assign(error, { reported: true });
+  finishUpgrade(ctx, ctx.outcome, { json: () => upgradeJson(ctx), lines: () => renderUpgrade(ctx) });
 }
 
 function parseServices(values: string[]): Partial<Record<ServiceRole, string>> {

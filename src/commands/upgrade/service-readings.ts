@@ -1,13 +1,12 @@
 import type Docker from 'dockerode';
-import { imageOfRole } from '../../config/artifacts.ts';
 import { listNodes, listTasks, readContainer } from '../../engine/docker/swarm.ts';
 import { splitImageRef } from '../../registry/image-ref.ts';
 import type { ServiceRole } from '../../upgrade/swarm-types.ts';
 import type { Proof } from '../../upgrade/upgrade-outcome.ts';
 import { probeApi } from '../../verify/probes/api.ts';
 import { OCI_VERSION_LABEL, workerVersionOf } from '../../verify/probes/worker-docker.ts';
-import { verifyDeployment } from '../../verify/verify-deployment.ts';
 import type { UpgradeContext } from './upgrade-context.ts';
+import { verifyChecks } from './verify-checks.ts';
 
 /** What the running tasks of a service report, read from the engine the way `release verify` does. */
 export interface TaskVersions {
@@ -61,36 +60,13 @@ export async function readApiVersion(
 }
 
 /**
- * The verify checks (`release verify --docker`, without the operator's svc): API, worker read from
- * the engine, web when its URL is known; `expect` requires that tag of every one.
+ * The verify checks on Swarm (verify-checks.ts), and the nodes that are not ready: findings that
+ * only name those are a lost node's, which the outcome tells apart (upgrade-outcome.ts).
  */
 export async function proveInStep(ctx: UpgradeContext, expect: string | undefined): Promise<Proof> {
-  const report = await verifyDeployment(
-    {
-      url: ctx.apiUrl,
-      docker: { host: ctx.dockerHost },
-      ...(ctx.webUrl ? { webUrl: ctx.webUrl } : {}),
-    },
-    {
-      env: ctx.env,
-      cwd: ctx.cwd,
-      timeoutMs: ctx.probeTimeoutMs,
-      cli: false,
-      images: {
-        api: imageOfRole(ctx.config, 'api'),
-        worker: imageOfRole(ctx.config, 'worker'),
-        web: imageOfRole(ctx.config, 'web'),
-      },
-      ...(expect !== undefined ? { expect } : {}),
-    },
-  );
+  const proof = await verifyChecks(ctx, {}, expect);
   const lostNodes = (await listNodes(ctx.docker).catch(() => []))
     .filter((n) => n.state !== 'ready')
     .map((n) => n.name);
-  return {
-    inStep: report.inStep,
-    tag: expect ?? report.reference?.tag,
-    findings: report.findings.filter((f) => f.severity !== 'notice').map((f) => `${f.code}: ${f.message}`),
-    ...(lostNodes.length ? { lostNodes } : {}),
-  };
+  return { ...proof, ...(lostNodes.length ? { lostNodes } : {}) };
 }

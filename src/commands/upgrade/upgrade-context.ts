@@ -8,10 +8,15 @@ import type { RunningService, ServiceRole, TargetImage } from '../../upgrade/swa
 import type { Proof, RestoreResult, UpgradeFailure, UpgradeOutcome } from '../../upgrade/upgrade-outcome.ts';
 import type { UpgradePlan } from '../../upgrade/upgrade-plan.ts';
 
-export interface UpgradeContext extends BaseContext {
+/**
+ * What every upgrade run carries, on Swarm (UpgradeContext) and on Compose
+ * (compose/compose-context.ts): the target, where to read and change it, the deadlines, and what
+ * the steps every run shares find and decide.
+ */
+export interface UpgradeRunContext extends BaseContext {
   /** `--to`: the release tag, as an image tag (`v1.4.0`). */
   tag: string;
-  /** Role -> Swarm service name (`--service`, else the deployment's `services`). */
+  /** Role -> service name (`--service`, else the deployment's `services`). */
   serviceNames: Partial<Record<ServiceRole, string>>;
   apiUrl: string;
   webUrl?: string;
@@ -31,23 +36,27 @@ export interface UpgradeContext extends BaseContext {
   targets?: TargetImage[];
   /** The target API image's `min_cli_version`, from its label, when it carries one. */
   targetMinCli?: string;
-  running?: RunningService[];
   currentMinCli?: string;
   /** The upgraded API's `min_cli_version`, as it reports it. */
   upgradedMinCli?: string;
   inStepBefore?: boolean;
-  plan?: UpgradePlan;
   cliChange?: CliMinimumChange;
-  /** Services this run sent an update to: exactly what a failure puts back. */
-  touched: Set<ServiceRole>;
   failure?: UpgradeFailure;
   restores: RestoreResult[];
   proof?: Proof;
   outcome?: UpgradeOutcome;
-  /** The cluster per node at the end (read-nodes-step.ts). */
-  nodes?: NodeReport[];
   /** What happened, with the time since the start: the report's timeline. */
   events: { ms: number; text: string }[];
+}
+
+/** A Swarm upgrade: the services as read, the plan, and the cluster per node at the end. */
+export interface UpgradeContext extends UpgradeRunContext {
+  running?: RunningService[];
+  plan?: UpgradePlan;
+  /** Services this run sent an update to: exactly what a failure puts back. */
+  touched: Set<ServiceRole>;
+  /** The cluster per node at the end (read-nodes-step.ts). */
+  nodes?: NodeReport[];
 }
 
 /**
@@ -56,11 +65,11 @@ export interface UpgradeContext extends BaseContext {
  */
 export type TargetContext = BaseContext &
   Pick<
-    UpgradeContext,
+    UpgradeRunContext,
     'tag' | 'serviceNames' | 'store' | 'trustedKey' | 'targets' | 'targetMinCli' | 'events' | 'startedAt'
   >;
 
 /** Add a line to the timeline (and the step's progress). */
-export function record(ctx: Pick<UpgradeContext, 'events' | 'startedAt'>, text: string): void {
+export function record(ctx: Pick<UpgradeRunContext, 'events' | 'startedAt'>, text: string): void {
   ctx.events.push({ ms: Math.round(performance.now() - ctx.startedAt), text });
 }

@@ -1,9 +1,8 @@
 import { nodeTrouble, tagOf } from '../../upgrade/node-report.ts';
 import { table } from '../../verify/report.ts';
+import { outcomeHead, outcomeLines, outcomeResult, outcomeTail, shortDigest } from './report-parts.ts';
 import { MIN_CLI_LABEL } from './resolve-targets-step.ts';
 import type { UpgradeContext } from './upgrade-context.ts';
-
-const short = (digest: string | undefined) => (digest ? digest.slice(0, 19) : '-');
 
 /** The plan, what happened, and the verdict, for a person. */
 export function renderUpgrade(ctx: UpgradeContext): string[] {
@@ -17,9 +16,9 @@ export function renderUpgrade(ctx: UpgradeContext): string[] {
           String(i + 1),
           s.role,
           s.name,
-          short(s.from.digest),
+          shortDigest(s.from.digest),
           s.from.version ?? '?',
-          s.changes ? `${plan.tag} ${short(s.to.digest)}` : 'already there',
+          s.changes ? `${plan.tag} ${shortDigest(s.to.digest)}` : 'already there',
           s.changes ? `${s.order} (${s.orderReason})` : '-',
         ]),
       ),
@@ -35,13 +34,7 @@ export function renderUpgrade(ctx: UpgradeContext): string[] {
     lines.push('dry run: no service was changed');
     return lines;
   }
-  if (ctx.events.length > 0) {
-    lines.push('', 'what happened:');
-    for (const e of ctx.events) lines.push(`  ${(e.ms / 1000).toFixed(1).padStart(6)} s  ${e.text}`);
-  }
-  if (ctx.failure) lines.push('', `failed: ${ctx.failure.reason}`);
-  for (const r of ctx.restores) lines.push(`  rolled back ${r.name} (${r.role}): ${r.status}, ${r.detail}`);
-  if (ctx.proof && !ctx.proof.inStep) for (const f of ctx.proof.findings) lines.push(`  verify: ${f}`);
+  lines.push(...outcomeLines(ctx));
   const trouble = nodeTrouble(ctx.nodes ?? []);
   if (ctx.nodes && (ctx.failure || trouble.length > 0) && ctx.nodes.length > 1) {
     lines.push('', 'per node:');
@@ -73,11 +66,7 @@ export function renderUpgrade(ctx: UpgradeContext): string[] {
 export function upgradeJson(ctx: UpgradeContext) {
   const plan = ctx.plan!;
   return {
-    tag: plan.tag,
-    dryRun: ctx.dryRun,
-    status: ctx.outcome!.status,
-    exitCode: ctx.outcome!.exitCode,
-    verdict: ctx.outcome!.verdict,
+    ...outcomeHead(ctx, plan.tag, ctx.outcome!),
     plan: {
       upToDate: plan.upToDate,
       phases: plan.phases.map((phase) =>
@@ -92,14 +81,8 @@ export function upgradeJson(ctx: UpgradeContext) {
         })),
       ),
     },
-    cliMinimum: ctx.cliChange ?? null,
-    targetMinCliVersion: ctx.targetMinCli ?? null,
-    failure: ctx.failure ?? null,
-    rolledBack: ctx.restores,
-    proof: ctx.proof ?? null,
+    ...outcomeResult(ctx),
     nodes: ctx.nodes ?? [],
-    events: ctx.events,
-    elapsedMs: Math.round(performance.now() - ctx.startedAt),
-    warnings: ctx.warnings,
+    ...outcomeTail(ctx),
   };
 }

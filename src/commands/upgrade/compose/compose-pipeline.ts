@@ -4,11 +4,8 @@ import { resolveTargetsStep } from '../resolve-targets-step.ts';
 import { applyComposeStep } from './apply-compose-step.ts';
 import type { ComposeUpgradeContext } from './compose-context.ts';
 import { planComposeStep } from './plan-compose-step.ts';
-import {
-  proveComposeRollbackStep,
-  proveComposeUpgradeStep,
-  readComposeAfterStep,
-} from './prove-compose-steps.ts';
+import { proveComposeRollbackStep, proveComposeUpgradeStep } from './prove-compose-steps.ts';
+import { readComposeAfterStep } from './read-compose-after-step.ts';
 import { readComposeStep } from './read-compose-step.ts';
 import { rollbackComposeStep } from './rollback-compose-step.ts';
 

@@ -1,7 +1,6 @@
 import { table } from '../../../verify/report.ts';
+import { outcomeHead, outcomeLines, outcomeResult, outcomeTail, shortDigest } from '../report-parts.ts';
 import type { ComposeUpgradeContext } from './compose-context.ts';
-
-const short = (digest: string | undefined) => (digest ? digest.slice(0, 19) : '-');
 
 /** The plan, what happened, and the verdict, for a person. */
 export function renderComposeUpgrade(ctx: ComposeUpgradeContext): string[] {
@@ -21,11 +20,11 @@ export function renderComposeUpgrade(ctx: ComposeUpgradeContext): string[] {
         m.service,
         m.role,
         m.why,
-        m.from.digests.map(short).join(', ') || '-',
+        m.from.digests.map(shortDigest).join(', ') || '-',
         m.from.versions.join(', ') || '-',
         m.to
           ? m.changes
-            ? `${plan.tag} ${short(m.to.digest)}`
+            ? `${plan.tag} ${shortDigest(m.to.digest)}`
             : 'already there'
           : 'its own image, run again',
         m.oneShot ? 'runs to completion (exit 0) first' : m.orderReason,
@@ -38,13 +37,7 @@ export function renderComposeUpgrade(ctx: ComposeUpgradeContext): string[] {
     lines.push('dry run: nothing was written, no container was changed');
     return lines;
   }
-  if (ctx.events.length > 0) {
-    lines.push('', 'what happened:');
-    for (const e of ctx.events) lines.push(`  ${(e.ms / 1000).toFixed(1).padStart(6)} s  ${e.text}`);
-  }
-  if (ctx.failure) lines.push('', `failed: ${ctx.failure.reason}`);
-  for (const r of ctx.restores) lines.push(`  rolled back ${r.name} (${r.role}): ${r.status}, ${r.detail}`);
-  if (ctx.proof && !ctx.proof.inStep) for (const f of ctx.proof.findings) lines.push(`  verify: ${f}`);
+  lines.push(...outcomeLines(ctx));
   lines.push('', ctx.outcome!.verdict);
   return lines;
 }
@@ -53,11 +46,7 @@ export function renderComposeUpgrade(ctx: ComposeUpgradeContext): string[] {
 export function composeUpgradeJson(ctx: ComposeUpgradeContext) {
   const plan = ctx.plan!;
   return {
-    tag: plan.tag,
-    dryRun: ctx.dryRun,
-    status: ctx.outcome!.status,
-    exitCode: ctx.outcome!.exitCode,
-    verdict: ctx.outcome!.verdict,
+    ...outcomeHead(ctx, plan.tag, ctx.outcome!),
     compose: {
       cli: `${ctx.cli.name} ${ctx.cli.version}`,
       project: ctx.project.name,
@@ -70,11 +59,7 @@ export function composeUpgradeJson(ctx: ComposeUpgradeContext) {
       phases: plan.phases,
       pins: plan.pins,
     },
-    cliMinimum: ctx.cliChange ?? null,
-    targetMinCliVersion: ctx.targetMinCli ?? null,
-    failure: ctx.failure ?? null,
-    rolledBack: ctx.restores,
-    proof: ctx.proof ?? null,
+    ...outcomeResult(ctx),
     containers: (ctx.containersAfter ?? []).map((c) => ({
       service: c.service,
       name: c.name,
@@ -83,8 +68,6 @@ export function composeUpgradeJson(ctx: ComposeUpgradeContext) {
       digest: c.digest ?? null,
       version: c.version ?? null,
     })),
-    events: ctx.events,
-    elapsedMs: Math.round(performance.now() - ctx.startedAt),
-    warnings: ctx.warnings,
+    ...outcomeTail(ctx),
   };
 }

@@ -2,9 +2,8 @@ import { readComposeContainers } from '../../../engine/docker/compose-containers
 import { type ComposeExpectation, judgeComposeConvergence } from '../../../upgrade/compose-convergence.ts';
 import type { ComposeContainer } from '../../../upgrade/compose-types.ts';
 import type { ServiceRole } from '../../../upgrade/swarm-types.ts';
-import { judgeVersions } from '../../../upgrade/version-gate.ts';
 import { POLL_MS, UpgradeStop } from '../converge.ts';
-import { readApiVersion } from '../service-readings.ts';
+import { reportedApiVersion, waitReportedVersion } from '../wait-reported-version.ts';
 import type { ComposeUpgradeContext } from './compose-context.ts';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
@@ -70,48 +69,20 @@ export async function waitComposeVersions(
   progress: (text: string) => void,
 ): Promise<void> {
   for (const want of wanted) {
-    let wrongSince: number | undefined;
-    let last = '';
-    for (;;) {
-      let seen: string[];
-      if (want.role === 'api' && want.service === ctx.serviceNames.api) {
-        const api = await readApiVersion(
-          ctx.apiUrl,
-          Math.min(ctx.probeTimeoutMs, Math.max(1, deadline - Date.now())),
-        );
-        seen = api.version === undefined ? [] : [api.version];
-        if (api.minCliVersion) ctx.upgradedMinCli = api.minCliVersion;
-        last = api.version ?? api.error ?? 'no version';
-      } else {
+    await waitReportedVersion(
+      want,
+      async () => {
+        if (want.role === 'api' && want.service === ctx.serviceNames.api)
+          return reportedApiVersion(ctx, deadline);
         const containers = (await readContainers(ctx)).filter(
           (c) => c.service === want.service && c.state === 'running' && !c.oneOff,
         );
-        seen = containers.map((c) => c.version ?? 'unknown');
-        last = seen.join(', ') || 'no running container';
-      }
-      const now = Date.now();
-      const gate = judgeVersions({ seen, tag: want.version, wrongSince, now });
-      if (gate.status === 'reached') break;
-      wrongSince = gate.status === 'waiting' ? gate.wrongSince : undefined;
-      if (gate.status === 'wrong') {
-        throw new UpgradeStop({
-          role: want.role,
-          service: want.service,
-          kind: 'version',
-          reason: `${want.service} runs the expected digest but ${gate.reason}`,
-        });
-      }
-      if (now >= deadline) {
-        throw new UpgradeStop({
-          role: want.role,
-          service: want.service,
-          kind: 'deadline',
-          reason: `${want.service} does not report ${want.version} before the deadline (it reports ${last})`,
-        });
-      }
-      progress(`${want.service}: waiting for ${want.version} (${last})`);
-      await pause(Math.min(POLL_MS, deadline - now));
-    }
+        const seen = containers.map((c) => c.version ?? 'unknown');
+        return { seen, last: seen.join(', ') || 'no running container' };
+      },
+      deadline,
+      progress,
+    );
   }
 }
 

@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type Docker from 'dockerode';
 import { composeModel, findComposeCli, projectName } from '../../../engine/docker/compose-cli.ts';
-import { ExternalError, RuleError, UsageError } from '../../../errors.ts';
+import { UsageError } from '../../../errors.ts';
 import type { BaseContext } from '../../../pipeline/context.ts';
 import { runPipeline } from '../../../pipeline/runner.ts';
 import type { ImageStore } from '../../../registry/store.ts';
@@ -12,7 +12,7 @@ import type { PublicSigningKey } from '../../../signing/keys.ts';
 import type { ServiceRole } from '../../../upgrade/swarm-types.ts';
 import { decideOutcome } from '../../../upgrade/upgrade-outcome.ts';
 import { currentIo } from '../../../util/cli-io.ts';
-import { printJson, printLine, warn } from '../../output.ts';
+import { finishUpgrade } from '../finish-upgrade.ts';
 import type { ComposeUpgradeContext } from './compose-context.ts';
 import { composeUpgradePipeline } from './compose-pipeline.ts';
 import { composeUpgradeJson, renderComposeUpgrade } from './compose-report.ts';
@@ -95,15 +95,10 @@ export async function runComposeUpgrade(input: ComposeUpgradeInput): Promise<voi
     inStepBefore: Boolean(ctx.inStepBefore),
     fromTag: ctx.fromTag,
   });
-  if (ctx.json) printJson(composeUpgradeJson(ctx));
-  else for (const line of renderComposeUpgrade(ctx)) printLine(line);
-  for (const text of ctx.warnings) warn(text);
-  if (ctx.outcome.exitCode === 0) return;
-  const error =
-    ctx.outcome.exitCode === 3
-      ? new ExternalError('UPGRADE_ROLLBACK_FAILED', ctx.outcome.verdict)
-      : new RuleError('UPGRADE_ROLLED_BACK', ctx.outcome.verdict);
-  throw Object.assign(error, { reported: true });
+  finishUpgrade(ctx, ctx.outcome, {
+    json: () => composeUpgradeJson(ctx),
+    lines: () => renderComposeUpgrade(ctx),
+  });
 }
 
 /**

@@ -1,0 +1,41 @@
+import { imageOfRole } from '../../config/artifacts.ts';
+import type { Proof } from '../../upgrade/upgrade-outcome.ts';
+import { verifyDeployment } from '../../verify/verify-deployment.ts';
+import type { UpgradeRunContext } from './upgrade-context.ts';
+
+/**
+ * The verify checks of the deployment, as `release verify --docker` (or `--compose`) runs them,
+ * without the operator's svc: the API over HTTP, the worker read from the engine (a Compose
+ * project's containers only, when one is named), web when its URL is known; with `expect`, that
+ * tag of every one. Notices are not findings: they never stop an upgrade.
+ */
+export async function verifyChecks(
+  ctx: UpgradeRunContext,
+  engine: { composeProject?: string },
+  expect: string | undefined,
+): Promise<Proof> {
+  const report = await verifyDeployment(
+    {
+      url: ctx.apiUrl,
+      docker: { host: ctx.dockerHost, ...engine },
+      ...(ctx.webUrl ? { webUrl: ctx.webUrl } : {}),
+    },
+    {
+      env: ctx.env,
+      cwd: ctx.cwd,
+      timeoutMs: ctx.probeTimeoutMs,
+      cli: false,
+      images: {
+        api: imageOfRole(ctx.config, 'api'),
+        worker: imageOfRole(ctx.config, 'worker'),
+        web: imageOfRole(ctx.config, 'web'),
+      },
+      ...(expect !== undefined ? { expect } : {}),
+    },
+  );
+  return {
+    inStep: report.inStep,
+    tag: expect ?? report.reference?.tag,
+    findings: report.findings.filter((f) => f.severity !== 'notice').map((f) => `${f.code}: ${f.message}`),
+  };
+}
