@@ -77,11 +77,23 @@ export function buildReport(
       ...(r.detail ? { detail: r.detail } : {}),
     };
   });
-  // Findings about something no probe returned (no svc on PATH at all) still get a row.
-  for (const f of outcome.findings) {
-    if (f.artifact && !probed.results.some((r) => r.name === f.artifact)) {
-      rows.push({ name: f.artifact, source: f.source ?? '-', version: undefined, ...statusOf([f]) });
-    }
+  // Findings about something no probe returned (no svc on PATH at all, an extra image read only
+  // in the store) still get a row: one per artifact and place, with the worst of its findings.
+  const unprobed = outcome.findings.filter(
+    (f) => f.artifact && !probed.results.some((r) => r.name === f.artifact),
+  );
+  const places = new Map<string, Finding[]>();
+  for (const f of unprobed) {
+    const key = `${f.artifact}\0${f.source ?? '-'}`;
+    places.set(key, [...(places.get(key) ?? []), f]);
+  }
+  for (const about of places.values()) {
+    rows.push({
+      name: about[0]!.artifact!,
+      source: about[0]!.source ?? '-',
+      version: undefined,
+      ...statusOf(about),
+    });
   }
   for (const skipped of probed.notChecked) {
     rows.push({

@@ -119,7 +119,8 @@ export interface RegistryReading {
  * the deployment's tag names in the store.
  */
 export interface SignatureReading {
-  artifact: ArtifactName;
+  /** api, worker, web, or an extra image artifact of the config (a `scheduler`). */
+  artifact: string;
   repository: string;
   /** undefined when there was no digest to check (then `error` says why). */
   digest: string | undefined;
@@ -209,7 +210,8 @@ export interface CliPackageReading {
  * key, and the release set found on it (`releaseSet` is the set's artifacts, by name, when valid).
  */
 export interface EvidenceReading {
-  artifact: ArtifactName;
+  /** api, worker, web, or an extra image artifact of the config (a `scheduler`). */
+  artifact: string;
   repository: string;
   /** undefined when there was no digest to check (then `error` says why). */
   digest: string | undefined;

@@ -94,7 +94,12 @@ describe('release promote --channel rc of a two-platform release', () => {
 
 describe('release verify --registry reads the evidence of fixtures/acme-oci', () => {
   const RC = 'v1.0.0-rc.1';
-  const IMAGES = { api: 'acme-api', worker: 'acme-worker', web: 'acme-web' } as const;
+  const IMAGES = {
+    api: 'acme-api',
+    worker: 'acme-worker',
+    web: 'acme-web',
+    scheduler: 'acme-scheduler',
+  } as const;
   let repo: GitRepo;
   let store: RegistryStore;
   let deployment: InProcessDeployment;
@@ -131,6 +136,11 @@ describe('release verify --registry reads the evidence of fixtures/acme-oci', ()
   beforeAll(async () => {
     repo = fixtureProject('acme-oci', { registry: `${registry.host}/acme` });
     repos.push(repo);
+    // An extra image (no role), released in step with the rest: a scheduler on the worker's files.
+    const configPath = join(repo.dir, 'release.config.json');
+    const config = JSON.parse(readFileSync(configPath, 'utf8'));
+    config.artifacts.scheduler = { ...config.artifacts.worker, image: IMAGES.scheduler };
+    writeFileSync(configPath, JSON.stringify(config));
     repo.commit('acme');
     repo.tag(RC);
     for (const args of [
@@ -158,7 +168,9 @@ describe('release verify --registry reads the evidence of fixtures/acme-oci', ()
     const { code, report, stderr } = await verify(['--require-attestations']);
     expect(evidenceCodes(report.findings), stderr).toEqual([]);
     expect(code, JSON.stringify(report.findings)).toBe(0);
-    expect(report.evidence?.map((e) => e.artifact)).toEqual(expect.arrayContaining(['api', 'worker']));
+    expect(report.evidence?.map((e) => e.artifact)).toEqual(
+      expect.arrayContaining(['api', 'worker', 'scheduler']),
+    );
     for (const e of report.evidence ?? []) {
       expect(e).toMatchObject({ sbom: { status: 'valid' }, provenance: { status: 'valid' } });
       expect(e.releaseSet).toBeDefined();
@@ -177,6 +189,17 @@ describe('release verify --registry reads the evidence of fixtures/acme-oci', ()
     const required = await verify(['--require-attestations']);
     expect(required.report.findings).toContainEqual(
       expect.objectContaining({ code: 'EVIDENCE_MISSING', artifact: 'api', severity: 'drift' }),
+    );
+    expect(required.code).toBe(1);
+  });
+
+  it('checks an extra image like the rest: its SBOM removed is missing evidence, named after it', async () => {
+    const digest = (await store.resolve(IMAGES.scheduler, RC))!.digest;
+    const [sbom] = await referrersOf(store, IMAGES.scheduler, digest, SBOM_TYPE);
+    await store.deleteTag(IMAGES.scheduler, sbom!.digest);
+    const required = await verify(['--require-attestations']);
+    expect(required.report.findings).toContainEqual(
+      expect.objectContaining({ code: 'EVIDENCE_MISSING', artifact: 'scheduler', severity: 'drift' }),
     );
     expect(required.code).toBe(1);
   });

@@ -13,14 +13,35 @@ export function deployedVersion(ctx: VerifyContext): Version | undefined {
   return reference ? parseVersion(reference.tag) : undefined;
 }
 
-/** Each probed image of the deployment at `tag`, with the digests its containers run (--docker). */
-export function deployedImages(ctx: VerifyContext, tag: string) {
-  return (['api', 'worker', 'web'] as const)
-    .filter((name) => ctx.probed!.probed.includes(name))
-    .map((artifact) => ({
+/**
+ * Each image of the deployment at `tag`, with the digests its containers run (--docker): the
+ * probed ones of API, worker and web, and the config's extra images (a `scheduler`), released in
+ * step with them and checked alike.
+ */
+export function deployedImages(
+  ctx: VerifyContext,
+  tag: string,
+): {
+  artifact: string;
+  repository: string;
+  tag: string;
+  running: { source: string; digest: string | undefined }[];
+}[] {
+  const running = (artifact: string) => ctx.registry?.find((r) => r.artifact === artifact)?.running ?? [];
+  return [
+    ...(['api', 'worker', 'web'] as const)
+      .filter((name) => ctx.probed!.probed.includes(name))
+      .map((artifact) => ({
+        artifact,
+        repository: ctx.options.images[artifact],
+        tag,
+        running: running(artifact),
+      })),
+    ...Object.entries(ctx.extraImages ?? {}).map(([artifact, repository]) => ({
       artifact,
-      repository: ctx.options.images[artifact],
+      repository,
       tag,
-      running: ctx.registry?.find((r) => r.artifact === artifact)?.running ?? [],
-    }));
+      running: running(artifact),
+    })),
+  ];
 }

@@ -1,11 +1,11 @@
 import type { ImageStore } from '../../registry/store.ts';
 import { printable } from '../../shared/printable.ts';
 import type { PublicSigningKey } from '../../signing/keys.ts';
-import type { ArtifactName, EvidenceReading, EvidenceStatus } from '../types.ts';
+import type { EvidenceReading, EvidenceStatus } from '../types.ts';
 
 /** One image of the deployment: the digests found for it (running, else the tag's). */
 export interface EvidenceSubject {
-  artifact: ArtifactName;
+  artifact: string;
   repository: string;
   tag: string;
   running: { source: string; digest: string | undefined }[];

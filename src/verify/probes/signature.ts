@@ -4,11 +4,11 @@ import { printable } from '../../shared/printable.ts';
 import type { PublicSigningKey } from '../../signing/keys.ts';
 import type { PlatformSignatureCheck } from '../../signing/platform-signatures.ts';
 
-import type { ArtifactName, SignatureReading } from '../types.ts';
+import type { SignatureReading } from '../types.ts';
 
 /** What to check: one repository and the digests found for it (running, else the tag's). */
 export interface SignatureSubject {
-  artifact: ArtifactName;
+  artifact: string;
   repository: string;
   tag: string;
   running: { source: string; digest: string | undefined }[];
