@@ -18,7 +18,8 @@ const run = promisify(execFile);
  * two releases made by `release build`, and a project started by hand with Debian's
  * `docker-compose` from a file with `${VAR:-default}` images, a fixed `container_name`, two worker
  * replicas, a scheduler running the worker image with another command and a one-shot `init` job
- * (the worker's image too) that API and worker wait for (`service_completed_successfully`).
+ * (the worker's image too) that API and worker wait for (`service_completed_successfully`), and
+ * the web client's server.
  */
 export interface ComposeRig {
   engine: Dockerd;
@@ -27,16 +28,18 @@ export interface ComposeRig {
   repo: GitRepo;
   namespace: string;
   apiUrl: string;
+  /** The web client's server, on the host network like the rest. */
+  webUrl: string;
   /** The user's compose file. Its directory's name (`shop`) is the project name Compose picks. */
   file: string;
   project: string;
-  digests: Record<string, { api: string; worker: string }>;
+  digests: Record<string, { api: string; worker: string; web?: string }>;
   stop(): Promise<void>;
 }
 
 export const PROJECT = 'shop';
 
-export function composeFile(namespace: string, apiPort: number): string {
+export function composeFile(namespace: string, apiPort: number, webPort: number): string {
   return `# A self-hosted deployment, as its operators keep it: nothing in it knows about release tooling.
 version: "3.8"
 x-host: &host
@@ -74,6 +77,13 @@ services:
     <<: *host
     image: \${WORKER_IMAGE:-${namespace}/service-worker:v1.0.0}
     command: ["-e", "process.on('SIGTERM', () => process.exit(0)); setInterval(() => {}, 60000)"]
+  web:
+    <<: *host
+    image: \${WEB_IMAGE:-${namespace}/service-web:v1.0.0}
+    environment:
+      PORT: "${webPort}"
+      HOST: 127.0.0.1
+      API_URL: http://127.0.0.1:${apiPort}
 `;
 }
 
@@ -94,12 +104,13 @@ export async function startComposeRig(): Promise<ComposeRig> {
     const namespace = `${registry.host}/acme`;
     writeReferenceConfig(repo.dir, { registry: namespace });
     const digests: ComposeRig['digests'] = {};
-    for (const tag of ['v1.0.0', 'v2.0.0']) digests[tag] = await buildRelease(repo, namespace, tag);
-    const apiPort = await freePort();
+    for (const tag of ['v1.0.0', 'v2.0.0'])
+      digests[tag] = await buildRelease(repo, namespace, tag, { web: true });
+    const [apiPort, webPort] = [await freePort(), await freePort()];
     const dir = join(root, PROJECT);
     mkdirSync(dir);
     const file = join(dir, 'docker-compose.yml');
-    writeFileSync(file, composeFile(namespace, apiPort));
+    writeFileSync(file, composeFile(namespace, apiPort, webPort));
     return {
       engine,
       docker: engine.docker,
@@ -107,6 +118,7 @@ export async function startComposeRig(): Promise<ComposeRig> {
       repo,
       namespace,
       apiUrl: `http://127.0.0.1:${apiPort}`,
+      webUrl: `http://127.0.0.1:${webPort}`,
       file,
       project: PROJECT,
       digests,

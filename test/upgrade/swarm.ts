@@ -126,26 +126,32 @@ export async function buildRelease(
   repo: GitRepo,
   namespace: string,
   tag: string,
-): Promise<{ api: string; worker: string }> {
+  options: { web?: boolean } = {},
+): Promise<{ api: string; worker: string; web?: string }> {
   repo.commit(tag);
   repo.tag(tag);
   const stamp = await runRelease(['stamp', '--json'], { cwd: repo.dir });
   if (stamp.code !== 0) throw new Error(`stamp ${tag}: ${stamp.stderr}`);
-  const build = await runRelease(['build', '--engine', 'oci', '--only', 'api,worker', '--push', '--json'], {
-    cwd: repo.dir,
-    timeoutMs: 180_000,
-  });
+  const artifacts = options.web ? (['api', 'worker', 'web'] as const) : (['api', 'worker'] as const);
+  const build = await runRelease(
+    ['build', '--engine', 'oci', '--only', artifacts.join(','), '--push', '--json'],
+    { cwd: repo.dir, timeoutMs: 180_000 },
+  );
   if (build.code !== 0) throw new Error(`build ${tag}: ${build.stderr}`);
-  const images = jsonOf<{ images: Record<'api' | 'worker', { digest: string }> }>(build).images;
+  const images = jsonOf<{ images: Record<string, { digest: string }> }>(build).images;
   // The build wrote only its build-<commit> tag. `release promote` moves every artifact of the
-  // config at once (web too, which this rig never builds), so the rig writes the version tag of
-  // its two images itself, by digest, as a promotion would.
+  // config at once (the CLI too, which this rig never builds), so the rig writes the version tag
+  // of its images itself, by digest, as a promotion would.
   const store = openStore(namespace, { cwd: repo.dir, env: {}, insecure: [namespace.split('/')[0]!] });
-  for (const artifact of ['api', 'worker'] as const) {
-    const manifest = (await store.getManifest(`service-${artifact}`, images[artifact].digest))!;
+  for (const artifact of artifacts) {
+    const manifest = (await store.getManifest(`service-${artifact}`, images[artifact]!.digest))!;
     await store.putManifest(`service-${artifact}`, tag, manifest.bytes, manifest.descriptor.mediaType);
   }
-  return { api: images.api.digest, worker: images.worker.digest };
+  return {
+    api: images['api']!.digest,
+    worker: images['worker']!.digest,
+    ...(images['web'] ? { web: images['web'].digest } : {}),
+  };
 }
 
 /**

@@ -40,6 +40,7 @@ interface ComposeUpgradeJson {
   failure: { kind: string; reason: string } | null;
   rolledBack: { name: string; status: string; detail: string }[];
   proof: { inStep: boolean; tag: string } | null;
+  events: { ms: number; text: string }[];
   containers: { service: string; state: string; digest: string | null; version: string | null }[];
 }
 
@@ -250,7 +251,7 @@ describe.sequential('release upgrade --compose', () => {
     expect(await runningImages(rig)).toEqual(v1Images);
   });
 
-  it('v1 -> v2 (files and services from the config): every service of both images on the v2 digests, both worker replicas checked, verify in step', async () => {
+  it('v1 -> v2 (files and services from the config): every service of both images on the v2 digests, both worker replicas checked, then web, verify in step', async () => {
     // Upgrade needs only the registry and the deployment from the config.
     writeFileSync(
       join(rig.repo.dir, 'compose.config.json'),
@@ -260,7 +261,8 @@ describe.sequential('release upgrade --compose', () => {
           {
             name: 'shop',
             url: rig.apiUrl,
-            services: { api: 'api', worker: 'worker' },
+            webUrl: rig.webUrl,
+            services: { api: 'api', worker: 'worker', web: 'web' },
             compose: { files: [rig.file] },
           },
         ],
@@ -284,7 +286,20 @@ describe.sequential('release upgrade --compose', () => {
       api: [`${rig.namespace}/service-api:v2.0.0@${v2.api}`],
       worker: [worker, worker],
       scheduler: [worker],
+      web: [`${rig.namespace}/service-web:v2.0.0@${v2.web}`],
     });
+    // Web moves in a phase of its own, after API and worker report v2, and reports it too.
+    expect(out.plan.phases.map((phase) => phase.map((m) => m.service).sort())).toEqual([
+      ['api', 'scheduler', 'worker'],
+      ['web'],
+    ]);
+    const events = out.events.map((e) => e.text);
+    const reported = (service: string) =>
+      events.findIndex(
+        (t) => t.endsWith(': report v2.0.0') && t.split(':')[0]!.split(', ').includes(service),
+      );
+    expect(reported('worker')).toBeGreaterThan(-1);
+    expect(reported('web')).toBeGreaterThan(reported('worker'));
     const workers = out.containers.filter((c) => c.service === 'worker');
     expect(workers.map((c) => [c.state, c.digest, c.version])).toEqual([
       ['running', v2.worker, 'v2.0.0'],
