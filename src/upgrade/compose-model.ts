@@ -41,3 +41,14 @@ function serviceOf(name: string, raw: RawService): ComposeService {
     healthcheck: Boolean(raw.healthcheck && !raw.healthcheck.disable && raw.healthcheck.test),
   };
 }
+
+/**
+ * The one-shot jobs of a project: services another waits for to complete
+ * (`service_completed_successfully`), such as a migration. Exiting 0 is what they are for.
+ */
+export function oneShotServices(services: ComposeService[]): string[] {
+  const waitedFor = services.flatMap((s) =>
+    s.dependsOn.filter((d) => d.condition === 'service_completed_successfully').map((d) => d.service),
+  );
+  return [...new Set(waitedFor)].sort();
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { composeServices } from './compose-model.ts';
+import { composeServices, oneShotServices } from './compose-model.ts';
 import { planComposeUpgrade } from './compose-plan.ts';
 import type { ComposeContainer } from './compose-types.ts';
 import type { TargetImage } from './swarm-types.ts';
@@ -109,5 +109,27 @@ describe('planComposeUpgrade', () => {
         containers: [],
       }),
     ).toThrow(/no service "backend"/);
+  });
+});
+
+describe('oneShotServices', () => {
+  it('names the services another waits for to complete, once each', () => {
+    const services = composeServices({
+      services: {
+        migrate: { image: 'w' },
+        seed: { image: 'w', depends_on: { migrate: { condition: 'service_completed_successfully' } } },
+        api: {
+          image: 'a',
+          depends_on: {
+            migrate: { condition: 'service_completed_successfully' },
+            seed: { condition: 'service_completed_successfully' },
+            db: { condition: 'service_healthy' },
+          },
+        },
+        worker: { image: 'w', depends_on: ['api'] },
+        db: { image: 'postgres' },
+      },
+    });
+    expect(oneShotServices(services)).toEqual(['migrate', 'seed']);
   });
 });

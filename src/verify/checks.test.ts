@@ -213,6 +213,12 @@ describe('checkDeployment: reading failures', () => {
     ).toEqual([['WORKER_STOPPED', 'notice']]);
     expect(codes([api('v1.4.0'), stopped])).toEqual(['WORKER_NOT_RUNNING']);
   });
+
+  it('says nothing of a one-shot job that completed, and still wants a worker that runs', () => {
+    const done = { ...worker('v1.4.0', 'container abc (init)'), running: false, finished: true };
+    expect(codes([api('v1.4.0'), worker('v1.4.0', 'container def (worker)'), done])).toEqual([]);
+    expect(codes([api('v1.4.0'), done])).toEqual(['WORKER_NOT_RUNNING']);
+  });
 });
 
 describe('checkWorkerEvidence', () => {

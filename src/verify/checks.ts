@@ -125,7 +125,7 @@ export function checkReadable(results: ProbeResult[], probed: ArtifactName[], ct
     });
   }
   const anyRunning = workers.some((w) => w.running !== false);
-  for (const stopped of workers.filter((r) => r.running === false && anyRunning)) {
+  for (const stopped of workers.filter((r) => r.running === false && !r.finished && anyRunning)) {
     const [kind, id] = stopped.source.split(' ');
     findings.push({
       code: 'WORKER_STOPPED',

@@ -14,7 +14,8 @@ export interface VerifyTarget {
   /** The worker's full health URL (`http://host:8081/healthz`). */
   workerUrl?: string;
   /** Read the worker from a Docker engine instead (`host`: `--docker-host`, else DOCKER_HOST). */
-  docker?: { host?: string; composeProject?: string };
+  /** `oneShots`: a Compose project's one-shot jobs (compose-model.ts), meant to have exited. */
+  docker?: { host?: string; composeProject?: string; oneShots?: string[] };
   /** Also probe the API on every Swarm node's address (read from the engine of `docker`). */
   urlPerNode?: boolean;
 }
@@ -76,6 +77,7 @@ export async function probeDeployment(
         ...(target.docker.host ? { host: target.docker.host } : {}),
         image: options.workerImage,
         ...(target.docker.composeProject ? { composeProject: target.docker.composeProject } : {}),
+        ...(target.docker.oneShots ? { oneShots: target.docker.oneShots } : {}),
         env: options.env,
         timeoutMs: options.timeoutMs,
       }),

@@ -26,6 +26,11 @@ export interface ProbeResult {
   evidence?: { env?: string; label?: string; tag?: string };
   /** worker in Docker: false for a stopped container (a leftover, not what serves work). */
   running?: boolean;
+  /**
+   * worker in Docker: a Compose one-shot job (another service waits for it to complete: a
+   * migration) whose container exited 0. Not running, and not a leftover either: it is done.
+   */
+  finished?: boolean;
 }
 
 /**

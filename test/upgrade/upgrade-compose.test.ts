@@ -316,11 +316,19 @@ describe.sequential('release upgrade --compose', () => {
 
     const check = await verify('v2.0.0');
     expect(check.code, check.stdout + check.stderr).toBe(0);
-    const report = jsonOf<{ artifacts: { name: string; version: string; source: string }[] }>(check);
+    const report = jsonOf<{
+      artifacts: { name: string; version: string; source: string; status: string; detail?: string }[];
+      findings: { code: string }[];
+    }>(check);
     const workerRows = report.artifacts.filter((a) => a.name === 'worker');
     // Both replicas, the scheduler and the finished one-shot: every container of the worker image.
     expect(workerRows.length).toBe(4);
     expect(workerRows.every((r) => r.version === 'v2.0.0')).toBe(true);
+    // The one-shot (API and worker wait for it to complete) exited 0: done, not a stopped leftover.
+    const init = workerRows.find((r) => r.source.includes('compose service init'));
+    expect(init?.detail).toContain('a one-shot job, completed (exit 0)');
+    expect(init?.status).toBe('ok');
+    expect(report.findings.map((f) => f.code)).not.toContain('WORKER_STOPPED');
 
     // `verify --all` reads the same containers for a Compose deployment of the config.
     const fleet = await runRelease(

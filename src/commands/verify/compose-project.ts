@@ -3,17 +3,21 @@ import { dirname, resolve } from 'node:path';
 import { composeModel, findComposeCli, projectName } from '../../engine/docker/compose-cli.ts';
 import { UsageError } from '../../errors.ts';
 import type { BaseContext } from '../../pipeline/context.ts';
+import { composeServices, oneShotServices } from '../../upgrade/compose-model.ts';
 
 /**
  * `release verify --compose`: the name of the project whose containers to read, decided as the
- * upgrade decides it (same CLI, same rule), so both look at the same containers.
+ * upgrade decides it (same CLI, same rule), so both look at the same containers; and its one-shot
+ * jobs (compose-model.ts), whose containers are meant to have exited. With `--project-name`, a
+ * project whose files the Compose CLI cannot read (or no CLI at all) is still verified, without
+ * knowing its one-shots.
  */
-export async function composeProjectName(
+export async function composeProjectOf(
   files: string[],
   flag: string | undefined,
   base: BaseContext,
   dockerHost: string | undefined,
-): Promise<string> {
+): Promise<{ name: string; oneShots: string[] }> {
   const paths = files.map((f) => resolve(base.cwd, f));
   const missing = paths.find((f) => !existsSync(f));
   if (missing) {
@@ -21,11 +25,18 @@ export async function composeProjectName(
       hint: 'give the compose files the project is started with, first file first',
     });
   }
-  if (flag) return projectName({ flag, env: base.env, modelName: undefined, firstFile: paths[0]! });
   const env = { ...base.env, ...(dockerHost ? { DOCKER_HOST: dockerHost } : {}) };
-  const cli = await findComposeCli(env);
-  const model = (await composeModel(cli, { files: paths, dir: dirname(paths[0]!) }, env)) as {
-    name?: string;
+  const readModel = async () => {
+    const cli = await findComposeCli(env);
+    return (await composeModel(cli, { files: paths, dir: dirname(paths[0]!) }, env)) as {
+      name?: string;
+      services?: unknown;
+    };
   };
-  return projectName({ flag: undefined, env, modelName: model?.name, firstFile: paths[0]! });
+  const model = flag ? await readModel().catch(() => undefined) : await readModel();
+  return {
+    name: projectName({ flag, env, modelName: model?.name, firstFile: paths[0]! }),
+    // A model without services has no one-shots; its containers, if any, are read all the same.
+    oneShots: model?.services ? oneShotServices(composeServices(model)) : [],
+  };
 }

@@ -99,14 +99,14 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
         withCompose && d.compose && !d.workerUrl
           ? {
               ...d,
-              docker: {
-                composeProject: await withCompose.composeProjectName(
+              docker: composeDocker(
+                await withCompose.composeProjectOf(
                   d.compose.files.map((f) => resolve(base.configDir, f)),
                   d.compose.projectName,
                   base,
                   undefined,
                 ),
-              },
+              ),
             }
           : d,
       ),
@@ -149,7 +149,7 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
     );
   }
   const composeProject = flags.compose?.length
-    ? await (await import('./compose-project.ts')).composeProjectName(
+    ? await (await import('./compose-project.ts')).composeProjectOf(
         flags.compose,
         flags.projectName,
         base,
@@ -160,7 +160,7 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
     flags.docker || flags.dockerHost || composeProject
       ? {
           ...(flags.dockerHost ? { host: flags.dockerHost } : {}),
-          ...(composeProject ? { composeProject } : {}),
+          ...(composeProject ? composeDocker(composeProject) : {}),
         }
       : undefined;
   const target: VerifyTarget = {
@@ -334,4 +334,9 @@ function renderFleet(fleet: FleetReport): string[] {
     `${total} deployments checked in ${(fleet.elapsedMs / 1000).toFixed(2)} s: ${inStep} in step, ${drift} drift, ${unreachable} unreachable`,
   );
   return lines;
+}
+
+/** The engine part of a Compose target: its project's containers, its one-shot jobs known. */
+function composeDocker(project: { name: string; oneShots: string[] }) {
+  return { composeProject: project.name, ...(project.oneShots.length ? { oneShots: project.oneShots } : {}) };
 }

@@ -21,6 +21,8 @@ export interface DockerProbeOptions {
    * project label, running or not; no Swarm services.
    */
   composeProject?: string;
+  /** The project's one-shot jobs (a migration): a container of one that exited 0 is done, not stopped. */
+  oneShots?: string[];
 }
 
 export const OCI_VERSION_LABEL = 'org.opencontainers.image.version';
@@ -46,7 +48,7 @@ export async function probeWorkerDocker(options: DockerProbeOptions): Promise<Pr
   try {
     const [containers, services] = await Promise.race([
       Promise.all([
-        readContainers(docker, options.image, options.composeProject),
+        readContainers(docker, options.image, options.composeProject, new Set(options.oneShots ?? [])),
         options.composeProject ? Promise.resolve([]) : readServices(docker, options.image),
       ]),
       deadline,
@@ -84,7 +86,12 @@ export async function probeWorkerDocker(options: DockerProbeOptions): Promise<Pr
 
 type Read = ProbeResult & { serviceId?: string };
 
-async function readContainers(docker: Docker, repository: string, project?: string): Promise<Read[]> {
+async function readContainers(
+  docker: Docker,
+  repository: string,
+  project: string | undefined,
+  oneShots: ReadonlySet<string>,
+): Promise<Read[]> {
   const listed = await docker.listContainers({
     all: true,
     ...(project ? { filters: { label: [`com.docker.compose.project=${project}`] } } : {}),
@@ -113,6 +120,11 @@ async function readContainers(docker: Docker, repository: string, project?: stri
           digest: repoDigest(image?.RepoDigests, reference),
           running: info.State.Running,
           state: info.State.Status,
+          finished:
+            !info.State.Running &&
+            info.State.ExitCode === 0 &&
+            composeService !== undefined &&
+            oneShots.has(composeService),
         }),
       );
     }),
@@ -229,6 +241,8 @@ interface Found {
   digest: string | undefined;
   running: boolean;
   state: string;
+  /** A one-shot job's container that exited 0: its work is done. */
+  finished?: boolean;
 }
 
 function reading(found: Found): ProbeResult {
@@ -243,7 +257,8 @@ function reading(found: Found): ProbeResult {
     name: 'worker',
     source: found.source,
     version,
-    detail: `${from}; ${found.state}`,
+    detail: `${from}; ${found.finished ? 'a one-shot job, completed (exit 0)' : found.state}`,
+    ...(found.finished ? { finished: true } : {}),
     image: printable(found.reference, { max: 200 }),
     ...(found.digest ? { digest: found.digest } : {}),
     evidence,
