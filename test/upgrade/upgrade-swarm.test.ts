@@ -322,4 +322,26 @@ describe('release upgrade on Docker Swarm', () => {
     const check = await verify('v2.0.0');
     expect(check.code, check.stdout + check.stderr).toBe(0);
   }, 120_000);
+
+  it('an upgrade to where Swarm is already headed waits for it to settle: nothing written, exit 0, in step', async () => {
+    // Runs after v1 -> v2. An operator puts both services back on v1 by hand, and runs the
+    // upgrade to v1 at once: the specs already name v1 (nothing to change), but the v2 tasks are
+    // still being stopped (a 2 s grace period). Proving at once would call that drift.
+    for (const name of [API_SERVICE, WORKER_SERVICE]) {
+      const service = rig.docker.getService(name);
+      const { Version } = (await service.inspect()) as { Version: { Index: number } };
+      await service.update({ version: Version.Index, ...v1Specs[name] });
+    }
+    const result = await upgrade(['--to', 'v1.0.0']);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const out = jsonOf<UpgradeJson>(result);
+    expect(out.status).toBe('up-to-date');
+    expect(out.proof).toMatchObject({ inStep: true, tag: 'v1.0.0' });
+    expect(out.events.map((e) => e.text)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^svc_api: already on sha256:.*; Swarm has settled$/)]),
+    );
+    // It wrote nothing: the specs are exactly the operator's.
+    expect(await serviceSpec(rig, API_SERVICE)).toEqual(v1Specs[API_SERVICE]);
+    expect(await serviceSpec(rig, WORKER_SERVICE)).toEqual(v1Specs[WORKER_SERVICE]);
+  }, 120_000);
 });
