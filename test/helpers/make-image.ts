@@ -96,6 +96,23 @@ export async function pushIndex(
   return index.digest;
 }
 
+/**
+ * Push every child image of an index, then the index as a Docker manifest list (what buildx pushes
+ * with the docker media types): it carries no annotations. Returns its digest.
+ */
+export async function pushManifestList(
+  store: ImageStore,
+  repository: string,
+  index: ReturnType<typeof makeIndex>,
+): Promise<string> {
+  for (const image of index.images) await pushImage(store, repository, image);
+  const manifest = JSON.parse(Buffer.from(index.manifest).toString('utf8'));
+  const bytes = json({ ...manifest, mediaType: MEDIA_TYPES.dockerManifestList });
+  const digest = sha256Digest(bytes);
+  await store.putManifest(repository, digest, bytes, MEDIA_TYPES.dockerManifestList);
+  return digest;
+}
+
 function json(value: unknown): Uint8Array {
   return Buffer.from(JSON.stringify(value));
 }

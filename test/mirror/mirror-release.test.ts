@@ -13,14 +13,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VERSION_LABEL } from '../../src/engine/oci/version-layer.ts';
 import { sha256Digest } from '../../src/registry/digest.ts';
 import { FlatLayoutStore } from '../../src/registry/flat-layout-store.ts';
 import { packArchive, unpackArchive } from '../../src/registry/oci-archive.ts';
 import { openStore } from '../../src/registry/open-store.ts';
 import { listReferrers, updateFallbackIndex } from '../../src/registry/referrers.ts';
 import { RegistryStore } from '../../src/registry/registry-store.ts';
-import { MEDIA_TYPES } from '../../src/registry/store.ts';
 import {
   checkImageSignature,
   SIGNATURE_ARTIFACT_TYPE,
@@ -30,11 +28,10 @@ import { writeKeyPair } from '../../src/signing/key-files.ts';
 import { parsePrivateKey, parsePublicKey } from '../../src/signing/keys.ts';
 import { bundleOf, referrersOf, verifyDsse } from '../evidence/dsse.ts';
 import type { GitRepo } from '../helpers/git-repo.ts';
-import { makeImage, makeIndex, pushImage, pushIndex } from '../helpers/make-image.ts';
 import { type RunningRegistry, startRegistry } from '../helpers/registry.ts';
 import { jsonOf, runRelease } from '../helpers/run-release.ts';
 import { runSignalled } from '../promote/interrupt.ts';
-import { ARTIFACTS, type Artifact, REPOS, recordDigests, stampedProject } from '../promote/project.ts';
+import { ARTIFACTS, pushTwoPlatformSet, REPOS, recordDigests, stampedProject } from '../promote/project.ts';
 import { type InProcessDeployment, startInProcessDeployment } from '../verify/in-process-deployments.ts';
 import { completeTags, expectedDigests, type MirrorJson } from './mirror-checks.ts';
 
@@ -59,6 +56,16 @@ let deployment: InProcessDeployment;
 const archive = () => join(work, 'release.tar');
 const release = (args: string[], extra: Record<string, string> = {}) =>
   runRelease(args, { cwd: repo.dir, env: { ...env, ...extra }, timeoutMs: 60_000 });
+/** `release mirror --version <RELEASE> [--from <from>] --to <to> [flags]`, as its arguments. */
+const mirrorArgs = (from: string | undefined, to: string, ...flags: string[]) => [
+  'mirror',
+  ...['--version', RELEASE],
+  ...(from ? ['--from', from] : []),
+  ...['--to', to],
+  ...flags,
+];
+const mirror = (from: string | undefined, to: string, ...flags: string[]) =>
+  release(mirrorArgs(from, to, ...flags));
 const publicKey = () => parsePublicKey(readFileSync(join(repo.dir, 'release-signing.pub'), 'utf8'), 'pub');
 
 beforeAll(async () => {
@@ -69,19 +76,8 @@ beforeAll(async () => {
     signing: { publicKey: 'release-signing.pub', privateKey: 'release-signing.key' },
   });
   await writeKeyPair(repo.dir, env);
-  const rcIndex = {} as Record<Artifact, string>;
-  for (const a of ARTIFACTS) {
-    const labels = { [VERSION_LABEL]: RC };
-    const index = makeIndex([
-      makeImage({ architecture: 'amd64', labels }),
-      makeImage({ architecture: 'arm64', labels }),
-    ]);
-    // web as a Docker manifest list (buildx with the docker media types): no annotation names its
-    // rc, so the mirror finds the rc through its children, as verify does.
-    rcIndex[a] =
-      a === 'web' ? await pushManifestList(store, REPOS[a], index) : await pushIndex(store, REPOS[a], index);
-  }
-  recordDigests(repo, rcIndex, RC);
+  // Web's rc is a Docker manifest list: the mirror finds it through its children, as verify does.
+  recordDigests(repo, await pushTwoPlatformSet(store, RC), RC);
   const rc = await release(['promote', '--channel', 'rc']);
   expect(rc.code, rc.stderr).toBe(0);
   repo.tag(RELEASE);
@@ -106,19 +102,6 @@ beforeAll(async () => {
   });
 }, 120_000);
 
-async function pushManifestList(
-  store: RegistryStore,
-  repository: string,
-  index: ReturnType<typeof makeIndex>,
-) {
-  for (const image of index.images) await pushImage(store, repository, image);
-  const json = JSON.parse(Buffer.from(index.manifest).toString('utf8'));
-  const bytes = Buffer.from(JSON.stringify({ ...json, mediaType: MEDIA_TYPES.dockerManifestList }));
-  const digest = sha256Digest(bytes);
-  await store.putManifest(repository, digest, bytes, MEDIA_TYPES.dockerManifestList);
-  return digest;
-}
-
 afterAll(async () => {
   await deployment?.close();
   repo?.remove();
@@ -130,7 +113,7 @@ describe('release mirror: registry -> archive -> registry', { timeout: 120_000 }
   let set: MirrorJson;
 
   it('writes a reproducible archive of the whole set that skopeo reads', async () => {
-    const run = await release(['mirror', '--version', RELEASE, '--to', `oci-archive:${archive()}`, '--json']);
+    const run = await mirror(undefined, `oci-archive:${archive()}`, '--json');
     expect(run.code, run.stderr).toBe(0);
     set = jsonOf<MirrorJson>(run);
     // api, worker, web at the release and at the rc, each with two platform images.
@@ -146,25 +129,11 @@ describe('release mirror: registry -> archive -> registry', { timeout: 120_000 }
     });
     // A dry run lists the same set and writes nothing.
     const dryTar = join(work, 'dry.tar');
-    const dry = await release([
-      'mirror',
-      '--version',
-      RELEASE,
-      '--to',
-      `oci-archive:${dryTar}`,
-      '--dry-run',
-      '--json',
-    ]);
+    const dry = await mirror(undefined, `oci-archive:${dryTar}`, '--dry-run', '--json');
     expect(dry.code, dry.stderr).toBe(0);
     expect(jsonOf<MirrorJson>(dry).images).toEqual(set.images);
     expect(existsSync(dryTar)).toBe(false);
-    const again = await release([
-      'mirror',
-      '--version',
-      RELEASE,
-      '--to',
-      `oci-archive:${join(work, 'again.tar')}`,
-    ]);
+    const again = await mirror(undefined, `oci-archive:${join(work, 'again.tar')}`);
     expect(again.code, again.stderr).toBe(0);
     expect(readFileSync(join(work, 'again.tar')).equals(bytes)).toBe(true);
     expect(again.stdout).toContain(
@@ -183,16 +152,7 @@ describe('release mirror: registry -> archive -> registry', { timeout: 120_000 }
   });
 
   it('loads the archive into the second registry, digests and signatures kept', async () => {
-    const run = await release([
-      'mirror',
-      '--version',
-      RELEASE,
-      '--from',
-      `oci-archive:${archive()}`,
-      '--to',
-      target.host,
-      '--latest',
-    ]);
+    const run = await mirror(`oci-archive:${archive()}`, target.host, '--latest');
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain(`mirrored ${RELEASE} from oci-archive:${archive()} to ${target.host}`);
     expect(run.stdout).toContain('9 tag(s) written'); // 3 rc, 3 release, 3 latest
@@ -224,16 +184,7 @@ describe('release mirror: registry -> archive -> registry', { timeout: 120_000 }
     for (const a of ARTIFACTS)
       expect((await far.resolve(REPOS[a], 'latest'))?.digest).toBe(expectedDigests(set, RELEASE)[REPOS[a]]);
     // A second load finds everything there: nothing copied.
-    const again = await release([
-      'mirror',
-      '--version',
-      RELEASE,
-      '--from',
-      `oci-archive:${archive()}`,
-      '--to',
-      target.host,
-      '--json',
-    ]);
+    const again = await mirror(`oci-archive:${archive()}`, target.host, '--json');
     expect(jsonOf<MirrorJson>(again).written).toMatchObject({
       blobs: { copied: 0 },
       manifests: { copied: 0 },
@@ -272,16 +223,7 @@ describe('release mirror refuses what the public key does not vouch for', { time
     const file = join(work, `${name}.tar`);
     await packArchive(dir, file);
     const into = join(work, `${name}-target`);
-    const run = await release([
-      'mirror',
-      '--version',
-      RELEASE,
-      '--from',
-      `oci-archive:${file}`,
-      '--to',
-      `oci-layout:${into}`,
-      '--json',
-    ]);
+    const run = await mirror(`oci-archive:${file}`, `oci-layout:${into}`, '--json');
     const store = openStore(`oci-layout:${into}`, { cwd: work, env: {} });
     const tags = (await Promise.all(ARTIFACTS.map((a) => store.listTags(REPOS[a])))).flat();
     return { run, tags };
@@ -327,16 +269,7 @@ describe('release mirror refuses what the public key does not vouch for', { time
     // An odd length: cut inside a block (a header or a blob), never on an entry's boundary.
     writeFileSync(file, whole.subarray(0, Math.floor(whole.length / 2) | 1));
     const into = join(work, 'truncated-target');
-    const run = await release([
-      'mirror',
-      '--version',
-      RELEASE,
-      '--from',
-      `oci-archive:${file}`,
-      '--to',
-      `oci-layout:${into}`,
-      '--json',
-    ]);
+    const run = await mirror(`oci-archive:${file}`, `oci-layout:${into}`, '--json');
     expect(run.code, run.stdout).toBe(1);
     expect(jsonOf<{ error: { code: string } }>(run).error.code).toBe('ARCHIVE_UNREADABLE');
     expect(existsSync(into)).toBe(false);
@@ -385,16 +318,7 @@ describe('a load killed at 10 moments', { timeout: 120_000 }, () => {
   });
 
   it('never leaves a tag pointing at a missing blob, and the next run completes', async () => {
-    const args = [
-      'mirror',
-      '--version',
-      RELEASE,
-      '--from',
-      `oci-archive:${archive()}`,
-      '--to',
-      third.host,
-      '--json',
-    ];
+    const args = mirrorArgs(`oci-archive:${archive()}`, third.host, '--json');
     const far = new RegistryStore({ registry: third.host, env: {} });
     // The killed processes' unpacked archives land under the test's own directory, removed with it.
     const temp = join(work, 'tmp');
@@ -403,7 +327,7 @@ describe('a load killed at 10 moments', { timeout: 120_000 }, () => {
     // How long a whole load takes on this machine now; the kills are spread over it.
     const probe = join(work, 'probe-target');
     const timed = await runSignalled(
-      ['mirror', '--version', RELEASE, '--from', `oci-archive:${archive()}`, '--to', `oci-layout:${probe}`],
+      mirrorArgs(`oci-archive:${archive()}`, `oci-layout:${probe}`),
       repo.dir,
       undefined,
       extra,

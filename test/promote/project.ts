@@ -1,8 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { VERSION_LABEL } from '../../src/engine/oci/version-layer.ts';
 import type { ImageStore } from '../../src/registry/store.ts';
 import { GitRepo } from '../helpers/git-repo.ts';
-import { makeImage, makeIndex, pushImage, pushIndex } from '../helpers/make-image.ts';
+import { makeImage, makeIndex, pushImage, pushIndex, pushManifestList } from '../helpers/make-image.ts';
 import { jsonOf, runRelease } from '../helpers/run-release.ts';
 
 export const REPOS = { api: 'service-api', worker: 'service-worker', web: 'service-web' } as const;
@@ -93,4 +94,26 @@ export interface PromoteJson {
   plan: PlanJson;
   result: ResultJson;
   error: { code: string; hint?: string; exitCode: number; result: ResultJson; plan: PlanJson };
+}
+
+/**
+ * What a buildx build of every artifact leaves: per artifact an untagged index of two platform
+ * images (amd64, arm64), each labelled with `version`; web as a Docker manifest list, which has no
+ * annotation to name its rc, so readers find it through its children. Returns the index digests.
+ */
+export async function pushTwoPlatformSet(
+  store: ImageStore,
+  version: string,
+): Promise<Record<Artifact, string>> {
+  const digests = {} as Record<Artifact, string>;
+  for (const a of ARTIFACTS) {
+    const labels = { [VERSION_LABEL]: version };
+    const index = makeIndex([
+      makeImage({ architecture: 'amd64', labels }),
+      makeImage({ architecture: 'arm64', labels }),
+    ]);
+    digests[a] =
+      a === 'web' ? await pushManifestList(store, REPOS[a], index) : await pushIndex(store, REPOS[a], index);
+  }
+  return digests;
 }

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VERSION_LABEL } from '../../src/engine/oci/version-layer.ts';
 import { copyImage } from '../../src/registry/copy-image.ts';
-import { sha256Digest } from '../../src/registry/digest.ts';
 import { openStore } from '../../src/registry/open-store.ts';
 import { platformChildren } from '../../src/registry/platform-children.ts';
 import { RegistryStore } from '../../src/registry/registry-store.ts';
@@ -13,10 +12,17 @@ import { checkImageSignature, signImage } from '../../src/signing/image-signatur
 import { writeKeyPair } from '../../src/signing/key-files.ts';
 import { parsePrivateKey, parsePublicKey } from '../../src/signing/keys.ts';
 import type { GitRepo } from '../helpers/git-repo.ts';
-import { makeImage, makeIndex, pushImage, pushIndex } from '../helpers/make-image.ts';
+import { makeImage, makeIndex, pushIndex } from '../helpers/make-image.ts';
 import { type RunningRegistry, startRegistry } from '../helpers/registry.ts';
 import { jsonOf, runRelease } from '../helpers/run-release.ts';
-import { ARTIFACTS, type Artifact, REPOS, recordDigests, stampedProject } from '../promote/project.ts';
+import {
+  ARTIFACTS,
+  type Artifact,
+  pushTwoPlatformSet,
+  REPOS,
+  recordDigests,
+  stampedProject,
+} from '../promote/project.ts';
 import { type InProcessDeployment, startInProcessDeployment } from '../verify/in-process-deployments.ts';
 
 // A two-platform index (amd64 + arm64, as buildx pushes it) for each of api, worker and web on a
@@ -41,14 +47,6 @@ const rcIndex = {} as Record<Artifact, string>;
 const release = (args: string[]) => runRelease(args, { cwd: repo.dir, env, timeoutMs: 60_000 });
 const childrenOf = async (repository: string, reference: string) =>
   platformChildren((await store.getManifest(repository, reference))!.bytes)!;
-async function pushManifestList(repository: string, index: ReturnType<typeof makeIndex>): Promise<string> {
-  for (const image of index.images) await pushImage(store, repository, image);
-  const json = JSON.parse(Buffer.from(index.manifest).toString('utf8'));
-  const bytes = Buffer.from(JSON.stringify({ ...json, mediaType: MEDIA_TYPES.dockerManifestList }));
-  const digest = sha256Digest(bytes);
-  await store.putManifest(repository, digest, bytes, MEDIA_TYPES.dockerManifestList);
-  return digest;
-}
 const publicKey = () => {
   const path = join(repo.dir, 'release-signing.pub');
   return parsePublicKey(readFileSync(path, 'utf8'), path);
@@ -62,18 +60,8 @@ beforeAll(async () => {
     signing: { publicKey: 'release-signing.pub', privateKey: 'release-signing.key' },
   });
   await writeKeyPair(repo.dir, env);
-  // What a buildx build leaves: per artifact an index of two platform images, each reporting the rc.
-  for (const a of ARTIFACTS) {
-    const labels = { [VERSION_LABEL]: RC };
-    const index = makeIndex([
-      makeImage({ architecture: 'amd64', labels }),
-      makeImage({ architecture: 'arm64', labels }),
-    ]);
-    // web as a Docker manifest list (buildx with the docker media types): no annotations, so verify
-    // finds its rc index through the rc tag.
-    rcIndex[a] =
-      a === 'web' ? await pushManifestList(REPOS[a], index) : await pushIndex(store, REPOS[a], index);
-  }
+  // What a buildx build leaves (web a Docker manifest list, found by verify through the rc tag).
+  Object.assign(rcIndex, await pushTwoPlatformSet(store, RC));
   recordDigests(repo, rcIndex, RC);
   work = mkdtempSync(join(tmpdir(), 'sr-multi-platform-'));
   const webRoot = join(work, 'web');
