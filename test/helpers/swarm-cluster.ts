@@ -113,11 +113,19 @@ export async function startSwarmCluster(): Promise<SwarmCluster> {
   });
   const startNode = async (i: number) => {
     const d = nodeDir(i);
+    // A killed dockerd leaves its pid file and its containerd's, and a restarted dockerd refuses
+    // to start (its own) or adopts the old containerd and times out waiting on it (containerd's)
+    // while that pid still exists: a zombie does until this machine's PID 1 reaps it, which it
+    // does only now and then.
+    await clearStalePidfile(join(d, 'dockerd.pid'), d);
+    await clearStalePidfile(join(d, 'x', 'containerd', 'containerd.pid'), d);
     const log = openSync(join(d, 'dockerd.log'), 'a');
+    // `setsid --wait` stays dockerd's parent, so its exit tells a start that failed at once from
+    // one still under way.
     const child = spawn(
       'ip',
       [
-        ...['netns', 'exec', ns(i), 'unshare', '--uts', 'setsid', NODE_SCRIPT, `node${i}`],
+        ...['netns', 'exec', ns(i), 'unshare', '--uts', 'setsid', '--wait', NODE_SCRIPT, `node${i}`],
         ...['--config-file', join(dir, 'daemon.json'), '--data-root', join(d, 'data')],
         ...['--exec-root', join(d, 'x'), '--pidfile', join(d, 'dockerd.pid'), '-H', nodes[i - 1]!.host],
         ...['--storage-driver', 'overlay2', '--iptables=false', '--ip6tables=false', '--bridge=none'],
@@ -130,12 +138,20 @@ export async function startSwarmCluster(): Promise<SwarmCluster> {
       },
     );
     child.unref();
+    let exited: number | null | undefined;
+    child.once('exit', (code, signal) => {
+      exited = code ?? (signal ? -1 : null);
+    });
     const deadline = Date.now() + 60_000;
     for (;;) {
       try {
         await nodes[i - 1]!.docker.ping();
         return;
       } catch {
+        if (exited !== undefined)
+          throw new Error(
+            `node${i}'s dockerd exited (${exited}) before it answered:\n${nodeLog(i).slice(-3000)}`,
+          );
         if (Date.now() > deadline)
           throw new Error(`node${i}'s dockerd did not answer within 60 s:\n${nodeLog(i).slice(-3000)}`);
         await sleep(100);
@@ -234,6 +250,21 @@ async function stopNodes(dir: string, nodeDirs: string[]): Promise<void> {
     }
   }
   await sleep(500);
+}
+
+/**
+ * Remove a pid file whose process is gone: no such pid, a zombie (its cmdline is empty), or a pid
+ * reused by a process that is not the node's (its cmdline does not name the node's folder). Waits
+ * while the node's process still runs (SIGKILL is not instant for a process in the kernel).
+ */
+async function clearStalePidfile(pidfile: string, nodeDir: string): Promise<void> {
+  const pid = Number(readOr(pidfile));
+  if (!(pid > 0)) return;
+  for (let i = 0; readOr(`/proc/${pid}/cmdline`).includes(nodeDir); i++) {
+    if (i === 150) throw new Error(`pid ${pid} of ${pidfile} still runs after 30 s`);
+    await sleep(200);
+  }
+  rmSync(pidfile, { force: true });
 }
 
 function removeCgroups(parent: string): void {

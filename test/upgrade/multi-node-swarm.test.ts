@@ -182,6 +182,21 @@ describe('release upgrade on three nodes', () => {
     expect(seen.length).toBeGreaterThan(1);
     expect(versions).toEqual(['v2.0.0', 'v2.0.0', 'v2.0.0']);
   }, 300_000);
+
+  it('the rig: a node killed and started again at once rejoins (no stale pid file blocks it)', async () => {
+    // A killed dockerd leaves its pid file, and dockerd refuses to start while that pid exists,
+    // which a zombie does until someone reaps it. A quick return must still work.
+    const node3 = d.cluster.nodes[2]!;
+    for (let round = 0; round < 3; round++) {
+      d.cluster.killNode(3);
+      await d.cluster.startNode(3);
+      await waitFor(async () => {
+        const info = (await node3.docker.info()) as { Swarm: { LocalNodeState: string } };
+        return info.Swarm.LocalNodeState === 'active' ? true : undefined;
+      }, 60_000);
+      await waitForNodeState(3, 'ready');
+    }
+  }, 240_000);
 });
 
 interface VerifyJson {
