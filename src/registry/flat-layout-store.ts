@@ -6,6 +6,7 @@ import { writeFileAtomically } from '../shared/atomic-write.ts';
 import { declaredMediaType, isDigest, manifestDigest, sha256Digest } from './digest.ts';
 import { fallbackReferrers } from './referrers.ts';
 import { type Descriptor, type ImageStore, type Manifest, MEDIA_TYPES } from './store.ts';
+import { assertTagOrDigest } from './tag-reference.ts';
 
 export const REF_NAME = 'org.opencontainers.image.ref.name';
 
@@ -84,6 +85,7 @@ export class FlatLayoutStore implements ImageStore {
     bytes: Uint8Array,
     mediaType: string,
   ): Promise<Descriptor> {
+    assertTagOrDigest(reference);
     const digest = manifestDigest(bytes, reference);
     await this.putBlob(repository, digest, bytes);
     const descriptor: Descriptor = { mediaType, digest, size: bytes.length };

@@ -4,10 +4,10 @@ import { dirname, join } from 'node:path';
 import { ExternalError, UsageError } from '../errors.ts';
 import { sibling, writeFileAtomically } from '../shared/atomic-write.ts';
 import { acquireLock } from '../shared/file-lock.ts';
-import { isValidImageTag } from '../version/image-tag.ts';
 import { declaredMediaType, isDigest, manifestDigest, sha256Digest } from './digest.ts';
 import { fallbackReferrers } from './referrers.ts';
 import { type Descriptor, type ImageStore, type Manifest, MEDIA_TYPES } from './store.ts';
+import { assertTagOrDigest } from './tag-reference.ts';
 
 const REF_NAME = 'org.opencontainers.image.ref.name';
 const REPOSITORY = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$/;
@@ -75,10 +75,7 @@ export class LayoutStore implements ImageStore {
   ): Promise<Descriptor> {
     const dir = this.dir(repository);
     const digest = manifestDigest(bytes, reference);
-    if (!isDigest(reference) && !isValidImageTag(reference))
-      throw new UsageError('TAG_INVALID', `"${reference}" is not a valid image tag`, {
-        hint: 'tags are 1-128 characters of [A-Za-z0-9_.-], not starting with "." or "-"',
-      });
+    assertTagOrDigest(reference);
     await this.putBlob(repository, digest, bytes);
     const descriptor: Descriptor = { mediaType, digest, size: bytes.length };
     if (!isDigest(reference)) {

@@ -94,6 +94,12 @@ const CASES: Case[] = [
     code: 'USAGE_INVALID',
     setup: () => ({ cwd: project().dir, args: ['promote', '--channel', 'nightly'] }),
   },
+  {
+    // A channel name is not a version: mirrored as one, it would move the target's latest.
+    name: 'mirror --version latest',
+    code: 'MIRROR_VERSION_INVALID',
+    setup: () => ({ cwd: project().dir, args: ['mirror', '--version', 'latest', '--to', 'oci-layout:out'] }),
+  },
 ];
 
 /** One `error:` line, then its `hint:`; nothing that looks like a stack or an internal error. */

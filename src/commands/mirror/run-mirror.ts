@@ -1,5 +1,6 @@
 import { UsageError } from '../../errors.ts';
 import { setSize } from '../../mirror/mirror-set.ts';
+import { mirrorVersionTag } from '../../mirror/mirror-version.ts';
 import { type MirrorStore, openMirrorStore } from '../../mirror/open-mirror-store.ts';
 import { runPipeline } from '../../pipeline/runner.ts';
 import { readPublicKey } from '../../signing/key-files.ts';
@@ -18,6 +19,7 @@ export interface MirrorFlags extends GlobalOptions {
 }
 
 export async function runMirror(flags: MirrorFlags): Promise<void> {
+  const version = mirrorVersionTag(flags.version);
   const base = await baseContext(flags);
   const trusted = await readPublicKey(base);
   if (!trusted)
@@ -37,7 +39,7 @@ export async function runMirror(flags: MirrorFlags): Promise<void> {
     opened.push(to);
     const ctx: MirrorContext = {
       ...base,
-      version: flags.version,
+      version,
       latest: Boolean(flags.latest),
       from: from.store,
       to: to.store,
