@@ -1,6 +1,7 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { processAlive } from '../shared/process-alive.ts';
 
 const PREFIX = 'release-mirror-';
 const OWNED = /^release-mirror-(\d+)-/;
@@ -14,17 +15,8 @@ export async function mirrorTempDir(): Promise<string> {
   const root = tmpdir();
   for (const name of await readdir(root).catch(() => [])) {
     const pid = Number(OWNED.exec(name)?.[1]);
-    if (pid && pid !== process.pid && !alive(pid))
+    if (pid && pid !== process.pid && !processAlive(pid))
       await rm(join(root, name), { recursive: true, force: true });
   }
   return mkdtemp(join(root, `${PREFIX}${process.pid}-`));
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -1,7 +1,7 @@
-import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { currentHolder, holderGone, parseHolder, processAlive } from './holder.ts';
+import { currentHolder, holderGone, parseHolder } from './holder.ts';
+import { processAlive } from './process-alive.ts';
 
 const holder = { ...currentHolder(10_000, 't'), host: 'build-1', pid: 42, heartbeat: 1_000 };
 
@@ -25,15 +25,16 @@ describe('holderGone', () => {
   });
 });
 
-describe('processAlive', () => {
-  it('this process lives; a finished child and a pid with another start time do not', () => {
+describe('currentHolder', () => {
+  it('names this host and this process, with a start time that proves it alive', () => {
     const me = currentHolder(1, 't');
     expect(me.host).toBe(hostname());
-    expect(processAlive(process.pid, me.procStart)).toBe(true);
-    const child = spawnSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' });
-    expect(processAlive(Number(child.stdout.trim()))).toBe(false);
-    expect(processAlive(process.pid, '1')).toBe(false);
+    expect(me.pid).toBe(process.pid);
+    expect(processAlive(me.pid, me.procStart)).toBe(true);
   });
+});
+
+describe('parseHolder', () => {
   it('parses only holder records', () => {
     expect(parseHolder(JSON.stringify(holder))).toEqual(holder);
     expect(parseHolder('{"pid": 1}')).toBeUndefined();

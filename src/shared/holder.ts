@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { processAlive, processStart } from './process-alive.ts';
 
 /**
  * Who holds something on disk (a lock file, a promotion journal), written into it so that anyone
@@ -80,41 +80,4 @@ export function holderGoneNow(holder: Holder): string | false {
     host,
     ...(holder.host === host ? { alive: processAlive(holder.pid, holder.procStart) } : {}),
   });
-}
-
-/**
- * Whether a process of this host runs: a zombie (killed, not yet reaped) does not, nor does a
- * newer process that reuses the pid (its start time differs).
- */
-export function processAlive(pid: number, procStart?: string): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  const stat = readStat(pid);
-  if (stat) {
-    if (stat.state === 'Z' || stat.state === 'X') return false;
-    return !procStart || procStart === stat.start;
-  }
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-function processStart(pid: number): string | undefined {
-  return readStat(pid)?.start;
-}
-
-/** `/proc/<pid>/stat`: state and start time (fields 3 and 22; the name in field 2 may hold spaces). */
-function readStat(pid: number): { state: string; start: string } | undefined {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  const state = fields[0];
-  const start = fields[19];
-  return state && start ? { state, start } : undefined;
 }

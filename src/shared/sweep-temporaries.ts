@@ -2,7 +2,7 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { temporaryOwner } from './atomic-write.ts';
 import { removeAbandonedLock } from './file-lock.ts';
-import { processAlive } from './holder.ts';
+import { processAlive } from './process-alive.ts';
 
 /**
  * Remove the temporary files (`<name>.<pid>.<hex>.tmp|bak`, see `sibling`) that processes of this

@@ -14,6 +14,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeZombie } from '../../../../test/helpers/zombie.ts';
 import { recoverUpdate } from './recover-update.ts';
 import { type Journal, newJournal, type UpdatePaths, updatePaths } from './update-dir.ts';
 
@@ -155,5 +156,33 @@ describe('recoverUpdate', () => {
     // Its holder gone, the next recovery takes the lock over and finishes.
     expect((await recoverUpdate(paths)).outcome).toBe('finished');
     expect(binVersion()).toBe('2.0.0');
+  });
+
+  // Under a container PID 1 that reaps late, a killed svc stays a zombie for seconds, and
+  // kill(pid, 0) still answers for it: neither its lock nor its update may block the next svc.
+  it('a recovery lock held by a killed, unreaped svc (a zombie) is taken over at once', async () => {
+    const zombie = await makeZombie();
+    try {
+      writeJournalFile(journal('switching'));
+      writePackage(paths.staged, '2.0.0');
+      writeFileSync(join(paths.dir, 'recovering'), String(zombie.pid));
+      expect((await recoverUpdate(paths)).outcome).toBe('finished');
+      expect(binVersion()).toBe('2.0.0');
+    } finally {
+      zombie.end();
+    }
+  });
+
+  it('an update whose svc was killed and not yet reaped (a zombie) is recovered, not left running', async () => {
+    const zombie = await makeZombie();
+    try {
+      writeJournalFile(journal('staging', zombie.pid));
+      writePackage(paths.staged, '2.0.0');
+      expect((await recoverUpdate(paths)).outcome).toBe('undone');
+      expect(binVersion()).toBe('1.0.0');
+      expect(existsSync(paths.dir)).toBe(false);
+    } finally {
+      zombie.end();
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { open, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { processAlive } from '../../../shared/process-alive.ts';
 import { switchToStaged } from './staged-switch.ts';
 import { type Journal, ownerAlive, parseJournal, type UpdatePaths } from './update-dir.ts';
 
@@ -59,18 +60,9 @@ async function takeRecoveryLock(paths: UpdatePaths): Promise<boolean> {
       if (code === 'ENOENT') return false;
       if (code !== 'EEXIST') throw error;
       const holder = Number(await readFile(lock, 'utf8').catch(() => ''));
-      if (holder && holderAlive(holder)) return false;
+      if (holder && processAlive(holder)) return false;
       await rm(lock, { force: true });
     }
   }
   return false;
-}
-
-function holderAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

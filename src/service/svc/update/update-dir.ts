@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { processAlive } from '../../../shared/process-alive.ts';
 import { PACKAGE_NAME, UPDATE_DIR_NAME } from './pending-update.ts';
 
 /** The paths of one install's update, all derived from its `node_modules` folder. */
@@ -75,11 +76,5 @@ export function ownerAlive(journal: Journal): boolean {
   // Another host sharing this prefix: its pids mean nothing here. Trust it for a while, not forever.
   if (journal.host !== hostname()) return Date.now() - Date.parse(journal.started) < 10 * 60_000;
   if (journal.pid === process.pid) return true;
-  try {
-    process.kill(journal.pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the pid exists and belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return processAlive(journal.pid);
 }
