@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import Docker from 'dockerode';
 import { type LocalRegistry, startLocalRegistry } from '../../src/registry/local-registry.ts';
+import { processAlive } from '../../src/shared/process-alive.ts';
 import { unmountUnder } from './dockerd.ts';
 
 /**
@@ -229,10 +230,10 @@ export async function startSwarmCluster(): Promise<SwarmCluster> {
 async function stopNodes(dir: string, nodeDirs: string[]): Promise<void> {
   const pids = nodeDirs
     .map((d) => Number(readOr(join(d, 'dockerd.pid'))))
-    .filter((pid) => pid > 0 && alive(pid));
+    .filter((pid) => pid > 0 && processAlive(pid));
   for (const pid of pids) process.kill(pid, 'SIGTERM');
-  for (let i = 0; i < 100 && pids.some(alive); i++) await sleep(200);
-  for (const pid of pids.filter(alive)) process.kill(pid, 'SIGKILL');
+  for (let i = 0; i < 100 && pids.some((pid) => processAlive(pid)); i++) await sleep(200);
+  for (const pid of pids.filter((pid) => processAlive(pid))) process.kill(pid, 'SIGKILL');
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const cmdline = readOr(`/proc/${entry}/cmdline`).split('\0');
@@ -295,15 +296,6 @@ function readOr(path: string): string {
     return readFileSync(path, 'utf8');
   } catch {
     return '';
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 
