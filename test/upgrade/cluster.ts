@@ -61,7 +61,16 @@ async function createServices(d: ClusterDeployment): Promise<void> {
   const host = (await docker.listNetworks({ filters: { name: ['host'] } })).find((n) => n.Name === 'host')!;
   const common = {
     Mode: { Replicated: { Replicas: 3 } },
-    UpdateConfig: { Parallelism: 1, Order: 'stop-first', FailureAction: 'pause', Monitor: 1_000_000_000 },
+    // A pause between tasks (kept by `release upgrade`, which changes only the image, the order and
+    // the failure action) holds every upgrade mid-way for seconds, so a test that loses a node
+    // mid-upgrade sees the update under way however slow its look at the tasks is.
+    UpdateConfig: {
+      Parallelism: 1,
+      Delay: 2_000_000_000,
+      Order: 'stop-first',
+      FailureAction: 'pause',
+      Monitor: 1_000_000_000,
+    },
   };
   const placement = { MaxReplicas: 1 };
   await docker.createService({

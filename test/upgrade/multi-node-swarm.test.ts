@@ -28,7 +28,8 @@ afterAll(() => d?.stop(), 120_000);
  * Once the first task of `tag` runs, SIGKILL the dockerd of a worker node (node2 or node3) that
  * still runs only the previous version: the node is lost mid-upgrade, its old containers keep
  * running. Resolves with the node's index, or undefined (`old`) when the update had passed both
- * worker nodes before a look at the tasks saw it under way (a slow poll on a busy machine).
+ * worker nodes before a look at the tasks saw it under way (a slow poll on a busy machine; the
+ * stack's pause between tasks makes that rare).
  */
 async function loseANodeMidUpgrade(
   from: string,
@@ -80,7 +81,10 @@ describe('release upgrade on three nodes', () => {
       // update take seconds on a quiet machine, and minutes on a loaded one.
       run = upgrade(d, ['--to', 'v2.0.0', '--timeout', '180000']);
       lost = await loseANodeMidUpgrade('v1.0.0', 'v2.0.0', 'old');
-      if (lost !== undefined) break;
+      if (lost !== undefined) {
+        console.log(`mid-upgrade: node${lost} lost on attempt ${attempt}`);
+        break;
+      }
       // The update passed both worker nodes before the test saw it under way: no node was lost,
       // so it must simply have succeeded. Then the round starts again from v1.
       const missed = await run;
