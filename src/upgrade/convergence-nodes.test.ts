@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { type ConvergenceInput, judgeConvergence } from './convergence.ts';
+import {
+  type ConvergenceInput,
+  CROWDED_OUT_TOLERATED,
+  judgeConvergence,
+  STALLED_AFTER_MS,
+} from './convergence.ts';
 import type { NodeView, TaskView } from './swarm-types.ts';
 
 // judgeConvergence on a multi-node Swarm: what a node that is not `ready` changes.
@@ -90,6 +95,40 @@ describe('judgeConvergence with nodes', () => {
     });
   });
 
+  it('a task crowded out on a live node while a lost node is re-placed is a casualty, a few times', () => {
+    // Swarm put node2's replica on node1 beside node1's own: two tasks on one host port.
+    const nodes = [node('1'), node('2'), node('3')];
+    const crowded = (id: string) => task(id, NEW, 'failed', '1', { desired: 'shutdown', exitCode: 2 });
+    const tasks = [task('a', NEW, 'running', '1'), crowded('x1'), task('c', NEW, 'running', '3')];
+    expect(judge(tasks, { nodes, lostNodes: new Set(['2']) })).toEqual({
+      status: 'waiting',
+      reason: '2 of 3 task(s) running',
+    });
+    // No node lost: the image's failure. Alone on its node: the image's failure too.
+    expect(judge(tasks, { nodes })).toMatchObject({ status: 'failed' });
+    const alone = [crowded('x1'), task('c', NEW, 'running', '3')];
+    expect(judge(alone, { nodes, lostNodes: new Set(['2']) })).toMatchObject({ status: 'failed' });
+    // More than a few: an image that fails everywhere still fails.
+    const many = [...tasks, ...['x2', 'x3', 'x4'].map(crowded)];
+    expect(many.length - 2).toBeGreaterThan(CROWDED_OUT_TOLERATED);
+    expect(judge(many, { nodes, lostNodes: new Set(['2']) })).toMatchObject({ status: 'failed' });
+    // Swarm paused the update on it: resumed, and the reason says why.
+    const culprit = 'x'.repeat(25);
+    const paused = [task('a', NEW, 'running', '1'), crowded(culprit)];
+    expect(
+      judge(paused, {
+        nodes,
+        lostNodes: new Set(['2']),
+        updateState: 'paused',
+        updateMessage: `update paused due to failure or early termination of task ${culprit}`,
+      }),
+    ).toEqual({
+      status: 'waiting',
+      resume: true,
+      reason: `Swarm paused the update when task ${culprit.slice(0, 12)} failed on node1, placed beside another task of the service while a lost node's tasks were re-placed: resuming it`,
+    });
+  });
+
   it('a rollback with a node down converges, degraded, once every live node runs the spec', () => {
     const nodes = [node('1'), node('2'), node('3', 'down')];
     const tasks = [
@@ -115,5 +154,42 @@ describe('judgeConvergence with nodes', () => {
     ).toMatchObject({ status: 'waiting' });
     // An upgrade (not a rollback) never settles for fewer than it wants.
     expect(judge(tasks, { nodes })).toMatchObject({ status: 'waiting' });
+  });
+
+  it('forces a new pass when Swarm has had no update under way for a while and the service is short', () => {
+    // After a node loss Swarm can leave a slot on the previous image (or its new task never
+    // started) and report no update under way: nothing would move that slot again.
+    const nodes = [node('1'), node('2'), node('3')];
+    const tasks = [
+      task('a', NEW, 'running', '1'),
+      task('b', NEW, 'running', '2'),
+      task('x', OLD, 'running', '3'),
+    ];
+    expect(judge(tasks, { nodes, idleMs: STALLED_AFTER_MS })).toEqual({
+      status: 'waiting',
+      force: true,
+      reason:
+        'Swarm has had no update under way for 15 s and 1 task(s) still run the previous image: forcing a new pass over every task',
+    });
+    const parked = [...tasks.slice(0, 2), task('c', NEW, 'ready', '3', { desired: 'ready' })];
+    expect(judge(parked, { nodes, idleMs: 20_000 })).toMatchObject({
+      force: true,
+      reason: expect.stringContaining('for 20 s and 2 of 3 task(s) run it'),
+    });
+    // Not before the while is up: the parked task is named as what the wait is for.
+    expect(judge(parked, { nodes, idleMs: STALLED_AFTER_MS - 1 })).toEqual({
+      status: 'waiting',
+      reason: '2 of 3 task(s) running (one is ready, not yet started)',
+    });
+    // Not while a node is down (forcing would only restart the live ones), nor in a rollback,
+    // nor when the service is only young (all run the target, recently started).
+    const down = [node('1'), node('2'), node('3', 'down')];
+    expect(judge(tasks, { nodes: down, idleMs: 60_000 })).not.toHaveProperty('force');
+    expect(judge(tasks, { nodes, idleMs: 60_000, tolerateFailedTasks: true })).not.toHaveProperty('force');
+    const young = [0, 1, 2].map((i) => task(`n${i}`, NEW, 'running', `${i + 1}`, { since: NOW - 1 }));
+    expect(judge(young, { nodes, idleMs: 60_000 })).toEqual({
+      status: 'waiting',
+      reason: 'running for less than 5000 ms',
+    });
   });
 });

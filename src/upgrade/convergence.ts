@@ -34,11 +34,27 @@ export interface ConvergenceInput {
   nodes?: NodeView[];
   /** Nodes seen not `ready` at any poll of this wait: what their tasks do is a casualty, not a verdict. */
   lostNodes?: ReadonlySet<string>;
+  /**
+   * For how long Swarm has had no update of the service under way (no update status, or
+   * `completed`), counted by the caller from its polls since its last write.
+   */
+  idleMs?: number;
 }
+
+/**
+ * How long Swarm may be doing nothing (no update under way) while the service is short of its
+ * target before the upgrade forces a new pass. Far above a task's restart delay (Swarm's
+ * default: 5 s) and a reschedule, so only a stall reaches it.
+ */
+export const STALLED_AFTER_MS = 15_000;
+
+/** How many tasks crowded out on a live node after a node loss are taken as its casualties. */
+export const CROWDED_OUT_TOLERATED = 3;
 
 export type Convergence =
   | { status: 'converged'; running: number; degraded?: string }
-  | { status: 'waiting'; reason: string; resume?: true }
+  /** `resume`: write the spec again (a paused update); `force`: force a new pass over every task. */
+  | { status: 'waiting'; reason: string; resume?: true; force?: true }
   | { status: 'failed'; reason: string; task?: TaskView };
 
 /**
@@ -55,8 +71,21 @@ export function judgeConvergence(input: ConvergenceInput): Convergence {
   const lost = (t: TaskView) => t.nodeId !== undefined && (input.lostNodes?.has(t.nodeId) ?? false);
   const fresh = input.tasks.filter((t) => !input.before.has(t.id));
   const mine = fresh.filter((t) => t.image === input.image);
+  const ended = mine.filter((t) => FAILED_STATES.has(t.state) || ENDED_STATES.has(t.state));
+  // After a node loss Swarm re-places the lost node's replicas, and can put one on a live node that
+  // already runs a task of the service (its placement limit checked against a view the loss made
+  // stale); on a host port the newcomer fails at once. Such a failure is the node loss's doing, not
+  // the image's, up to a few of them: an image that fails everywhere still fails.
+  const crowdedOut = ended.filter(
+    (t) =>
+      (input.lostNodes?.size ?? 0) > 0 &&
+      !lost(t) &&
+      input.tasks.some((o) => o.id !== t.id && o.nodeId === t.nodeId && o.state === 'running'),
+  );
+  const casualty = (t: TaskView) =>
+    lost(t) || (crowdedOut.includes(t) && crowdedOut.length <= CROWDED_OUT_TOLERATED);
   // A task that ended because its node was lost says nothing about the image.
-  const broken = mine.find((t) => (FAILED_STATES.has(t.state) || ENDED_STATES.has(t.state)) && !lost(t));
+  const broken = ended.find((t) => !casualty(t));
   if (broken && !input.tolerateFailedTasks)
     return { status: 'failed', reason: describeFailure(broken), task: broken };
   if (input.updateState === 'paused' || input.updateState?.startsWith('rollback')) {
@@ -64,12 +93,14 @@ export function judgeConvergence(input: ConvergenceInput): Convergence {
     // the node was lost ends when the node comes back. That is the node's doing: resume.
     const named = /task ([a-z0-9]{20,})/.exec(input.updateMessage ?? '')?.[1];
     const culprit = named ? input.tasks.find((t) => t.id === named) : undefined;
-    if (input.updateState === 'paused' && culprit && lost(culprit)) {
+    if (input.updateState === 'paused' && culprit && casualty(culprit)) {
       const node = nodes.get(culprit.nodeId ?? '')?.name ?? culprit.nodeId;
       return {
         status: 'waiting',
         resume: true,
-        reason: `Swarm paused the update when task ${culprit.id.slice(0, 12)} ended on ${node}, a node lost during the upgrade: resuming it`,
+        reason: lost(culprit)
+          ? `Swarm paused the update when task ${culprit.id.slice(0, 12)} ended on ${node}, a node lost during the upgrade: resuming it`
+          : `Swarm paused the update when task ${culprit.id.slice(0, 12)} failed on ${node}, placed beside another task of the service while a lost node's tasks were re-placed: resuming it`,
       };
     }
     return {
@@ -103,13 +134,41 @@ export function judgeConvergence(input: ConvergenceInput): Convergence {
         };
     }
   }
+  // Swarm can stop short after a node loss: its updater fails on a slot ("was already shut down
+  // when reached by updater") and leaves the slot's new task never started, or a slot ends up on
+  // the previous image, and Swarm reports no update under way. Nothing will move that slot again,
+  // so after a while of Swarm idle with the service short of the target (every node back), the
+  // upgrade forces a new pass (`docker service update --force`: Swarm replaces every task, one
+  // slot at a time under the service's update config). Only the forward upgrade does: a rollback
+  // must end on exactly the user's spec, and has its deadline.
+  const short = running.length < expected || others.length > 0;
+  if (
+    short &&
+    !input.tolerateFailedTasks &&
+    downNodes.length === 0 &&
+    (input.idleMs ?? 0) >= STALLED_AFTER_MS
+  ) {
+    const what =
+      others.length > 0
+        ? `${others.length} task(s) still run the previous image`
+        : `${running.length} of ${expected} task(s) run it`;
+    return {
+      status: 'waiting',
+      force: true,
+      reason: `Swarm has had no update under way for ${Math.round((input.idleMs ?? 0) / 1000)} s and ${what}: forcing a new pass over every task`,
+    };
+  }
   if (running.length < expected) {
-    const behind = wanted.find((t) => !(t.state === 'running' && trusted(t)));
+    // A task of the image that Swarm has not yet asked to run (desired `ready`) explains the wait
+    // as well as one that is starting.
+    const behind =
+      wanted.find((t) => !(t.state === 'running' && trusted(t))) ??
+      input.tasks.find((t) => t.image === input.image && t.desired === 'ready');
     const where =
       behind && !trusted(behind) ? ` on ${nodes.get(behind.nodeId ?? '')?.name ?? 'a lost node'}` : '';
     return {
       status: 'waiting',
-      reason: `${running.length} of ${expected} task(s) running${behind ? ` (one is ${behind.state}${where}${behind.message ? `: ${behind.message}` : ''})` : ''}${downNote}`,
+      reason: `${running.length} of ${expected} task(s) running${behind ? ` (one is ${behind.state}${where}${behind.desired === 'ready' ? ', not yet started' : ''}${behind.message ? `: ${behind.message}` : ''})` : ''}${downNote}`,
     };
   }
   if (others.length > 0) {

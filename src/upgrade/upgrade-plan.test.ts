@@ -5,7 +5,7 @@ import {
   SWARM_DEFAULT_UPDATE_CONFIG,
   type TargetImage,
 } from './swarm-types.ts';
-import { nextSpec, pinnedImage, planUpgrade, updateOrder } from './upgrade-plan.ts';
+import { forcedPass, nextSpec, pinnedImage, planUpgrade, updateOrder } from './upgrade-plan.ts';
 
 const REPO = '127.0.0.1:5000/acme';
 const digest = (c: string) => `sha256:${c.repeat(64)}`;
@@ -137,5 +137,15 @@ describe('nextSpec', () => {
       Order: planned!.order,
       FailureAction: 'pause',
     });
+  });
+});
+
+describe('forcedPass', () => {
+  it("moves only Swarm's force counter on, from nothing or from a number; the input is not touched", () => {
+    const spec = { Name: 'api', TaskTemplate: { ContainerSpec: { Image: 'reg/api:v2@sha256:a' } } };
+    const once = forcedPass(spec);
+    expect(once).toEqual({ ...spec, TaskTemplate: { ...spec.TaskTemplate, ForceUpdate: 1 } });
+    expect(forcedPass(once).TaskTemplate?.ForceUpdate).toBe(2);
+    expect(spec.TaskTemplate).not.toHaveProperty('ForceUpdate');
   });
 });

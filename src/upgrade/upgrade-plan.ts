@@ -110,6 +110,19 @@ export function nextSpec(current: ServiceSpec, planned: PlannedService): Service
   return spec;
 }
 
+/**
+ * The spec with Swarm's force counter moved on: written back, it makes Swarm replace every task
+ * of the service, one slot at a time under its update config, even though nothing else changed
+ * (what `docker service update --force` writes).
+ */
+export function forcedPass(current: ServiceSpec): ServiceSpec {
+  const spec = structuredClone(current);
+  const template = spec.TaskTemplate ?? {};
+  spec.TaskTemplate = template;
+  template.ForceUpdate = (typeof template.ForceUpdate === 'number' ? template.ForceUpdate : 0) + 1;
+  return spec;
+}
+
 function roleRank(role: ServiceRole): number {
   return role === 'api' ? 0 : role === 'worker' ? 1 : 2;
 }

@@ -173,3 +173,59 @@ export async function taskView(d: ClusterDeployment): Promise<string[]> {
     })
     .sort();
 }
+
+/**
+ * What a failed test needs to read: every task of the stack (shut down ones too) with its slot,
+ * node, tag, desired and actual state and error, then the end of each node's dockerd log.
+ */
+export async function clusterReport(d: ClusterDeployment): Promise<string> {
+  try {
+    const docker = d.cluster.manager.docker;
+    const nodes = new Map(
+      (
+        (await docker.listNodes()) as {
+          ID: string;
+          Description: { Hostname: string };
+          Status: { State: string };
+        }[]
+      ).map((n) => [n.ID, `${n.Description.Hostname}(${n.Status.State})`]),
+    );
+    const listed = (await docker.listServices()) as {
+      ID: string;
+      Spec: { Name: string };
+      UpdateStatus?: { State?: string; Message?: string };
+    }[];
+    const services = new Map(listed.map((s) => [s.ID, s.Spec.Name]));
+    const updates = listed.map(
+      (s) => `${s.Spec.Name}: update ${s.UpdateStatus?.State ?? 'none'} ${s.UpdateStatus?.Message ?? ''}`,
+    );
+    const tasks = (await docker.listTasks()) as {
+      ServiceID: string;
+      Slot?: number;
+      NodeID?: string;
+      DesiredState: string;
+      UpdatedAt: string;
+      Spec: { ContainerSpec: { Image: string } };
+      Status: { State: string; Err?: string; Message?: string };
+    }[];
+    const lines = tasks
+      .map((t) => {
+        const tag = t.Spec.ContainerSpec.Image.replace(/@.*/, '').replace(/.*:/, '');
+        const where = nodes.get(t.NodeID ?? '') ?? '-';
+        return `${services.get(t.ServiceID)}.${t.Slot} ${t.UpdatedAt} ${where} ${tag} desired=${t.DesiredState} state=${t.Status.State} ${t.Status.Err ?? t.Status.Message ?? ''}`;
+      })
+      .sort();
+    const logs = d.cluster.nodes.map(
+      (n) =>
+        `--- ${n.name} dockerd log (end)\n${d.cluster
+          .nodeLog(n.index)
+          .split('\n')
+          .filter((l) => /level=(error|warn)/.test(l))
+          .slice(-25)
+          .join('\n')}`,
+    );
+    return `\n--- services\n${updates.join('\n')}\n--- tasks\n${lines.join('\n')}\n${logs.join('\n')}`;
+  } catch (error) {
+    return `\n(no cluster report: ${(error as Error).message})`;
+  }
+}

@@ -4,6 +4,7 @@ import { jsonOf } from '../helpers/run-release.ts';
 import {
   API,
   type ClusterDeployment,
+  clusterReport,
   startClusterDeployment,
   taskView,
   upgrade,
@@ -126,8 +127,14 @@ describe('release upgrade on three nodes', () => {
     );
     expect(reading?.version, during.stdout).toBe('v1.0.0');
     const result = await run;
-    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const report = result.code === 0 ? '' : await clusterReport(d);
+    expect(result.code, result.stdout + result.stderr + report).toBe(0);
     const out = jsonOf<UpgradeJson>(result);
+    const stalls = out.events.filter((e) => /resuming it|forcing a new pass/.test(e.text));
+    console.log(
+      `mid-upgrade: Swarm stalled ${stalls.length} time(s)`,
+      stalls.map((e) => e.text),
+    );
     expect(out.events.map((e) => e.text).join('\n')).toMatch(
       /lost during the upgrade: resuming it|converged/,
     );

@@ -9,6 +9,7 @@ import {
 import { judgeConvergence } from '../../upgrade/convergence.ts';
 import type { ServiceSpec } from '../../upgrade/swarm-types.ts';
 import type { UpgradeFailure } from '../../upgrade/upgrade-outcome.ts';
+import { forcedPass } from '../../upgrade/upgrade-plan.ts';
 
 /** How often the engine is asked while waiting. */
 export const POLL_MS = 250;
@@ -41,7 +42,7 @@ export interface ConvergeRequest {
   record?: (text: string) => void;
 }
 
-/** How often an update that Swarm paused because of a lost node is resumed, at most. */
+/** How often an update that a lost node stalled is resumed or forced on, at most. */
 const MAX_RESUMES = 3;
 
 /**
@@ -55,6 +56,8 @@ export async function waitConverged(request: ConvergeRequest): Promise<void> {
   const image = request.spec.TaskTemplate?.ContainerSpec?.Image ?? '';
   const replicas = request.spec.Mode?.Replicated ? (request.spec.Mode.Replicated.Replicas ?? 1) : undefined;
   const firstSeen = new Map<string, number>();
+  /** The first poll, since this wait's last write, at which Swarm had no update under way. */
+  let idleSince: number | undefined;
   const lostNodes = new Set<string>();
   let resumes = 0;
   let last = 'no answer from the engine yet';
@@ -71,6 +74,8 @@ export async function waitConverged(request: ConvergeRequest): Promise<void> {
       if (t.state === 'running' && !firstSeen.has(t.id))
         firstSeen.set(t.id, request.before.has(t.id) ? 0 : now);
     }
+    const idle = inspected.updateState === undefined || inspected.updateState === 'completed';
+    idleSince = idle ? (idleSince ?? now) : undefined;
     const verdict = judgeConvergence({
       tasks: tasks.map((t) => ({ ...t, since: firstSeen.get(t.id) ?? now })),
       image,
@@ -82,17 +87,22 @@ export async function waitConverged(request: ConvergeRequest): Promise<void> {
       ...(nodes.length ? { nodes, lostNodes } : {}),
       ...(inspected.updateState ? { updateState: inspected.updateState } : {}),
       ...(inspected.updateMessage ? { updateMessage: inspected.updateMessage } : {}),
+      ...(idleSince !== undefined ? { idleMs: now - idleSince } : {}),
     });
     if (verdict.status === 'converged') {
       if (verdict.degraded) request.record?.(`${request.name}: ${verdict.degraded}`);
       return;
     }
-    if (verdict.status === 'waiting' && verdict.resume && resumes < MAX_RESUMES) {
+    if (verdict.status === 'waiting' && (verdict.resume || verdict.force) && resumes < MAX_RESUMES) {
       // Writing the spec again, unchanged, is how Swarm resumes a paused update (docker service
-      // update does the same); at the index just read, so nobody else's change is overwritten.
+      // update does the same); with the force counter moved on, Swarm replaces every task. At the
+      // index just read, so nobody else's change is overwritten.
       resumes++;
       request.record?.(`${request.name}: ${verdict.reason}`);
-      await updateService(request.docker, request.serviceId, inspected.versionIndex, inspected.spec);
+      const spec = verdict.force ? forcedPass(inspected.spec) : inspected.spec;
+      await updateService(request.docker, request.serviceId, inspected.versionIndex, spec);
+      // A write clears Swarm's update status until its orchestrator acts on it: not idleness.
+      idleSince = undefined;
       continue;
     }
     if (verdict.status === 'failed') {
