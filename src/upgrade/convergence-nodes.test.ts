@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   type ConvergenceInput,
-  CROWDED_OUT_TOLERATED,
   judgeConvergence,
+  LOST_NODE_FAILURES_TOLERATED,
   STALLED_AFTER_MS,
 } from './convergence.ts';
 import type { NodeView, TaskView } from './swarm-types.ts';
@@ -95,8 +95,8 @@ describe('judgeConvergence with nodes', () => {
     });
   });
 
-  it('a task crowded out on a live node while a lost node is re-placed is a casualty, a few times', () => {
-    // Swarm put node2's replica on node1 beside node1's own: two tasks on one host port.
+  it('a task failing on a live node while a lost node is re-placed is a casualty, a few times', () => {
+    // Swarm put node2's replica on node1 while node1's own task was still stopping: one host port.
     const nodes = [node('1'), node('2'), node('3')];
     const crowded = (id: string) => task(id, NEW, 'failed', '1', { desired: 'shutdown', exitCode: 2 });
     const tasks = [task('a', NEW, 'running', '1'), crowded('x1'), task('c', NEW, 'running', '3')];
@@ -104,14 +104,19 @@ describe('judgeConvergence with nodes', () => {
       status: 'waiting',
       reason: '2 of 3 task(s) running',
     });
-    // No node lost: the image's failure. Alone on its node: the image's failure too.
+    // No node lost: the image's failure.
     expect(judge(tasks, { nodes })).toMatchObject({ status: 'failed' });
-    const alone = [crowded('x1'), task('c', NEW, 'running', '3')];
-    expect(judge(alone, { nodes, lostNodes: new Set(['2']) })).toMatchObject({ status: 'failed' });
-    // More than a few: an image that fails everywhere still fails.
-    const many = [...tasks, ...['x2', 'x3', 'x4'].map(crowded)];
-    expect(many.length - 2).toBeGreaterThan(CROWDED_OUT_TOLERATED);
-    expect(judge(many, { nodes, lostNodes: new Set(['2']) })).toMatchObject({ status: 'failed' });
+    // A few more (each restart meets the port still held): still the loss's doing.
+    const few = ['x2', 'x3', 'x4', 'x5'].map(crowded);
+    expect(1 + few.length).toBe(LOST_NODE_FAILURES_TOLERATED);
+    expect(judge([...tasks, ...few], { nodes, lostNodes: new Set(['2']) })).toMatchObject({
+      status: 'waiting',
+    });
+    // More than that: an image that fails everywhere still fails.
+    expect(judge([...tasks, ...few, crowded('x6')], { nodes, lostNodes: new Set(['2']) })).toMatchObject({
+      status: 'failed',
+      reason: expect.stringContaining('failed (exit code 2)'),
+    });
     // Swarm paused the update on it: resumed, and the reason says why.
     const culprit = 'x'.repeat(25);
     const paused = [task('a', NEW, 'running', '1'), crowded(culprit)];
@@ -125,7 +130,7 @@ describe('judgeConvergence with nodes', () => {
     ).toEqual({
       status: 'waiting',
       resume: true,
-      reason: `Swarm paused the update when task ${culprit.slice(0, 12)} failed on node1, placed beside another task of the service while a lost node's tasks were re-placed: resuming it`,
+      reason: `Swarm paused the update when task ${culprit.slice(0, 12)} failed on node1 while a lost node's tasks were re-placed: resuming it`,
     });
   });
 

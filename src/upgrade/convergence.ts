@@ -48,8 +48,8 @@ export interface ConvergenceInput {
  */
 export const STALLED_AFTER_MS = 15_000;
 
-/** How many tasks crowded out on a live node after a node loss are taken as its casualties. */
-export const CROWDED_OUT_TOLERATED = 3;
+/** How many failures on live nodes after a node loss are taken as its casualties, at most. */
+export const LOST_NODE_FAILURES_TOLERATED = 5;
 
 export type Convergence =
   | { status: 'converged'; running: number; degraded?: string }
@@ -72,18 +72,15 @@ export function judgeConvergence(input: ConvergenceInput): Convergence {
   const fresh = input.tasks.filter((t) => !input.before.has(t.id));
   const mine = fresh.filter((t) => t.image === input.image);
   const ended = mine.filter((t) => FAILED_STATES.has(t.state) || ENDED_STATES.has(t.state));
-  // After a node loss Swarm re-places the lost node's replicas, and can put one on a live node that
-  // already runs a task of the service (its placement limit checked against a view the loss made
-  // stale); on a host port the newcomer fails at once. Such a failure is the node loss's doing, not
-  // the image's, up to a few of them: an image that fails everywhere still fails.
-  const crowdedOut = ended.filter(
-    (t) =>
-      (input.lostNodes?.size ?? 0) > 0 &&
-      !lost(t) &&
-      input.tasks.some((o) => o.id !== t.id && o.nodeId === t.nodeId && o.state === 'running'),
-  );
-  const casualty = (t: TaskView) =>
-    lost(t) || (crowdedOut.includes(t) && crowdedOut.length <= CROWDED_OUT_TOLERATED);
+  // After a node loss Swarm re-places the lost node's replicas, and can put one on a live node
+  // whose own task of the service is still stopping (a task Swarm wants gone no longer counts
+  // against the placement limit); on a host port the newcomer fails at once, and again at each
+  // restart until the old one is gone. With a node lost during this wait, such failures on live
+  // nodes are the loss's doing, up to a few: an image that fails everywhere still fails. (Which
+  // task held the port cannot be told afterwards: it has stopped by the next look.)
+  const failedLive = ended.filter((t) => !lost(t));
+  const reshuffled = (input.lostNodes?.size ?? 0) > 0 && failedLive.length <= LOST_NODE_FAILURES_TOLERATED;
+  const casualty = (t: TaskView) => lost(t) || (reshuffled && failedLive.includes(t));
   // A task that ended because its node was lost says nothing about the image.
   const broken = ended.find((t) => !casualty(t));
   if (broken && !input.tolerateFailedTasks)
@@ -100,7 +97,7 @@ export function judgeConvergence(input: ConvergenceInput): Convergence {
         resume: true,
         reason: lost(culprit)
           ? `Swarm paused the update when task ${culprit.id.slice(0, 12)} ended on ${node}, a node lost during the upgrade: resuming it`
-          : `Swarm paused the update when task ${culprit.id.slice(0, 12)} failed on ${node}, placed beside another task of the service while a lost node's tasks were re-placed: resuming it`,
+          : `Swarm paused the update when task ${culprit.id.slice(0, 12)} failed on ${node} while a lost node's tasks were re-placed: resuming it`,
       };
     }
     return {

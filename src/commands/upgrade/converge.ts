@@ -43,7 +43,7 @@ export interface ConvergeRequest {
 }
 
 /** How often an update that a lost node stalled is resumed or forced on, at most. */
-const MAX_RESUMES = 3;
+const MAX_RESUMES = 5;
 
 /**
  * Poll a service until the pure judge says converged (resolves) or failed (throws UpgradeStop),
