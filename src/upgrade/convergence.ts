@@ -42,9 +42,9 @@ export interface ConvergenceInput {
 }
 
 /**
- * How long Swarm may be doing nothing (no update under way) while the service is short of its
- * target before the upgrade forces a new pass. Far above a task's restart delay (Swarm's
- * default: 5 s) and a reschedule, so only a stall reaches it.
+ * How long Swarm may be doing nothing (no update under way) while it keeps a task of another
+ * image running before the upgrade forces a new pass. Far above the moment between an update's
+ * last slot and its status, so only a stall reaches it.
  */
 export const STALLED_AFTER_MS = 15_000;
 
@@ -131,28 +131,26 @@ export function judgeConvergence(input: ConvergenceInput): Convergence {
         };
     }
   }
-  // Swarm can stop short after a node loss: its updater fails on a slot ("was already shut down
-  // when reached by updater") and leaves the slot's new task never started, or a slot ends up on
-  // the previous image, and Swarm reports no update under way. Nothing will move that slot again,
-  // so after a while of Swarm idle with the service short of the target (every node back), the
-  // upgrade forces a new pass (`docker service update --force`: Swarm replaces every task, one
-  // slot at a time under the service's update config). Only the forward upgrade does: a rollback
-  // must end on exactly the user's spec, and has its deadline.
-  const short = running.length < expected || others.length > 0;
+  // Swarm can stop short after a node loss: a slot ends up on the previous image (its updater
+  // fails on the slot, "was already shut down when reached by updater", or restarts it from the
+  // old spec) and Swarm reports no update under way. Nothing will move that slot again, so after
+  // a while of Swarm idle with a task of another image that Swarm itself wants running, every node
+  // back, the upgrade forces a new pass (`docker service update --force`: Swarm replaces every
+  // task, one slot at a time under the service's update config). Not for an old task Swarm is
+  // stopping (a long stop grace period drains a worker), not for a task waiting to be placed or
+  // restarted (a pass would not help), and not in a rollback, which must end on the user's spec.
+  const keptOld = others.filter((t) => t.desired === 'running' && trusted(t));
   if (
-    short &&
+    keptOld.length > 0 &&
     !input.tolerateFailedTasks &&
     downNodes.length === 0 &&
     (input.idleMs ?? 0) >= STALLED_AFTER_MS
   ) {
-    const what =
-      others.length > 0
-        ? `${others.length} task(s) still run the previous image`
-        : `${running.length} of ${expected} task(s) run it`;
+    const where = [...new Set(keptOld.map((t) => nodes.get(t.nodeId ?? '')?.name ?? t.nodeId ?? '?'))];
     return {
       status: 'waiting',
       force: true,
-      reason: `Swarm has had no update under way for ${Math.round((input.idleMs ?? 0) / 1000)} s and ${what}: forcing a new pass over every task`,
+      reason: `Swarm has had no update under way for ${Math.round((input.idleMs ?? 0) / 1000)} s and still runs ${keptOld.length} task(s) of another image (on ${where.join(', ')}): forcing a new pass over every task`,
     };
   }
   if (running.length < expected) {
