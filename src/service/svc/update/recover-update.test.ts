@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import {
   existsSync,
   mkdirSync,
@@ -151,7 +152,11 @@ describe('recoverUpdate', () => {
       expect((await recoverUpdate(paths)).outcome).toBe('busy');
       expect(binVersion()).toBe('1.0.0');
     } finally {
+      // kill(2) only sends the signal: wait until the holder has really died (a loaded machine
+      // takes a moment), as the next svc would only run after it.
+      const exited = once(sleeper, 'exit');
       sleeper.kill('SIGKILL');
+      await exited;
     }
     // Its holder gone, the next recovery takes the lock over and finishes.
     expect((await recoverUpdate(paths)).outcome).toBe('finished');
