@@ -145,75 +145,91 @@ export function verify(d: ClusterDeployment, args: string[]): Promise<RunResult>
   );
 }
 
-/** Every task Swarm wants running, as `<service>@<node>:<image tag>/<state>`. */
-export async function taskView(d: ClusterDeployment): Promise<string[]> {
+/** One task of the stack, as the manager lists it, with its service's and node's names. */
+interface StackTask {
+  service: string;
+  slot: number | undefined;
+  /** The node's hostname, `-` when it has none (a task not yet placed). */
+  node: string;
+  nodeState: string;
+  /** The image's tag, digest dropped. */
+  tag: string;
+  desired: string;
+  state: string;
+  note: string;
+  updatedAt: string;
+}
+
+/** The stack's services (with Swarm's update status) and tasks, read once from the manager. */
+async function readStack(
+  d: ClusterDeployment,
+  filters: Record<string, string[]> = {},
+): Promise<{ updates: string[]; tasks: StackTask[] }> {
   const docker = d.cluster.manager.docker;
   const nodes = new Map(
-    ((await docker.listNodes()) as { ID: string; Description: { Hostname: string } }[]).map((n) => [
-      n.ID,
-      n.Description.Hostname,
-    ]),
+    (
+      (await docker.listNodes()) as {
+        ID: string;
+        Description: { Hostname: string };
+        Status: { State: string };
+      }[]
+    ).map((n) => [n.ID, n]),
   );
-  const tasks = (await docker.listTasks({ filters: { 'desired-state': ['running'] } })) as {
-    ServiceID: string;
-    NodeID?: string;
-    Spec: { ContainerSpec: { Image: string } };
-    Status: { State: string };
+  const listed = (await docker.listServices()) as {
+    ID: string;
+    Spec: { Name: string };
+    UpdateStatus?: { State?: string; Message?: string };
   }[];
-  const services = new Map(
-    ((await docker.listServices()) as { ID: string; Spec: { Name: string } }[]).map((s) => [
-      s.ID,
-      s.Spec.Name,
-    ]),
-  );
-  return tasks
-    .map((t) => {
-      const tag = t.Spec.ContainerSpec.Image.replace(/@.*/, '').replace(/.*:/, '');
-      return `${services.get(t.ServiceID)}@${nodes.get(t.NodeID ?? '') ?? '-'}:${tag}/${t.Status.State}`;
-    })
-    .sort();
+  const services = new Map(listed.map((s) => [s.ID, s.Spec.Name]));
+  const raw = (await docker.listTasks({ filters })) as {
+    ServiceID: string;
+    Slot?: number;
+    NodeID?: string;
+    DesiredState: string;
+    UpdatedAt: string;
+    Spec: { ContainerSpec: { Image: string } };
+    Status: { State: string; Err?: string; Message?: string };
+  }[];
+  return {
+    updates: listed.map(
+      (s) => `${s.Spec.Name}: update ${s.UpdateStatus?.State ?? 'none'} ${s.UpdateStatus?.Message ?? ''}`,
+    ),
+    tasks: raw.map((t) => {
+      const node = nodes.get(t.NodeID ?? '');
+      return {
+        service: services.get(t.ServiceID) ?? t.ServiceID,
+        slot: t.Slot,
+        node: node?.Description.Hostname ?? '-',
+        nodeState: node?.Status.State ?? '-',
+        tag: t.Spec.ContainerSpec.Image.replace(/@.*/, '').replace(/.*:/, ''),
+        desired: t.DesiredState,
+        state: t.Status.State,
+        note: t.Status.Err ?? t.Status.Message ?? '',
+        updatedAt: t.UpdatedAt,
+      };
+    }),
+  };
+}
+
+/** Every task Swarm wants running, as `<service>@<node>:<image tag>/<state>`. */
+export async function taskView(d: ClusterDeployment): Promise<string[]> {
+  const { tasks } = await readStack(d, { 'desired-state': ['running'] });
+  return tasks.map((t) => `${t.service}@${t.node}:${t.tag}/${t.state}`).sort();
 }
 
 /**
- * What a failed test needs to read: every task of the stack (shut down ones too) with its slot,
- * node, tag, desired and actual state and error, then the end of each node's dockerd log.
+ * What a failed test needs to read: each service's update status, every task of the stack (shut
+ * down ones too) with its slot, node, tag, desired and actual state and error, then the end of
+ * each node's dockerd log (its warnings and errors).
  */
 export async function clusterReport(d: ClusterDeployment): Promise<string> {
   try {
-    const docker = d.cluster.manager.docker;
-    const nodes = new Map(
-      (
-        (await docker.listNodes()) as {
-          ID: string;
-          Description: { Hostname: string };
-          Status: { State: string };
-        }[]
-      ).map((n) => [n.ID, `${n.Description.Hostname}(${n.Status.State})`]),
-    );
-    const listed = (await docker.listServices()) as {
-      ID: string;
-      Spec: { Name: string };
-      UpdateStatus?: { State?: string; Message?: string };
-    }[];
-    const services = new Map(listed.map((s) => [s.ID, s.Spec.Name]));
-    const updates = listed.map(
-      (s) => `${s.Spec.Name}: update ${s.UpdateStatus?.State ?? 'none'} ${s.UpdateStatus?.Message ?? ''}`,
-    );
-    const tasks = (await docker.listTasks()) as {
-      ServiceID: string;
-      Slot?: number;
-      NodeID?: string;
-      DesiredState: string;
-      UpdatedAt: string;
-      Spec: { ContainerSpec: { Image: string } };
-      Status: { State: string; Err?: string; Message?: string };
-    }[];
+    const { updates, tasks } = await readStack(d);
     const lines = tasks
-      .map((t) => {
-        const tag = t.Spec.ContainerSpec.Image.replace(/@.*/, '').replace(/.*:/, '');
-        const where = nodes.get(t.NodeID ?? '') ?? '-';
-        return `${services.get(t.ServiceID)}.${t.Slot} ${t.UpdatedAt} ${where} ${tag} desired=${t.DesiredState} state=${t.Status.State} ${t.Status.Err ?? t.Status.Message ?? ''}`;
-      })
+      .map(
+        (t) =>
+          `${t.service}.${t.slot} ${t.updatedAt} ${t.node}(${t.nodeState}) ${t.tag} desired=${t.desired} state=${t.state} ${t.note}`,
+      )
       .sort();
     const logs = d.cluster.nodes.map(
       (n) =>
