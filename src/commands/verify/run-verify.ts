@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { imageArtifacts, imageOfRole } from '../../config/artifacts.ts';
 import { ExternalError, RuleError, UsageError } from '../../errors.ts';
+import type { VsaCheck } from '../../evidence/vsa-checks.ts';
 import { runPipeline } from '../../pipeline/runner.ts';
 import type { ImageStore } from '../../registry/store.ts';
 import { currentIo } from '../../util/cli-io.ts';
@@ -46,11 +47,51 @@ export interface VerifyFlags extends GlobalOptions {
   concurrency: number;
   /** `warn`: a warning the skew policy allows also exits 1. */
   failOn?: FailOn;
+  /** Sign SLSA verification summaries with the verifier's key (implies both `--require-*`). */
+  attest?: boolean;
+  /** `--attest`: also write the summaries here (JSON Lines of Sigstore bundles). */
+  out?: string;
+  verifierKey?: string;
+  /** Check summaries (a file or a store) instead of a live deployment. */
+  vsa?: string;
+  verifierPub?: string;
+  requireCheck?: VsaCheck[];
 }
 
 export async function runVerify(flags: VerifyFlags): Promise<void> {
   const base = await baseContext(flags);
   const expect = flags.expect === undefined ? undefined : checkedExpect(flags.expect);
+  if (flags.vsa !== undefined) {
+    if (flags.url || flags.all || flags.attest)
+      throw new UsageError('VERIFY_VSA_WITH_TARGET', '--vsa checks summaries, not a live deployment', {
+        hint: 'release verify --vsa <file|store> --expect <tag> (drop --url, --all and --attest)',
+      });
+    if (expect === undefined)
+      throw new UsageError('VERIFY_VSA_NO_EXPECT', '--vsa needs the release the summaries must be about', {
+        hint: 'release verify --vsa vsa.jsonl --expect v1.4.0',
+      });
+    const { runVsaCheck } = await import('./run-vsa-check.ts');
+    await runVsaCheck(
+      {
+        vsa: flags.vsa,
+        expect,
+        ...(flags.registry !== undefined ? { registry: flags.registry } : {}),
+        ...(flags.verifierPub ? { verifierPub: flags.verifierPub } : {}),
+        ...(flags.requireCheck ? { requireCheck: flags.requireCheck } : {}),
+      },
+      base,
+    );
+    return;
+  }
+  if (flags.attest) {
+    // A summary may only say what this run required: signatures and every attestation.
+    flags.requireSignature = true;
+    flags.requireAttestations = true;
+  } else if (flags.out || flags.verifierKey) {
+    throw new UsageError('VERIFY_OUT_WITHOUT_ATTEST', '--out and --verifier-key go with --attest', {
+      hint: 'release verify --url <api> --registry --attest --out vsa.jsonl',
+    });
+  }
   const [api, worker, web] = (['api', 'worker', 'web'] as const).map((role) => ({
     image: imageOfRole(base.config, role),
   })) as [{ image: string }, { image: string }, { image: string }];
@@ -67,7 +108,7 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
   if (flags.all) {
     if (flags.requireAttestations) {
       throw new UsageError(
-        'VERIFY_ALL_ATTESTATIONS',
+        flags.attest ? 'VERIFY_ALL_ATTEST' : 'VERIFY_ALL_ATTESTATIONS',
         '--require-attestations checks one deployment at a time',
         {
           hint: 'check the evidence with --url <api> --require-attestations, deployment by deployment',
@@ -197,6 +238,7 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
     );
   }
   if (store) options.digestImages = { api: api.image, web: web.image };
+  const attest = flags.attest ? await attestSetup(flags, base, trustedKey!.keyId) : undefined;
   const ctx: VerifyContext = {
     ...base,
     target,
@@ -211,6 +253,7 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
           checkAttestations: flags.registry !== undefined || Boolean(flags.requireAttestations),
         }
       : {}),
+    ...(attest ? { attest } : {}),
     extraImages: Object.fromEntries(
       imageArtifacts(base.config)
         .filter((artifact) => !artifact.role)
@@ -226,12 +269,36 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
     dryRun: ctx.dryRun,
   });
   const report = ctx.report!;
-  if (base.json) printJson(reportJson(report));
-  else for (const line of renderReport(report)) printLine(line);
+  if (base.json) printJson({ ...reportJson(report), ...(ctx.summaries ? { summaries: ctx.summaries } : {}) });
+  else {
+    for (const line of renderReport(report)) printLine(line);
+    for (const s of ctx.summaries ?? [])
+      printLine(
+        `verification summary ${s.result} for ${s.about}: ${s.attached.length ? `attached to ${s.attached.length} digest(s)` : 'not attached'}${flags.out ? `, in ${flags.out}` : ''}`,
+      );
+  }
   finish(
     exitCodeOf(report.findings, flags.failOn),
     report.exitCode === 3 ? 'could not read everything asked for' : 'not in step',
   );
+}
+
+/** `--attest`: the verifier's private key, never the release key, and where the summaries go. */
+async function attestSetup(
+  flags: VerifyFlags,
+  base: Awaited<ReturnType<typeof baseContext>>,
+  releaseKeyId: string,
+): Promise<NonNullable<VerifyContext['attest']>> {
+  const [{ readVerifierKey }, { DEFAULT_VERIFIER_ID }] = await Promise.all([
+    import('../../signing/verifier-key.ts'),
+    import('../../evidence/vsa.ts'),
+  ]);
+  const key = await readVerifierKey({ ...base, keyPath: flags.verifierKey, releaseKeyId });
+  return {
+    key,
+    verifierId: base.config.verifier?.id ?? DEFAULT_VERIFIER_ID,
+    ...(flags.out ? { out: resolve(base.cwd, flags.out) } : {}),
+  };
 }
 
 /** A fleet's code: the worst of its deployments' (3 over 1 over 0). */
