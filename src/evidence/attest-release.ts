@@ -48,6 +48,8 @@ export async function releaseImages(
 ): Promise<ReleaseImage[]> {
   const images: ReleaseImage[] = [];
   for (const a of artifacts) {
+    // Roles run from one image (api and worker of one build) are one image to vouch for.
+    if (images.some((i) => i.repository === a.repository)) continue;
     const manifest = await store.getManifest(a.repository, tag);
     if (!manifest)
       throw new ExternalError('VSA_IMAGE_MISSING', `${store.name} has no ${a.repository}:${tag}`, {

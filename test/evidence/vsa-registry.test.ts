@@ -294,6 +294,26 @@ describe('release mirror carries the summaries', { timeout: 120_000 }, () => {
     expect(fromFar.code, fromFar.stdout + fromFar.stderr).toBe(0);
   });
 
+  it('leaves them behind, with a warning, when the config has no verifier.publicKey', async () => {
+    const config = JSON.parse(readFileSync(join(repo.dir, 'release.config.json'), 'utf8'));
+    delete config.verifier;
+    writeFileSync(join(repo.dir, 'no-verifier.config.json'), JSON.stringify(config));
+    const layout = `oci-layout:${join(work, 'no-verifier')}`;
+    const run = await release([
+      ...['mirror', '--config', 'no-verifier.config.json', '--version', RC, '--to', layout, '--json'],
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const json = jsonOf<{ warnings: string[]; manifests: { role: string }[] }>(run);
+    expect(json.warnings.join()).toMatch(/verification summar(y|ies) left behind: set verifier.publicKey/);
+    const { openStore } = await import('../../src/registry/open-store.ts');
+    const target = openStore(layout, { cwd: repo.dir, env: {}, insecure: [] });
+    for (const repository of IMAGES) {
+      const digest = (await target.resolve(repository, RC))!.digest;
+      expect(await listReferrers(target, repository, digest, VSA_TYPE)).toEqual([]);
+      expect((await listReferrers(target, repository, digest)).length).toBeGreaterThan(0);
+    }
+  });
+
   it('refuses a source whose summary does not verify under verifier.publicKey', async () => {
     const [first] = readFileSync(join(work, 'vsa.jsonl'), 'utf8').trim().split('\n');
     const [repository, digest] = (await rcDigests(store))[1]!;
