@@ -28,6 +28,11 @@ export interface AttestOptions {
   images: ReleaseImage[];
   policy: VsaPolicy;
   passed: boolean;
+  /**
+   * Whether every image of the release was checked: only then is the release set vouched for
+   * (`images` holds just the checked ones; a summary never speaks for an image nobody read).
+   */
+  wholeRelease: boolean;
   timeVerified: string;
 }
 
@@ -101,7 +106,7 @@ export async function attestRelease(options: AttestOptions): Promise<SignedSumma
     const bundle = await sign(options, subjects, resourceUri, inputs, [level]);
     summaries.push({ about: image.artifact, resourceUri, bundle, attached: [] });
   }
-  if (set) {
+  if (set && options.wholeRelease) {
     // The release as a whole is as strong as its weakest image.
     const weakest = [...levels].sort()[0] ?? 'SLSA_BUILD_LEVEL_0';
     const resourceUri = `urn:service-release:release-set:${options.policy.version}`;

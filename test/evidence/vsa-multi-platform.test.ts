@@ -70,6 +70,7 @@ describe('verification summaries of a two-platform release', () => {
       images,
       policy: { checks: ['signature', 'release-set'], releaseKey: releaseKey.keyId, version: RC },
       passed: true,
+      wholeRelease: true,
       timeVerified: new Date().toISOString(),
     });
     expect(summaries.map((s) => s.about)).toEqual([...ARTIFACTS, 'release-set']);

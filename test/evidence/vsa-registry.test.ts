@@ -54,9 +54,10 @@ const env = { RELEASE_SIGNING_PASSPHRASE: PASSPHRASE, RELEASE_VERIFIER_PASSPHRAS
 const release = (args: string[]) => runRelease(args, { cwd: repo.dir, env, timeoutMs: 240_000 });
 const verifierPub = () => readFileSync(join(repo.dir, 'vkeys/release-verifier.pub'), 'utf8');
 const releasePub = () => readFileSync(join(repo.dir, 'keys/release-signing.pub'), 'utf8');
-const attest = (target: InProcessDeployment, out: string) =>
+const attest = (target: InProcessDeployment, out: string, web = true) =>
   release([
     ...['verify', '--url', target.url, '--worker-url', target.workerUrl, '--no-cli'],
+    ...(web ? ['--web-url', target.webUrl] : []),
     ...['--registry', '--attest', '--out', out, '--json'],
   ]);
 const checkVsa = (vsa: string, ...extra: string[]) =>
@@ -112,6 +113,8 @@ beforeAll(async () => {
   }
   store = new RegistryStore({ registry: `${registry.host}/acme`, env: {} });
   work = mkdtempSync(join(tmpdir(), 'sr-vsa-'));
+  writeFileSync(join(work, 'index.html'), '<!doctype html><title>web</title>');
+  writeFileSync(join(work, 'version.json'), JSON.stringify({ version: RC }));
   deployment = await startInProcessDeployment({
     name: 'acme',
     apiVersion: RC,
@@ -235,7 +238,12 @@ describe('release verify --attest', { timeout: 120_000 }, () => {
     const refused = await checkVsa(`${registry.host}/acme`);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toContain('the signature does not match its payload');
+    // Removed by digest, still listed in the fallback index: read as gone, and a new attest works.
     await store.deleteTag(repository, forged.digest);
+    const again = await checkVsa(`${registry.host}/acme`);
+    expect(again.code, again.stdout).toBe(0);
+    const reattested = await attest(deployment, join(work, 'again.jsonl'));
+    expect(reattested.code, reattested.stderr).toBe(0);
   });
 
   it('signs a FAILED summary for a drifting deployment, attaches none, and --vsa refuses it', async () => {
@@ -257,6 +265,18 @@ describe('release verify --attest', { timeout: 120_000 }, () => {
     const refused = await checkVsa(join(work, 'failed.jsonl'));
     expect(refused.code).toBe(1);
     expect(refused.stdout).toContain('verificationResult is FAILED, not PASSED');
+  });
+
+  it('vouches only for what it read: no --web-url, no summary for web nor the release set', async () => {
+    const run = await attest(deployment, join(work, 'partial.jsonl'), false);
+    expect(run.code, run.stderr).toBe(0);
+    const json = jsonOf<{ summaries: { about: string }[]; warnings: string[] }>(run);
+    expect(json.summaries.map((s) => s.about).sort()).toEqual(['api', 'scheduler', 'worker']);
+    expect(json.warnings.join()).toContain('no verification summary for web');
+    const refused = await checkVsa(join(work, 'partial.jsonl'));
+    expect(refused.code).toBe(1);
+    const web = (await store.resolve('acme-web', RC))!.digest;
+    expect(jsonOf<{ uncovered: string[] }>(refused).uncovered).toEqual([`acme-web@${web}`]);
   });
 
   it('refuses --attest with the release key as the verifier key', async () => {

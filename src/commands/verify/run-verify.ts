@@ -20,7 +20,7 @@ import type { VerifyOptions } from '../../verify/verify-deployment.ts';
 import { parseVersion } from '../../version/parse.ts';
 import type { GlobalOptions } from '../command-context.ts';
 import { baseContext } from '../command-context.ts';
-import { printJson, printLine } from '../output.ts';
+import { printJson, printLine, warn } from '../output.ts';
 import type { VerifyContext } from './verify-context.ts';
 import { verifyPipeline } from './verify-pipeline.ts';
 
@@ -269,7 +269,12 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
     dryRun: ctx.dryRun,
   });
   const report = ctx.report!;
-  if (base.json) printJson({ ...reportJson(report), ...(ctx.summaries ? { summaries: ctx.summaries } : {}) });
+  if (base.json)
+    printJson({
+      ...reportJson(report),
+      ...(ctx.summaries ? { summaries: ctx.summaries } : {}),
+      ...(ctx.warnings.length ? { warnings: ctx.warnings } : {}),
+    });
   else {
     for (const line of renderReport(report)) printLine(line);
     for (const s of ctx.summaries ?? [])
@@ -277,6 +282,7 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
         `verification summary ${s.result} for ${s.about}: ${s.attached.length ? `attached to ${s.attached.length} digest(s)` : 'not attached'}${flags.out ? `, in ${flags.out}` : ''}`,
       );
   }
+  for (const text of ctx.warnings) warn(text);
   finish(
     exitCodeOf(report.findings, flags.failOn),
     report.exitCode === 3 ? 'could not read everything asked for' : 'not in step',
