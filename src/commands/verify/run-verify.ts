@@ -109,7 +109,7 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
     if (flags.requireAttestations) {
       throw new UsageError(
         flags.attest ? 'VERIFY_ALL_ATTEST' : 'VERIFY_ALL_ATTESTATIONS',
-        '--require-attestations checks one deployment at a time',
+        `${flags.attest ? '--attest' : '--require-attestations'} checks one deployment at a time`,
         {
           hint: 'check the evidence with --url <api> --require-attestations, deployment by deployment',
         },
@@ -238,7 +238,9 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
     );
   }
   if (store) options.digestImages = { api: api.image, web: web.image };
-  const attest = flags.attest ? await attestSetup(flags, base, trustedKey!.keyId) : undefined;
+  const attest = flags.attest
+    ? await (await import('./attest-setup.ts')).attestSetup(flags, base, trustedKey!.keyId)
+    : undefined;
   const ctx: VerifyContext = {
     ...base,
     target,
@@ -287,24 +289,6 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
     exitCodeOf(report.findings, flags.failOn),
     report.exitCode === 3 ? 'could not read everything asked for' : 'not in step',
   );
-}
-
-/** `--attest`: the verifier's private key, never the release key, and where the summaries go. */
-async function attestSetup(
-  flags: VerifyFlags,
-  base: Awaited<ReturnType<typeof baseContext>>,
-  releaseKeyId: string,
-): Promise<NonNullable<VerifyContext['attest']>> {
-  const [{ readVerifierKey }, { DEFAULT_VERIFIER_ID }] = await Promise.all([
-    import('../../signing/verifier-key.ts'),
-    import('../../evidence/vsa.ts'),
-  ]);
-  const key = await readVerifierKey({ ...base, keyPath: flags.verifierKey, releaseKeyId });
-  return {
-    key,
-    verifierId: base.config.verifier?.id ?? DEFAULT_VERIFIER_ID,
-    ...(flags.out ? { out: resolve(base.cwd, flags.out) } : {}),
-  };
 }
 
 /** A fleet's code: the worst of its deployments' (3 over 1 over 0). */
