@@ -132,8 +132,8 @@ async function sign(
     policy: options.policy,
     inputAttestations: dedupe(inputs),
     passed: options.passed,
-    // A FAILED summary asserts no level at all.
-    verifiedLevels: options.passed ? levels : [],
+    // The spec's value for a failed policy: no level is asserted.
+    verifiedLevels: options.passed ? levels : ['FAILED'],
   });
   return signStatement(options.verifierKey, statement);
 }

@@ -36,7 +36,7 @@ export interface VsaInput {
   policy: VsaPolicy;
   inputAttestations: { uri: string; digest: Record<string, string> }[];
   passed: boolean;
-  /** `SLSA_BUILD_LEVEL_1`...; on FAILED always `SLSA_BUILD_LEVEL_0` or none. */
+  /** `SLSA_BUILD_LEVEL_1`...; on FAILED, `FAILED` (the spec's SlsaResult for a failed policy). */
   verifiedLevels: string[];
 }
 

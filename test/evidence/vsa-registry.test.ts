@@ -261,7 +261,7 @@ describe('release verify --attest', { timeout: 120_000 }, () => {
     expect(after).toEqual(before);
     const line = readFileSync(join(work, 'failed.jsonl'), 'utf8').split('\n')[0]!;
     const statement = JSON.parse(verifyDsse(line, verifierPub())!.toString('utf8')) as Statement;
-    expect(statement.predicate).toMatchObject({ verificationResult: 'FAILED', verifiedLevels: [] });
+    expect(statement.predicate).toMatchObject({ verificationResult: 'FAILED', verifiedLevels: ['FAILED'] });
     const refused = await checkVsa(join(work, 'failed.jsonl'));
     expect(refused.code).toBe(1);
     expect(refused.stdout).toContain('verificationResult is FAILED, not PASSED');

@@ -2,6 +2,7 @@ import { imageArtifacts } from '../../config/artifacts.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { writeFilesAtomically } from '../../shared/atomic-write.ts';
 import { packageVersion } from '../../shared/package-root.ts';
+import { exitCodeOf } from '../../verify/report.ts';
 import { imageTagOf } from '../../version/image-tag.ts';
 import { deployedVersion } from './deployed-images.ts';
 import type { VerifyContext } from './verify-context.ts';
@@ -46,7 +47,7 @@ export const verifyAttestStep: Step<VerifyContext> = {
       ctx.warnings.push(
         `no verification summary for ${leftOut.join(', ')} (not read by this verify: pass its URL or --docker), nor for the release set`,
       );
-    const passed = ctx.report!.exitCode === 0;
+    const passed = exitCodeOf(ctx.report!.findings, ctx.attest!.failOn) === 0;
     const summaries = await attestRelease({
       store: ctx.store!,
       releaseKey: ctx.trustedKey!,

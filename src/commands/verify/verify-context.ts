@@ -3,6 +3,7 @@ import type { ImageStore } from '../../registry/store.ts';
 import type { PublicSigningKey, SigningKey } from '../../signing/keys.ts';
 import type { CheckOutcome } from '../../verify/checks.ts';
 import type { ProbedDeployment, VerifyTarget } from '../../verify/probe-deployment.ts';
+import type { FailOn } from '../../verify/report.ts';
 import type {
   DeploymentReport,
   EvidenceReading,
@@ -35,7 +36,7 @@ export interface VerifyContext extends BaseContext {
   /** Per deployed image digest: its SBOM, provenance and release set. */
   evidence?: EvidenceReading[];
   /** `--attest`: the verifier's key, its id, and the file the summaries go to (`--out`). */
-  attest?: { key: SigningKey; verifierId: string; out?: string };
+  attest?: { key: SigningKey; verifierId: string; out?: string; failOn?: FailOn };
   /** The summaries `--attest` signed: what each is about, its result, where it was attached. */
   summaries?: {
     about: string;
