@@ -33,6 +33,11 @@ export interface AttestOptions {
    * (`images` holds just the checked ones; a summary never speaks for an image nobody read).
    */
   wholeRelease: boolean;
+  /**
+   * A release re-stamped from an rc: the rc digests each repository's images name. Their
+   * signatures are what the rc-restamp check relied on, so they are input attestations too.
+   */
+  madeFrom?: Record<string, string[]>;
   timeVerified: string;
 }
 
@@ -97,6 +102,14 @@ export async function attestRelease(options: AttestOptions): Promise<SignedSumma
         if (kind === 'releaseSet' && claimed && !set)
           set = { subjects: claimed.statement!.subject, inputs: [input(image.repository, claimed.referrer)] };
       }
+    }
+    for (const rc of options.madeFrom?.[image.repository] ?? []) {
+      const signature = await checkImageSignature(store, options.releaseKey, {
+        repository: image.repository,
+        digest: rc,
+      });
+      for (const s of signature.signatures.filter((s) => s.valid))
+        inputs.push(input(image.repository, s.digest));
     }
     const level = buildLevel(builderId ? { builderId } : undefined);
     levels.push(level);

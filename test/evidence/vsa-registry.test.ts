@@ -1,5 +1,5 @@
 import { createPrivateKey, sign } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -353,5 +353,53 @@ describe('release mirror carries the summaries', { timeout: 120_000 }, () => {
     );
     expect(readdirSync(work)).not.toContain('refused');
     await store.deleteTag(repository, forged.digest);
+  });
+});
+
+describe('a release made from the rc', { timeout: 240_000 }, () => {
+  const RELEASE = 'v1.0.0';
+  let live: InProcessDeployment | undefined;
+  afterAll(async () => live?.close());
+
+  it('is attested with the rc-restamp check, the rc signatures among its inputs', async () => {
+    repo.tag(RELEASE);
+    const promoted = await release(['promote', '--channel', 'release', '--from', RC, '--version', RELEASE]);
+    expect(promoted.code, promoted.stderr).toBe(0);
+    const webRoot = join(work, 'release-web');
+    mkdirSync(webRoot);
+    writeFileSync(join(webRoot, 'index.html'), '<!doctype html><title>web</title>');
+    writeFileSync(join(webRoot, 'version.json'), JSON.stringify({ version: RELEASE }));
+    live = await startInProcessDeployment({
+      name: 'rel',
+      apiVersion: RELEASE,
+      workerVersion: RELEASE,
+      webRoot,
+    });
+    const out = join(work, 'release.jsonl');
+    const run = await attest(live, out);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const rcApi = (await store.resolve('acme-api', RC))!.digest;
+    const [rcSignature] = await referrersOf(
+      store,
+      'acme-api',
+      rcApi,
+      'application/vnd.dev.sigstore.bundle.v0.3+json',
+    );
+    const api = JSON.parse(
+      verifyDsse(readFileSync(out, 'utf8').split('\n')[0]!, verifierPub())!.toString('utf8'),
+    ) as Statement;
+    expect(api.subject[0]!.name).toBe('acme-api');
+    expect(api.predicate.policy.annotations.checks).toContain('rc-restamp');
+    expect(api.predicate.inputAttestations.map((i) => i.uri)).toContain(
+      `oci://acme-api@${rcSignature!.digest}`,
+    );
+    const checked = await release([
+      ...['verify', '--vsa', out, '--expect', RELEASE, '--require-check', 'rc-restamp', '--json'],
+    ]);
+    expect(checked.code, checked.stdout).toBe(0);
+    // The rc's summaries do not vouch for the release: other digests, another tag.
+    const rcFile = await release(['verify', '--vsa', join(work, 'vsa.jsonl'), '--expect', RELEASE, '--json']);
+    expect(rcFile.code).toBe(1);
+    expect(rcFile.stdout).toContain(`it is about ${RC}, not ${RELEASE}`);
   });
 });

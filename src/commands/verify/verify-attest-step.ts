@@ -69,6 +69,7 @@ export const verifyAttestStep: Step<VerifyContext> = {
       },
       passed,
       wholeRelease: leftOut.length === 0,
+      madeFrom: rcDigests(ctx),
       timeVerified: new Date().toISOString(),
     });
     if (ctx.attest!.out) {
@@ -86,3 +87,13 @@ export const verifyAttestStep: Step<VerifyContext> = {
     );
   },
 };
+
+/** The rc digests a release's images (and their platform images) name, by repository. */
+function rcDigests(ctx: VerifyContext): Record<string, string[]> {
+  const found: Record<string, string[]> = {};
+  for (const p of ctx.provenance ?? []) {
+    const digests = [p.madeFrom, ...(p.platforms ?? []).map((c) => c.madeFrom)];
+    found[p.repository] = digests.filter((d): d is string => d !== undefined);
+  }
+  return found;
+}
