@@ -220,6 +220,19 @@ describe('release verify --attest', { timeout: 120_000 }, () => {
     expect(report.summaries.slice(1).every((v) => v.accepted)).toBe(true);
   });
 
+  it('prints what a hostile summary says escaped, never as terminal control', async () => {
+    const [first, ...rest] = readFileSync(join(work, 'vsa.jsonl'), 'utf8').trim().split('\n');
+    const hostile = resigned(first!, (s) => {
+      s.predicate.verificationResult = '\u001b[2J\u001b]0;owned\u0007';
+    });
+    writeFileSync(join(work, 'hostile.jsonl'), [hostile, ...rest].join('\n'));
+    const run = await release(['verify', '--vsa', join(work, 'hostile.jsonl'), '--expect', RC]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('its verificationResult is');
+    expect(run.stdout).not.toContain('\u001b');
+    expect(run.stdout).not.toContain('\u0007');
+  });
+
   it('refuses a tampered summary: the file and the registry', async () => {
     const [first, ...rest] = readFileSync(join(work, 'vsa.jsonl'), 'utf8').trim().split('\n');
     const tampered = resigned(first!, (s) => s.predicate.inputAttestations.pop(), true);

@@ -8,6 +8,7 @@ import { vsasFromFile, vsasFromStore } from '../../evidence/read-vsa.ts';
 import type { VsaCheck } from '../../evidence/vsa-checks.ts';
 import { type MirrorStore, OCI_ARCHIVE_PREFIX, openMirrorStore } from '../../mirror/open-mirror-store.ts';
 import type { BaseContext } from '../../pipeline/context.ts';
+import { printable } from '../../shared/printable.ts';
 import { shortKeyId } from '../../signing/keys.ts';
 import { readVerifierPublicKey } from '../../signing/verifier-key.ts';
 import { judgeVsas } from '../../verify/check-vsa.ts';
@@ -77,11 +78,12 @@ export async function runVsaCheck(flags: VsaCheckFlags, base: BaseContext): Prom
       );
       for (const line of table(
         ['SUMMARY', 'RESULT', 'LEVELS', 'VERDICT'],
+        // What a summary says reaches the terminal only escaped: a bundle is outside data.
         verdicts.map((v) => [
-          v.source,
-          v.result ?? '-',
-          v.levels?.join(' ') || '-',
-          v.accepted ? 'accepted' : v.problems.join('; '),
+          printable(v.source, { max: 200 }),
+          printable(v.result ?? '-', { max: 20 }),
+          printable(v.levels?.join(' ') || '-', { max: 80 }),
+          v.accepted ? 'accepted' : printable(v.problems.join('; '), { max: 600 }),
         ]),
       ))
         printLine(line);
