@@ -77,6 +77,19 @@ export const configSchema = z.strictObject({
       privateKey: z.string().min(1).optional(),
     })
     .optional(),
+  /**
+   * The verifier's own key pair (docs/guides/verification-summaries.md), separate from the release
+   * key: `release verify --attest` signs its verification summaries with `privateKey` (unless
+   * `--verifier-key` or `RELEASE_VERIFIER_KEY` names one), and `--vsa` and `release mirror` check
+   * them with `publicKey`. `id` names the verifier in each summary. Paths are relative to the config.
+   */
+  verifier: z
+    .strictObject({
+      publicKey: z.string().min(1).optional(),
+      privateKey: z.string().min(1).optional(),
+      id: z.url().optional(),
+    })
+    .optional(),
 });
 
 /** What a config file may contain (every key optional). */

@@ -77,33 +77,58 @@ export async function readEvidence(
   trusted: PublicSigningKey,
   target: EvidenceTarget,
 ): Promise<EvidenceEntry[]> {
-  const referrers = await listReferrers(store, target.repository, target.digest, ARTIFACT_TYPE[target.kind]);
+  return readStatements(
+    store,
+    trusted,
+    { repository: target.repository, digest: target.digest },
+    { label: target.kind, artifactType: ARTIFACT_TYPE[target.kind], predicateType: PREDICATE[target.kind] },
+  );
+}
+
+/** A kind of signed statement attached as a referrer: how it is listed, what it must claim. */
+export interface StatementKind {
+  /** For messages: `sbom`, `verification summary`. */
+  label: string;
+  artifactType: string;
+  predicateType: string;
+}
+
+/** Every referrer of `kind` on the image, each checked as `readEvidence` describes, under `trusted`. */
+export async function readStatements(
+  store: ImageStore,
+  trusted: PublicSigningKey,
+  image: { repository: string; digest: string },
+  kind: StatementKind,
+): Promise<EvidenceEntry[]> {
+  const referrers = await listReferrers(store, image.repository, image.digest, kind.artifactType);
   const entries: EvidenceEntry[] = [];
-  for (const referrer of referrers) entries.push(await checkOne(store, trusted, target, referrer));
+  for (const referrer of referrers) entries.push(await checkOne(store, trusted, image, kind, referrer));
   return entries;
 }
 
 async function checkOne(
   store: ImageStore,
   trusted: PublicSigningKey,
-  target: EvidenceTarget,
+  target: { repository: string; digest: string },
+  kind: StatementKind,
   referrer: Descriptor,
 ): Promise<EvidenceEntry> {
   const id = referrer.digest;
+  const label = kind.label;
   const invalid = (reason: string): EvidenceEntry => ({ referrer: id, status: 'invalid', reason });
   const manifest = await store.getManifest(target.repository, id);
   if (!manifest)
-    return { referrer: id, status: 'deleted', reason: `${target.kind} ${id.slice(0, 19)} was deleted` };
+    return { referrer: id, status: 'deleted', reason: `${label} ${id.slice(0, 19)} was deleted` };
   let parsed: { subject?: Descriptor; layers?: Descriptor[] };
   try {
     parsed = JSON.parse(Buffer.from(manifest.bytes).toString('utf8')) as typeof parsed;
   } catch {
-    return invalid(`${target.kind} ${id.slice(0, 19)} is not a manifest`);
+    return invalid(`${label} ${id.slice(0, 19)} is not a manifest`);
   }
   if (parsed.subject?.digest !== target.digest)
-    return invalid(`${target.kind} ${id.slice(0, 19)} is attached to ${parsed.subject?.digest ?? 'nothing'}`);
+    return invalid(`${label} ${id.slice(0, 19)} is attached to ${parsed.subject?.digest ?? 'nothing'}`);
   const layer = parsed.layers?.find((l) => l.mediaType === SIGNATURE_ARTIFACT_TYPE);
-  if (!layer) return invalid(`${target.kind} ${id.slice(0, 19)} has no Sigstore bundle`);
+  if (!layer) return invalid(`${label} ${id.slice(0, 19)} has no Sigstore bundle`);
   let bundle: Uint8Array;
   try {
     bundle = await store.getBlob(target.repository, layer.digest);
@@ -111,7 +136,7 @@ async function checkOne(
     return {
       referrer: id,
       status: 'deleted',
-      reason: `the bundle of ${target.kind} ${id.slice(0, 19)} was deleted`,
+      reason: `the bundle of ${label} ${id.slice(0, 19)} was deleted`,
     };
   }
   if (sha256Digest(bundle) !== layer.digest)
@@ -120,8 +145,8 @@ async function checkOne(
   if (!opened.valid) return invalid(opened.reason);
   const statement = parseStatement(opened.payload);
   if (typeof statement === 'string') return invalid(statement);
-  if (statement.predicateType !== PREDICATE[target.kind])
-    return invalid(`predicate type is ${statement.predicateType}, not ${PREDICATE[target.kind]}`);
+  if (statement.predicateType !== kind.predicateType)
+    return invalid(`predicate type is ${statement.predicateType}, not ${kind.predicateType}`);
   const hex = target.digest.slice('sha256:'.length);
   if (!statement.subject.some((s) => s.name === target.repository && s.digest['sha256'] === hex))
     return invalid(`the statement is not about ${target.repository}@${target.digest}`);

@@ -55,6 +55,9 @@ export function provenanceStatement(input: ProvenanceInput): Buffer {
   return statementBytes([imageSubject(input.repository, input.digest)], PREDICATE.provenance, predicate);
 }
 
+/** The builder id of a build outside any hosted CI: this prefix and the host name. */
+export const HOST_BUILDER = 'https://service-release.dev/builders/host/';
+
 /**
  * Who built it: the CI workflow when there is one (GitHub Actions, GitLab CI), else this host.
  * Run ids are left out on purpose: they differ on every run and would break reproducibility.
@@ -69,7 +72,7 @@ export function builderId(env: Record<string, string | undefined>, hostname: str
     const server = env['CI_SERVER_URL'] ?? 'https://gitlab.com';
     return `${server}/${env['CI_PROJECT_PATH'] ?? 'unknown'}/-/ci`;
   }
-  return `https://service-release.dev/builders/host/${encodeURIComponent(hostname)}`;
+  return `${HOST_BUILDER}${encodeURIComponent(hostname)}`;
 }
 
 /**

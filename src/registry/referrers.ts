@@ -170,7 +170,11 @@ export async function updateFallbackIndex(
   subjectDigest: string,
   change: { add?: Descriptor[]; remove?: string[] },
 ): Promise<void> {
-  const current = await fallbackReferrers(store, repository, subjectDigest);
+  const listed = await fallbackReferrers(store, repository, subjectDigest);
+  // An entry whose manifest was deleted (someone removed a referrer by digest) would make a
+  // registry refuse the whole index (MANIFEST_BLOB_UNKNOWN): nothing could be attached again.
+  const present = await Promise.all(listed.map((d) => store.resolve(repository, d.digest)));
+  const current = listed.filter((_, i) => present[i] !== undefined);
   const add = change.add ?? [];
   const drop = new Set([...add.map((d) => d.digest), ...(change.remove ?? [])]);
   const manifests = [...current.filter((d) => !drop.has(d.digest)), ...add];

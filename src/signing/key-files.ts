@@ -37,19 +37,24 @@ interface KeyLocation {
 export async function writeKeyPair(
   outDir: string,
   env: Record<string, string | undefined>,
+  /** Which pair: the release key (default) or the verifier's, with its own names and passphrase. */
+  pair: { names: { privateKey: string; publicKey: string }; passphraseEnv: string } = {
+    names: KEY_FILE_NAMES,
+    passphraseEnv: PASSPHRASE_ENV,
+  },
 ): Promise<{ privateKey: string; publicKey: string; keyId: string }> {
-  const passphrase = env[PASSPHRASE_ENV];
+  const passphrase = env[pair.passphraseEnv];
   if (!passphrase) {
     throw new UsageError(
       'SIGNING_PASSPHRASE_MISSING',
-      `${PASSPHRASE_ENV} is not set; the private key is always encrypted`,
+      `${pair.passphraseEnv} is not set; the private key is always encrypted`,
       {
-        hint: `export ${PASSPHRASE_ENV}=<a passphrase you keep in your secret store>, then run again`,
+        hint: `export ${pair.passphraseEnv}=<a passphrase you keep in your secret store>, then run again`,
       },
     );
   }
-  const privatePath = join(outDir, KEY_FILE_NAMES.privateKey);
-  const publicPath = join(outDir, KEY_FILE_NAMES.publicKey);
+  const privatePath = join(outDir, pair.names.privateKey);
+  const publicPath = join(outDir, pair.names.publicKey);
   const existing = [privatePath, publicPath].filter((path) => existsSync(path));
   if (existing.length > 0) {
     throw new UsageError('SIGNING_KEY_EXISTS', `refusing to overwrite ${existing.join(' and ')}`, {
@@ -127,7 +132,7 @@ async function locatePrivateKey(
   );
 }
 
-async function readKeyFile(path: string, setting: string): Promise<string> {
+export async function readKeyFile(path: string, setting: string): Promise<string> {
   try {
     return await readFile(path, 'utf8');
   } catch {

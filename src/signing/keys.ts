@@ -71,16 +71,22 @@ export function parsePublicKey(pem: string, source: string): PublicSigningKey {
  * is a usage error that names the variable, never its value (the passphrase is registered as a
  * secret before anything can print it).
  */
-export function parsePrivateKey(pem: string, passphrase: string | undefined, source: string): SigningKey {
+export function parsePrivateKey(
+  pem: string,
+  passphrase: string | undefined,
+  source: string,
+  /** The variable the passphrase came from, for messages (the verifier key has its own). */
+  passphraseEnv: string = PASSPHRASE_ENV,
+): SigningKey {
   registerSecret(pem);
   registerSecret(passphrase);
   const encrypted = pem.includes('ENCRYPTED PRIVATE KEY');
   if (encrypted && !passphrase) {
     throw new UsageError(
       'SIGNING_PASSPHRASE_MISSING',
-      `the signing key ${source} is encrypted and ${PASSPHRASE_ENV} is not set`,
+      `the signing key ${source} is encrypted and ${passphraseEnv} is not set`,
       {
-        hint: `set ${PASSPHRASE_ENV} to the passphrase the key was created with`,
+        hint: `set ${passphraseEnv} to the passphrase the key was created with`,
       },
     );
   }
@@ -91,9 +97,9 @@ export function parsePrivateKey(pem: string, passphrase: string | undefined, sou
     if (encrypted) {
       throw new UsageError(
         'SIGNING_PASSPHRASE_WRONG',
-        `could not decrypt the signing key ${source}: wrong passphrase in ${PASSPHRASE_ENV}`,
+        `could not decrypt the signing key ${source}: wrong passphrase in ${passphraseEnv}`,
         {
-          hint: `set ${PASSPHRASE_ENV} to the passphrase given to \`release keygen\``,
+          hint: `set ${passphraseEnv} to the passphrase given to \`release keygen\``,
         },
       );
     }

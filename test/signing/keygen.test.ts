@@ -66,4 +66,28 @@ describe('release keygen', () => {
     expect(jsonOf<{ error: { code: string } }>(result).error.code).toBe('SIGNING_PASSPHRASE_MISSING');
     expect(() => statSync(join(dir, 'release-signing.key'))).toThrow();
   });
+
+  it('--verifier: its own files and passphrase variable, beside a release key it never replaces', async () => {
+    const dir = tempDir();
+    const env = { RELEASE_SIGNING_PASSPHRASE: PASS };
+    expect((await runRelease(['keygen'], { cwd: dir, env })).code).toBe(0);
+    const missing = await runRelease(['keygen', '--verifier'], { cwd: dir, env });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('RELEASE_VERIFIER_PASSPHRASE is not set');
+    const result = await runRelease(['keygen', '--verifier'], {
+      cwd: dir,
+      env: { RELEASE_VERIFIER_PASSPHRASE: `${PASS}-v` },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('encrypted with $RELEASE_VERIFIER_PASSPHRASE');
+    expect(result.stdout).toContain("set verifier.publicKey to 'release-verifier.pub'");
+    const verifier = parsePrivateKey(
+      readFileSync(join(dir, 'release-verifier.key'), 'utf8'),
+      `${PASS}-v`,
+      'v',
+    );
+    const release = parsePublicKey(readFileSync(join(dir, 'release-signing.pub'), 'utf8'), 'r');
+    expect(verifier.publicKey.keyId).not.toBe(release.keyId);
+    expect(statSync(join(dir, 'release-verifier.key')).mode & 0o777).toBe(0o600);
+  });
 });

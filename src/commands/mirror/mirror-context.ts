@@ -11,6 +11,8 @@ export interface MirrorContext extends BaseContext {
   from: ImageStore;
   to: ImageStore;
   trusted: PublicSigningKey;
+  /** `verifier.publicKey`: checks the verification summaries carried with the release. */
+  verifier?: PublicSigningKey;
   set?: MirrorSet;
   tags?: TagWrite[];
   /** Why latest was not moved although --latest was given. */

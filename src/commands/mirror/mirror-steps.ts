@@ -6,6 +6,7 @@ import { latestRefusal, setSize, tagWrites } from '../../mirror/mirror-set.ts';
 import { writeContent, writeTags } from '../../mirror/write-set.ts';
 import type { Step } from '../../pipeline/step.ts';
 import type { MirrorContext } from './mirror-context.ts';
+import { mirrorVsaStep } from './mirror-vsa-step.ts';
 
 const collectStep: Step<MirrorContext> = {
   title: 'Read the release set from the source',
@@ -77,6 +78,7 @@ const writeTagsStep: Step<MirrorContext> = {
 export const mirrorPipeline: readonly Step<MirrorContext>[] = [
   collectStep, // every image, child, referrer and the rc, manifests only
   checkStep, // nothing is written unless every image and child is signed and the set is complete
+  mirrorVsaStep, // verification summaries checked with verifier.publicKey, else left behind
   planTagsStep, // version tags, then latest only when allowed
   writeContentStep, // blobs (checked as read), manifests, referrer indexes; skips what is there
   writeTagsStep, // tags last; an archive is packed once all is in it

@@ -5,6 +5,7 @@ import { type MirrorStore, openMirrorStore } from '../../mirror/open-mirror-stor
 import { runPipeline } from '../../pipeline/runner.ts';
 import { readPublicKey } from '../../signing/key-files.ts';
 import { shortKeyId } from '../../signing/keys.ts';
+import { readVerifierPublicKey } from '../../signing/verifier-key.ts';
 import type { GlobalOptions } from '../command-context.ts';
 import { baseContext } from '../command-context.ts';
 import { printJson, printLine, warn } from '../output.ts';
@@ -30,6 +31,7 @@ export async function runMirror(flags: MirrorFlags): Promise<void> {
         hint: 'set signing.publicKey to the .pub file of the key that signs releases',
       },
     );
+  const verifier = await readVerifierPublicKey(base);
   const options = { cwd: base.configDir, env: base.env, insecure: base.config.insecureRegistries };
   const opened: MirrorStore[] = [];
   try {
@@ -44,6 +46,7 @@ export async function runMirror(flags: MirrorFlags): Promise<void> {
       from: from.store,
       to: to.store,
       trusted,
+      ...(verifier ? { verifier } : {}),
       ...(to.finish ? { finish: to.finish } : {}),
     };
     await runPipeline(mirrorPipeline, ctx, { json: ctx.json, env: ctx.env, dryRun: ctx.dryRun });

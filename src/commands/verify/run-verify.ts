@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { imageArtifacts, imageOfRole } from '../../config/artifacts.ts';
 import { ExternalError, RuleError, UsageError } from '../../errors.ts';
+import type { VsaCheck } from '../../evidence/vsa-checks.ts';
 import { runPipeline } from '../../pipeline/runner.ts';
 import type { ImageStore } from '../../registry/store.ts';
 import { currentIo } from '../../util/cli-io.ts';
@@ -19,7 +20,7 @@ import type { VerifyOptions } from '../../verify/verify-deployment.ts';
 import { parseVersion } from '../../version/parse.ts';
 import type { GlobalOptions } from '../command-context.ts';
 import { baseContext } from '../command-context.ts';
-import { printJson, printLine } from '../output.ts';
+import { printJson, printLine, warn } from '../output.ts';
 import type { VerifyContext } from './verify-context.ts';
 import { verifyPipeline } from './verify-pipeline.ts';
 
@@ -46,11 +47,51 @@ export interface VerifyFlags extends GlobalOptions {
   concurrency: number;
   /** `warn`: a warning the skew policy allows also exits 1. */
   failOn?: FailOn;
+  /** Sign SLSA verification summaries with the verifier's key (implies both `--require-*`). */
+  attest?: boolean;
+  /** `--attest`: also write the summaries here (JSON Lines of Sigstore bundles). */
+  out?: string;
+  verifierKey?: string;
+  /** Check summaries (a file or a store) instead of a live deployment. */
+  vsa?: string;
+  verifierPub?: string;
+  requireCheck?: VsaCheck[];
 }
 
 export async function runVerify(flags: VerifyFlags): Promise<void> {
   const base = await baseContext(flags);
   const expect = flags.expect === undefined ? undefined : checkedExpect(flags.expect);
+  if (flags.vsa !== undefined) {
+    if (flags.url || flags.all || flags.attest)
+      throw new UsageError('VERIFY_VSA_WITH_TARGET', '--vsa checks summaries, not a live deployment', {
+        hint: 'release verify --vsa <file|store> --expect <tag> (drop --url, --all and --attest)',
+      });
+    if (expect === undefined)
+      throw new UsageError('VERIFY_VSA_NO_EXPECT', '--vsa needs the release the summaries must be about', {
+        hint: 'release verify --vsa vsa.jsonl --expect v1.4.0',
+      });
+    const { runVsaCheck } = await import('./run-vsa-check.ts');
+    await runVsaCheck(
+      {
+        vsa: flags.vsa,
+        expect,
+        ...(flags.registry !== undefined ? { registry: flags.registry } : {}),
+        ...(flags.verifierPub ? { verifierPub: flags.verifierPub } : {}),
+        ...(flags.requireCheck ? { requireCheck: flags.requireCheck } : {}),
+      },
+      base,
+    );
+    return;
+  }
+  if (flags.attest) {
+    // A summary may only say what this run required: signatures and every attestation.
+    flags.requireSignature = true;
+    flags.requireAttestations = true;
+  } else if (flags.out || flags.verifierKey) {
+    throw new UsageError('VERIFY_OUT_WITHOUT_ATTEST', '--out and --verifier-key go with --attest', {
+      hint: 'release verify --url <api> --registry --attest --out vsa.jsonl',
+    });
+  }
   const [api, worker, web] = (['api', 'worker', 'web'] as const).map((role) => ({
     image: imageOfRole(base.config, role),
   })) as [{ image: string }, { image: string }, { image: string }];
@@ -67,8 +108,8 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
   if (flags.all) {
     if (flags.requireAttestations) {
       throw new UsageError(
-        'VERIFY_ALL_ATTESTATIONS',
-        '--require-attestations checks one deployment at a time',
+        flags.attest ? 'VERIFY_ALL_ATTEST' : 'VERIFY_ALL_ATTESTATIONS',
+        `${flags.attest ? '--attest' : '--require-attestations'} checks one deployment at a time`,
         {
           hint: 'check the evidence with --url <api> --require-attestations, deployment by deployment',
         },
@@ -197,6 +238,9 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
     );
   }
   if (store) options.digestImages = { api: api.image, web: web.image };
+  const attest = flags.attest
+    ? await (await import('./attest-setup.ts')).attestSetup(flags, base, trustedKey!.keyId)
+    : undefined;
   const ctx: VerifyContext = {
     ...base,
     target,
@@ -211,6 +255,7 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
           checkAttestations: flags.registry !== undefined || Boolean(flags.requireAttestations),
         }
       : {}),
+    ...(attest ? { attest } : {}),
     extraImages: Object.fromEntries(
       imageArtifacts(base.config)
         .filter((artifact) => !artifact.role)
@@ -226,8 +271,20 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
     dryRun: ctx.dryRun,
   });
   const report = ctx.report!;
-  if (base.json) printJson(reportJson(report));
-  else for (const line of renderReport(report)) printLine(line);
+  if (base.json)
+    printJson({
+      ...reportJson(report),
+      ...(ctx.summaries ? { summaries: ctx.summaries } : {}),
+      ...(ctx.warnings.length ? { warnings: ctx.warnings } : {}),
+    });
+  else {
+    for (const line of renderReport(report)) printLine(line);
+    for (const s of ctx.summaries ?? [])
+      printLine(
+        `verification summary ${s.result} for ${s.about}: ${s.attached.length ? `attached to ${s.attached.length} digest(s)` : 'not attached'}${flags.out ? `, in ${flags.out}` : ''}`,
+      );
+  }
+  for (const text of ctx.warnings) warn(text);
   finish(
     exitCodeOf(report.findings, flags.failOn),
     report.exitCode === 3 ? 'could not read everything asked for' : 'not in step',

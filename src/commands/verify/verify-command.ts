@@ -1,4 +1,5 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { VSA_CHECKS } from '../../evidence/vsa-checks.ts';
 import type { VerifyFlags } from './run-verify.ts';
 
 export function verifyCommand(program: Command): void {
@@ -41,6 +42,25 @@ export function verifyCommand(program: Command): void {
       '--require-attestations',
       "drift unless each image's digest has an SBOM and provenance signed by signing.publicKey and is in the signed release set (reads the config's registry)",
     )
+    .option(
+      '--attest',
+      "in step: sign SLSA verification summaries (one per image, one for the release set) with the verifier's key and attach them; implies --require-signature --require-attestations",
+    )
+    .option('--out <file>', 'with --attest: also write the summaries there (JSON Lines of Sigstore bundles)')
+    .option(
+      '--verifier-key <file>',
+      "with --attest: the verifier's private key (default: $RELEASE_VERIFIER_KEY, then verifier.privateKey)",
+    )
+    .option(
+      '--vsa <file|store>',
+      "check verification summaries (a file --attest wrote, or a store holding them) for --expect's release, instead of a deployment",
+    )
+    .option('--verifier-pub <file>', "with --vsa: the verifier's public key (default: verifier.publicKey)")
+    .option(
+      '--require-check <check>',
+      `with --vsa: refuse a summary whose policy did not include this check (${VSA_CHECKS.join(', ')}); repeatable`,
+      checkList,
+    )
     .addOption(new Option('--all', 'check every deployment in the config (deployments:)').conflicts(['url']))
     .option('--no-cli', 'leave the svc on PATH out')
     .addOption(
@@ -55,6 +75,12 @@ export function verifyCommand(program: Command): void {
       const { runVerify } = await import('./run-verify.ts');
       await runVerify({ ...command.optsWithGlobals(), ...options });
     });
+}
+
+function checkList(value: string, previous: string[] = []): string[] {
+  if (!(VSA_CHECKS as readonly string[]).includes(value))
+    throw new InvalidArgumentError(`expected one of ${VSA_CHECKS.join(', ')}`);
+  return [...previous, value];
 }
 
 function positiveInt(value: string): number {

@@ -1,8 +1,9 @@
 import type { BaseContext } from '../../pipeline/context.ts';
 import type { ImageStore } from '../../registry/store.ts';
-import type { PublicSigningKey } from '../../signing/keys.ts';
+import type { PublicSigningKey, SigningKey } from '../../signing/keys.ts';
 import type { CheckOutcome } from '../../verify/checks.ts';
 import type { ProbedDeployment, VerifyTarget } from '../../verify/probe-deployment.ts';
+import type { FailOn } from '../../verify/report.ts';
 import type {
   DeploymentReport,
   EvidenceReading,
@@ -34,6 +35,15 @@ export interface VerifyContext extends BaseContext {
   checkAttestations?: boolean;
   /** Per deployed image digest: its SBOM, provenance and release set. */
   evidence?: EvidenceReading[];
+  /** `--attest`: the verifier's key, its id, and the file the summaries go to (`--out`). */
+  attest?: { key: SigningKey; verifierId: string; out?: string; failOn?: FailOn };
+  /** The summaries `--attest` signed: what each is about, its result, where it was attached. */
+  summaries?: {
+    about: string;
+    resourceUri: string;
+    result: 'PASSED' | 'FAILED';
+    attached: { repository: string; digest: string; referrer: string }[];
+  }[];
   outcome?: CheckOutcome;
   report?: DeploymentReport;
 }

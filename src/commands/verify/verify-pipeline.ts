@@ -1,4 +1,5 @@
 import type { Step } from '../../pipeline/step.ts';
+import { verifyAttestStep } from './verify-attest-step.ts';
 import { verifyCheckStep } from './verify-check-step.ts';
 import type { VerifyContext } from './verify-context.ts';
 import { verifyEvidenceStep } from './verify-evidence-step.ts';
@@ -21,4 +22,5 @@ export const verifyPipeline: readonly Step<VerifyContext>[] = [
   verifyProvenanceStep, // a store and a release: each image's version; made from a signed rc, same code
   verifyCheckStep, // one tag, nothing unknown, API = worker, the CLI's minimum and PATH order
   verifyPackageStep, // --registry, cli.publish: service-cli@<tag> in the npm registry; latest for a release
+  verifyAttestStep, // --attest: the verdict signed by the verifier as SLSA VSAs, attached when PASSED
 ];
