@@ -41,9 +41,10 @@ export async function artifactStrategies(input: {
 }
 
 /**
- * An image's strategy, and for `rebuild` the files of its output that bake the version outside
- * its in-place version files: the build puts them in the version layer (format `rebuild`), so
- * the code layer stays the rc's and a release swaps only them for their rebuilt copies.
+ * An image's strategy, and for `rebuild` and `rewrite` the files of its output that bake the
+ * version outside its in-place version files: the build puts them in the version layer (format
+ * `rebuild`), so the code layer stays the rc's and a release swaps only them, for their rebuilt
+ * copies or the rc's with their version strings rewritten (reversion/reversion-image.ts).
  */
 export async function imageReversion(
   configDir: string,
@@ -67,7 +68,10 @@ export async function imageReversion(
   });
   return {
     choice,
-    baked: choice.strategy === 'rebuild' ? carrying.filter((p) => !inPlace.includes(p)).sort() : [],
+    baked:
+      choice.strategy === 'rebuild' || choice.strategy === 'rewrite'
+        ? carrying.filter((p) => !inPlace.includes(p)).sort()
+        : [],
   };
 }
 

@@ -8,7 +8,7 @@ import { restampImage } from '../../restamp/restamp-image.ts';
 import { type ArchiveSigner, archiveSigningKeyMissing } from '../../restamp/restamp-version-layer.ts';
 import type { RebuildComparison } from '../../reversion/compare-rebuild.ts';
 import { reversionCliArchive } from '../../reversion/reversion-cli-archive.ts';
-import { type ImageRebuild, rebuildImageFromRc } from '../../reversion/reversion-image.ts';
+import { type ImageReversion, imageReversionOfRc } from '../../reversion/reversion-image.ts';
 import { signArchive } from '../../shared/archive-signature.ts';
 import { readSigningKey } from '../../signing/key-files.ts';
 import { sameTag } from '../../version/compare.ts';
@@ -37,15 +37,27 @@ export const promoteRestampStep: Step<PromoteContext> = {
       const { artifact, repository } = source;
       const rc = await ctx.store.getManifest(repository, source.reference);
       if (!rc) continue; // the plan step reports a missing source
-      const rebuilt = await rebuildImage(ctx, source, rc, tag, (line) => io.progress(`${artifact}: ${line}`));
+      const progress = (line: string) => io.progress(`${artifact}: ${line}`);
+      const baked = await imageReversion(ctx, source, rc, tag, progress);
       const image = await restampImage(ctx.store, repository, rc, tag, {
         sign: archiveSigner(ctx),
         reversionArchive: cliReversion(ctx, tag, (line) => io.progress(`cli: ${line}`)),
-        ...(rebuilt ? { rebuiltFile: async (path: string) => rebuilt.files.get(path)! } : {}),
+        ...(baked ? { rebuiltFile: baked.file } : {}),
       });
       if (image.sourceVersion === undefined || sameTag(image.sourceVersion, tag)) {
-        io.progress(`${artifact}: already ${image.sourceVersion ?? 'without a version'}, promoted as it is`);
+        // Built from the release's own tag (or a backport's): every file already says it.
+        io.progress(
+          `${artifact}: already ${image.sourceVersion ?? 'without a version'}, promoted as it is${image.sourceVersion ? ' (its files, baked ones included, carry it)' : ''}`,
+        );
         continue;
+      }
+      if (baked) {
+        const comparison = baked.comparison();
+        ctx.imageRebuilds = {
+          ...ctx.imageRebuilds,
+          [artifact]: { strategy: baked.strategy, reason: baked.reason, ...comparison },
+        };
+        progress(`${baked.strategy}: ${comparisonSummary(comparison)}`);
       }
       ctx.warnings.push(...image.warnings);
       restamped[artifact] = image;
@@ -61,34 +73,30 @@ export const promoteRestampStep: Step<PromoteContext> = {
 
 /**
  * An image whose build baked the version into code files (format `rebuild` in its version layer):
- * rebuilt from the rc's commit and proven the rc's code (reversion/reversion-image.ts), before
- * any write; its rebuilt files replace the rc's in the version layer.
+ * how the release re-versions them, rebuilt from the rc's commit or rewritten in the rc's copies
+ * (reversion/reversion-image.ts). A rebuild is proven before any write; a rewrite is proven as
+ * its files are made, and both proofs go into the release signature's statement.
  */
-async function rebuildImage(
+async function imageReversion(
   ctx: PromoteContext,
   source: NonNullable<PromoteContext['sources']>[number],
   rc: Manifest,
   version: string,
   progress: (line: string) => void,
-): Promise<ImageRebuild | undefined> {
-  const artifact = imageArtifact(ctx.config, source.artifact);
+): Promise<ImageReversion | undefined> {
   const from = ctx.from ? parseVersion(ctx.from) : undefined;
-  if (!artifact || !from || from.kind === 'invalid') return undefined;
-  const made = await rebuildImageFromRc({
+  const made = await imageReversionOfRc({
     store: ctx.store,
     repository: source.repository,
     rc,
-    artifact,
+    artifact: imageArtifact(ctx.config, source.artifact),
     projectDir: ctx.configDir,
-    rcTag: imageTagOf(from),
+    rcTag: from && from.kind !== 'invalid' ? imageTagOf(from) : undefined,
     version,
     env: ctx.env,
     progress,
   });
-  if (made) {
-    ctx.imageRebuilds = { ...ctx.imageRebuilds, [source.artifact]: made.comparison };
-    progress(`rebuild: ${comparisonSummary(made.comparison)}`);
-  }
+  if (made) progress(`${made.strategy}: ${made.reason}`);
   return made;
 }
 
