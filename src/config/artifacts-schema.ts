@@ -11,9 +11,11 @@ import {
 
 const NPM_NAME = /^(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-// An image reference: a layout path or a registry host, a repository, then a tag or a digest.
+// A base image as Docker names it (`python:3.14-slim`, `library/python`, `ghcr.io/a/b:1`, resolved
+// as Docker does in registry/image-ref.ts parseBaseImageRef), a layout path, or a file:
+// `oci-archive:<file>[:tag]`, `docker-archive:<file>[:tag]` (a docker save tarball).
 const BASE_IMAGE =
-  /^(?:oci-layout:[^\s:@]*[a-z0-9]|[A-Za-z0-9.[\]:-]+\/[a-z0-9][a-z0-9._/-]*)(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}|@sha256:[0-9a-f]{64})?$/;
+  /^(?:(?:oci|docker)-archive:\S+|oci-layout:[^\s:@]*[a-z0-9](?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}|@sha256:[0-9a-f]{64})?|(?:[A-Za-z0-9.[\]:-]+\/)?[a-z0-9][a-z0-9._/-]*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}|@sha256:[0-9a-f]{64})?)$/;
 
 const relativePath = z
   .string()
@@ -82,7 +84,10 @@ export const imageArtifactSchema = z.strictObject({
   /** The image the build starts from; `release base-image` makes the default. */
   base: z
     .string()
-    .regex(BASE_IMAGE, 'expected "oci-layout:<dir>/<repository>[:tag]" or "<host[:port]>/<repository>[:tag]"')
+    .regex(
+      BASE_IMAGE,
+      'expected an image as Docker names it ("python:3.14-slim", "<host[:port]>/<repository>[:tag]"), "oci-layout:<dir>/<repository>[:tag]", or a file: "oci-archive:<file>[:tag]", "docker-archive:<file>[:tag]"',
+    )
     .default(DEFAULT_BASE_IMAGE),
   /** Run before the image is assembled (a bundler, a client build), in the config's folder. */
   build: z.strictObject({ command: argv, setup: setupCommands }).optional(),
