@@ -111,7 +111,8 @@ async function ociRecipe(
   const { baked } = await imageReversion(ctx.configDir, artifact, ctx.tag!);
   const bakedHere = baked.filter((path) => layers[0]!.some((e) => e.type === 'file' && e.path === path));
   if (bakedHere.length) {
-    spec.versionFiles = [...(spec.versionFiles ?? []), ...bakedHere];
+    // A page found by name that bakes the version beyond its meta tag is listed once, as baked.
+    spec.versionFiles = [...new Set([...(spec.versionFiles ?? []), ...bakedHere])];
     const rebuilt: VersionFile[] = bakedHere.map((path) => ({ path, format: 'rebuild' }));
     spec.labels = {
       ...spec.labels,
