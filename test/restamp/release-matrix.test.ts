@@ -6,7 +6,7 @@ import { gzipSync } from 'node:zlib';
 import { pack } from 'tar-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OciImageConfig } from '../../src/engine/oci/image-config.ts';
-import { applyLayers, readLayer } from '../../src/engine/oci/read-layer.ts';
+import { applyLayers, type LayerNode, readLayer } from '../../src/engine/oci/read-layer.ts';
 import { sha256Digest } from '../../src/registry/digest.ts';
 import { openStore } from '../../src/registry/open-store.ts';
 import { RegistryStore } from '../../src/registry/registry-store.ts';
@@ -118,6 +118,19 @@ async function tarOf(entries: TarEntry[]): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** A layer's entries, content kept under /srv/ only; by digest, so the shared base is read once. */
+const layerCache = new Map<string, Promise<LayerNode[]>>();
+function srvLayer(repository: string, digest: string): Promise<LayerNode[]> {
+  let read = layerCache.get(digest);
+  if (!read) {
+    read = store
+      .getBlob(repository, digest)
+      .then((blob) => readLayer(blob, { what: repository, keep: (p) => p.startsWith('/srv/') }));
+    layerCache.set(digest, read);
+  }
+  return read;
+}
+
 /** The project of one shape: its own image names in the shared registry, its CLI kind. */
 function project(shape: Shape, cli: CliKind): GitRepo {
   const own = JSON.parse(
@@ -153,7 +166,7 @@ function project(shape: Shape, cli: CliKind): GitRepo {
   });
 }
 
-describe.each(SHAPES)('the release matrix: %s shape, %s CLI', (shape, cli) => {
+function shapeCells(shape: Shape, cli: CliKind) {
   let repo: GitRepo;
   const images = { api: `${shape}-api`, web: `${shape}-web` };
   const release = (args: string[]): Promise<RunResult> =>
@@ -181,15 +194,14 @@ describe.each(SHAPES)('the release matrix: %s shape, %s CLI', (shape, cli) => {
     if (shape === 'index') await toTwoPlatforms(repo, built);
   };
 
-  beforeAll(async () => {
+  const setup = async () => {
     repo = project(shape, cli);
     repo.commit('baked');
     await ok(['keygen', '--out', 'keys']);
     repo.commit('keys');
-  }, 60_000);
-  afterAll(() => repo?.remove());
+  };
 
-  it('a release built from its own tag: promoted as it is, baked files included, signed, in step', async () => {
+  const fromTag = async () => {
     repo.tag('v1.0.0');
     await build();
     // Signing is configured: the build's own digests are signed before they become the release.
@@ -203,9 +215,9 @@ describe.each(SHAPES)('the release matrix: %s shape, %s CLI', (shape, cli) => {
       );
     await expectUserFiles('v1.0.0', undefined);
     await expectVerified('v1.0.0');
-  }, 240_000);
+  };
 
-  it('rc then release from the rc: the baked files re-versioned, proven, signed, in step', async () => {
+  const fromRc = async () => {
     repo.write('web/app.js', `${readFileSync(join(repo.dir, 'web/app.js'), 'utf8')}// 1.1\n`);
     repo.commit('1.1');
     repo.tag('v1.1.0-rc.1');
@@ -219,9 +231,9 @@ describe.each(SHAPES)('the release matrix: %s shape, %s CLI', (shape, cli) => {
     });
     await expectUserFiles('v1.1.0', 'v1.1.0-rc.1');
     await expectVerified('v1.1.0');
-  }, 240_000);
+  };
 
-  it('a backport through its own rc: released from it, latest stays on the newer release', async () => {
+  const backport = async () => {
     repo.git('checkout', '-q', '-b', 'release-1.0', 'v1.0.0');
     repo.write('web/app.js', `${readFileSync(join(repo.dir, 'web/app.js'), 'utf8')}// fix\n`);
     repo.commit('backport a fix');
@@ -235,7 +247,7 @@ describe.each(SHAPES)('the release matrix: %s shape, %s CLI', (shape, cli) => {
     expect((await store.resolve(images.web, 'latest'))?.digest).toBe(
       (await store.resolve(images.web, 'v1.1.0'))?.digest,
     );
-  }, 240_000);
+  };
 
   /** Every platform of the release: the web's three files and the CLI's say `tag`, never the rc. */
   async function expectUserFiles(tag: string, rc: string | undefined) {
@@ -326,13 +338,7 @@ describe.each(SHAPES)('the release matrix: %s shape, %s CLI', (shape, cli) => {
     const out = new Map<string, Map<string, Buffer>>();
     for (const [platform, manifest] of await platformManifests(repository, tag)) {
       const layers = [];
-      for (const layer of manifest.layers)
-        layers.push(
-          await readLayer(await store.getBlob(repository, layer.digest), {
-            what: repository,
-            keep: (p) => p.startsWith('/srv/'),
-          }),
-        );
+      for (const layer of manifest.layers) layers.push(await srvLayer(repository, layer.digest));
       const files = new Map<string, Buffer>();
       for (const [p, node] of applyLayers(layers))
         if (p.startsWith('/srv/'))
@@ -364,6 +370,34 @@ describe.each(SHAPES)('the release matrix: %s shape, %s CLI', (shape, cli) => {
     }
     return out;
   }
+  return { shape, cli, setup, flows: [fromTag, fromRc, backport], remove: () => repo?.remove() };
+}
+
+// Cells that share setup: one repository per shape runs its three flows in order (each flow
+// builds on the tags the one before left); the shapes run side by side, one flow at a time.
+const cells = SHAPES.map(([shape, cli]) => shapeCells(shape, cli));
+const FLOWS = [
+  'a release built from its own tag: promoted as it is, baked files included, signed, in step',
+  'rc then release from the rc: the baked files re-versioned, proven, signed, in step',
+  'a backport through its own rc: released from it, latest stays on the newer release',
+];
+
+describe('the release matrix', () => {
+  beforeAll(() => Promise.all(cells.map((c) => c.setup())), 120_000);
+  afterAll(() => {
+    for (const c of cells) c.remove();
+  });
+  FLOWS.forEach((flow, i) => {
+    describe(flow, () => {
+      it.concurrent.each(cells.map((c) => [`${c.shape} shape, ${c.cli} CLI`, c] as const))(
+        '%s',
+        async (_, cell) => {
+          await cell.flows[i]!();
+        },
+        240_000,
+      );
+    });
+  });
 });
 
 /**
