@@ -13,9 +13,10 @@ const NPM_NAME = /^(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 // A base image as Docker names it (`python:3.14-slim`, `library/python`, `ghcr.io/a/b:1`, resolved
 // as Docker does in registry/image-ref.ts parseBaseImageRef), a layout path, or a file:
-// `oci-archive:<file>[:tag]`, `docker-archive:<file>[:tag]` (a docker save tarball).
+// `oci-archive:<file>[:tag]`, `docker-archive:<file>[:tag]` (a docker save tarball). A tag and a
+// digest together (`seaweedfs:4.40@sha256:…`, as compose files pin them): the digest is read.
 const BASE_IMAGE =
-  /^(?:(?:oci|docker)-archive:\S+|oci-layout:[^\s:@]*[a-z0-9](?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}|@sha256:[0-9a-f]{64})?|(?:[A-Za-z0-9.[\]:-]+\/)?[a-z0-9][a-z0-9._/-]*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}|@sha256:[0-9a-f]{64})?)$/;
+  /^(?:(?:oci|docker)-archive:\S+|oci-layout:[^\s:@]*[a-z0-9](?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}|@sha256:[0-9a-f]{64})?|(?:[A-Za-z0-9.[\]:-]+\/)?[a-z0-9][a-z0-9._/-]*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[0-9a-f]{64})?)$/;
 
 const relativePath = z
   .string()

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { imageArtifactSchema } from '../config/artifacts-schema.ts';
 import {
   formatImageRef,
   isImageOf,
@@ -86,6 +87,8 @@ describe('parseBaseImageRef: a base named as Docker names it', () => {
     ['docker.io/python', 'registry-1.docker.io', 'library/python', 'latest'],
     ['index.docker.io/library/node:22', 'registry-1.docker.io', 'library/node', '22'],
     [`python@${digest}`, 'registry-1.docker.io', 'library/python', digest],
+    // As getsentry/self-hosted pins one in its compose file: the tag is for people, the digest wins.
+    [`chrislusf/seaweedfs:4.40_large_disk@${digest}`, 'registry-1.docker.io', 'chrislusf/seaweedfs', digest],
     ['ghcr.io/a/b:1', 'ghcr.io', 'a/b', '1'],
     ['localhost:5000/x', 'localhost:5000', 'x', 'latest'],
     ['localhost/x:2', 'localhost', 'x', '2'],
@@ -96,6 +99,12 @@ describe('parseBaseImageRef: a base named as Docker names it', () => {
     ['docker-archive:python-save.tar', 'docker-archive:python-save.tar', '', ''],
   ])('%s', (text, store, repository, reference) => {
     expect(parseBaseImageRef(text)).toMatchObject({ store, repository, reference, text });
+  });
+
+  it('the config takes every form it resolves, a tag and digest together included', () => {
+    for (const base of ['python:3.14-slim', 'docker.io/valkey/valkey:8.0-alpine', `seaweedfs:4.40@${digest}`])
+      expect(imageArtifactSchema.safeParse({ base }).success, base).toBe(true);
+    expect(imageArtifactSchema.safeParse({ base: 'node 20' }).success).toBe(false);
   });
 
   it.each(['Python', 'python:bad tag', 'ghcr.io/A/b', 'oci-archive:'])(
