@@ -71,6 +71,8 @@ async function readFiles(store: ImageStore, repository: string, layers: readonly
     read.push(
       await readLayer(await store.getBlob(repository, layer.digest), {
         what: `${repository}'s layer ${layer.digest.slice(0, 19)}`,
+        // The image's own layers, read whole as before: every file is hashed for the SBOM.
+        maxBytes: Number.MAX_SAFE_INTEGER,
       }),
     );
   const files = new Map<string, Buffer>();

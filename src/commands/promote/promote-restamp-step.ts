@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { short } from '../../channels/promotion-plan.ts';
 import { restampCliArchive } from '../../cli-package/restamp-archive.ts';
 import { cliArtifact, imageArtifact } from '../../config/artifacts.ts';
@@ -112,25 +113,42 @@ function cliReversion(
   version: string,
   progress: (line: string) => void,
 ): (path: string, rcArchive: Buffer) => Promise<Buffer | undefined> {
-  return async (_path, rcArchive) => {
-    const from = ctx.from ? parseVersion(ctx.from) : undefined;
-    if (!from || from.kind === 'invalid') return undefined;
-    const made = await reversionCliArchive({
-      cli: cliArtifact(ctx.config),
-      projectDir: ctx.configDir,
-      rcTag: imageTagOf(from),
-      version,
-      rcArchive,
-      env: ctx.env,
-      progress,
-      restampNpm: (archive, v, files) => restampCliArchive(archive, v, {}, files),
-    });
-    ctx.cliReversion = made;
-    progress(
-      `${made.strategy}: ${made.reason}${made.comparison ? ` (${comparisonSummary(made.comparison)})` : ''}`,
-    );
-    return made.bytes;
+  // The platform children of an index carry the same archive: it is made (rebuilt) once.
+  const made = new Map<string, Promise<Buffer | undefined>>();
+  return (_path, rcArchive) => {
+    const key = createHash('sha256').update(rcArchive).digest('hex');
+    let bytes = made.get(key);
+    if (!bytes) {
+      bytes = makeCliArchive(ctx, version, rcArchive, progress);
+      made.set(key, bytes);
+    }
+    return bytes;
   };
+}
+
+async function makeCliArchive(
+  ctx: PromoteContext,
+  version: string,
+  rcArchive: Buffer,
+  progress: (line: string) => void,
+): Promise<Buffer | undefined> {
+  const from = ctx.from ? parseVersion(ctx.from) : undefined;
+  if (!from || from.kind === 'invalid') return undefined;
+  const made = await reversionCliArchive({
+    cli: cliArtifact(ctx.config),
+    projectDir: ctx.configDir,
+    rcTag: imageTagOf(from),
+    version,
+    rcArchive,
+    env: ctx.env,
+    progress,
+    restampNpm: (archive, v, files) => restampCliArchive(archive, v, {}, files),
+  });
+  ctx.cliReversion = made;
+  progress(
+    `${made.strategy}: ${made.reason}${made.comparison ? ` (${comparisonSummary(made.comparison)})` : ''}`,
+  );
+  return made.bytes;
 }
 
 /** `12 files identical, 2 differ in version strings only`. */
