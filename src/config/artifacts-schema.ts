@@ -11,9 +11,12 @@ import {
 
 const NPM_NAME = /^(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-// An image reference: a layout path or a registry host, a repository, then a tag or a digest.
+// A base image as Docker names it (`python:3.14-slim`, `library/python`, `ghcr.io/a/b:1`, resolved
+// as Docker does in registry/image-ref.ts parseBaseImageRef), a layout path, or a file:
+// `oci-archive:<file>[:tag]`, `docker-archive:<file>[:tag]` (a docker save tarball). A tag and a
+// digest together (`seaweedfs:4.40@sha256:…`, as compose files pin them): the digest is read.
 const BASE_IMAGE =
-  /^(?:oci-layout:[^\s:@]*[a-z0-9]|[A-Za-z0-9.[\]:-]+\/[a-z0-9][a-z0-9._/-]*)(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}|@sha256:[0-9a-f]{64})?$/;
+  /^(?:(?:oci|docker)-archive:\S+|oci-layout:[^\s:@]*[a-z0-9](?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}|@sha256:[0-9a-f]{64})?|(?:[A-Za-z0-9.[\]:-]+\/)?[a-z0-9][a-z0-9._/-]*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[0-9a-f]{64})?)$/;
 
 const relativePath = z
   .string()
@@ -30,6 +33,12 @@ const absolutePath = z.string().regex(/^\/[^\0]*$/, 'expected an absolute path i
 const argv = z
   .array(z.string().min(1), 'expected an argv array such as ["sh", "scripts/build.sh"]')
   .min(1, 'expected at least the program to run');
+/**
+ * Commands run before the build command when a release rebuilds from the rc's commit, in its
+ * fresh checkout (`[["npm", "ci"]]`): the dependencies it lacks. Unset: the lockfile's install
+ * (npm ci for a package-lock.json); `[]`: none (reversion/rebuild-from-rc.ts).
+ */
+const setupCommands = z.array(argv).optional();
 const envMap = z.record(z.string().regex(ENV_NAME, 'expected an environment variable name'), z.string());
 
 /**
@@ -56,11 +65,18 @@ const versionFileSchema = (path: z.ZodString) =>
  * How a release made from an rc gets its own version (DESIGN.md "Re-versioning"): `in-place`
  * rewrites the version env, labels and declared version files; `rebuild` runs the build command
  * again on the rc's commit and proves the result is the rc's code modulo version strings; `keep`
- * ships the rc's bytes. Unset: the default (`release build` prints which applies).
+ * ships the rc's bytes; `rewrite` (images) also rewrites the rc's version strings in the files whose
+ * code bakes the version, proven the rc's modulo version strings as a rebuild is. Unset: the
+ * default (`release build` prints which applies).
  */
-export const REVERSION_STRATEGIES = ['in-place', 'rebuild', 'keep'] as const;
+export const REVERSION_STRATEGIES = ['in-place', 'rebuild', 'rewrite', 'keep'] as const;
 export type ReversionStrategy = (typeof REVERSION_STRATEGIES)[number];
-const reversionSchema = z.enum(REVERSION_STRATEGIES, 'expected "in-place", "rebuild" or "keep"').optional();
+const reversionSchema = z
+  .enum(REVERSION_STRATEGIES, 'expected "in-place", "rebuild", "rewrite" or "keep"')
+  .optional();
+const cliReversionSchema = z
+  .enum(['in-place', 'rebuild', 'keep'], 'expected "in-place", "rebuild" or "keep" ("rewrite" is for images)')
+  .optional();
 
 /** An image artifact: how it is built for each engine (either or both), and where it goes. */
 export const imageArtifactSchema = z.strictObject({
@@ -69,10 +85,13 @@ export const imageArtifactSchema = z.strictObject({
   /** The image the build starts from; `release base-image` makes the default. */
   base: z
     .string()
-    .regex(BASE_IMAGE, 'expected "oci-layout:<dir>/<repository>[:tag]" or "<host[:port]>/<repository>[:tag]"')
+    .regex(
+      BASE_IMAGE,
+      'expected an image as Docker names it ("python:3.14-slim", "<host[:port]>/<repository>[:tag]"), "oci-layout:<dir>/<repository>[:tag]", or a file: "oci-archive:<file>[:tag]", "docker-archive:<file>[:tag]"',
+    )
     .default(DEFAULT_BASE_IMAGE),
   /** Run before the image is assembled (a bundler, a client build), in the config's folder. */
-  build: z.strictObject({ command: argv }).optional(),
+  build: z.strictObject({ command: argv, setup: setupCommands }).optional(),
   // docker engine
   context: relativePath.optional(),
   dockerfile: relativePath.optional(),
@@ -110,7 +129,7 @@ export const imageArtifactSchema = z.strictObject({
 export const cliArtifactSchema = z.strictObject({
   role: z.literal('cli').optional(),
   package: z.string().regex(NPM_NAME, 'expected an npm package name').default('service-cli'),
-  build: z.strictObject({ command: argv, archive: relativePath }).optional(),
+  build: z.strictObject({ command: argv, archive: relativePath, setup: setupCommands }).optional(),
   /** The upgrade command the gate prints; `{url}` is the archive URL on the API. */
   installCommand: z
     .string()
@@ -127,7 +146,7 @@ export const cliArtifactSchema = z.strictObject({
    * is the version: re-written in place, like an image's, when a release re-versions the archive.
    */
   versionFiles: z.array(versionFileSchema(packagePath)).min(1).optional(),
-  reversion: reversionSchema,
+  reversion: cliReversionSchema,
 });
 
 export type ImageArtifactConfig = z.output<typeof imageArtifactSchema> & {

@@ -78,6 +78,8 @@ export interface BuiltImage {
   /** Whether it was written to the configured registry. */
   pushed: boolean;
   base: { reference: string; digest: string };
+  /** What the build found wrong without refusing it (an entrypoint the image lacks). */
+  warnings?: string[];
 }
 
 /** What both engines do: one image per call. */

@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
-import { posix } from 'node:path';
-import { gunzipSync } from 'node:zlib';
-import { extract } from 'tar-stream';
+import { applyLayers, readLayer } from '../engine/oci/read-layer.ts';
 import { ExternalError } from '../errors.ts';
 import type { Descriptor, ImageStore } from '../registry/store.ts';
 import type { NpmPackage } from './sbom.ts';
@@ -31,10 +29,7 @@ export async function readAddedContents(
   }
   const layers = (JSON.parse(Buffer.from(manifest.bytes).toString('utf8')) as { layers?: Descriptor[] })
     .layers;
-  const files = new Map<string, Buffer>();
-  for (const layer of (layers ?? []).slice(baseLayers)) {
-    await readLayer(await store.getBlob(repository, layer.digest), files);
-  }
+  const files = await readFiles(store, repository, (layers ?? []).slice(baseLayers));
   const paths = [...files.keys()].sort();
   return {
     files: paths.map((path) => ({
@@ -69,33 +64,18 @@ function npmPackageAt(path: string, bytes: Buffer): NpmPackage[] {
   ];
 }
 
-async function readLayer(blob: Uint8Array, files: Map<string, Buffer>): Promise<void> {
-  const bytes = Buffer.from(blob);
-  const tar = bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes;
-  const reader = extract();
-  const done = new Promise<void>((resolve, reject) => {
-    reader.on('finish', resolve);
-    reader.on('error', reject);
-  });
-  reader.on('entry', (header, stream, next) => {
-    const chunks: Buffer[] = [];
-    stream.on('data', (chunk: unknown) => chunks.push(chunk as Buffer));
-    stream.on('end', () => {
-      const path = posix.join('/', header.name);
-      const base = posix.basename(path);
-      if (base === '.wh..wh..opq') {
-        const dir = posix.dirname(path);
-        for (const key of files.keys()) if (key.startsWith(`${dir}/`)) files.delete(key);
-      } else if (base.startsWith('.wh.')) {
-        const gone = posix.join(posix.dirname(path), base.slice(4));
-        for (const key of files.keys()) if (key === gone || key.startsWith(`${gone}/`)) files.delete(key);
-      } else if (header.type === 'file') {
-        files.set(path, Buffer.concat(chunks));
-      }
-      next();
-    });
-    stream.resume();
-  });
-  reader.end(tar);
-  await done;
+/** Later layers win, whiteouts remove (engine/oci/read-layer.ts); regular files only are listed. */
+async function readFiles(store: ImageStore, repository: string, layers: readonly Descriptor[]) {
+  const read = [];
+  for (const layer of layers)
+    read.push(
+      await readLayer(await store.getBlob(repository, layer.digest), {
+        what: `${repository}'s layer ${layer.digest.slice(0, 19)}`,
+        // The image's own layers, read whole as before: every file is hashed for the SBOM.
+        maxBytes: Number.MAX_SAFE_INTEGER,
+      }),
+    );
+  const files = new Map<string, Buffer>();
+  for (const [path, node] of applyLayers(read)) if (node.type === 'file') files.set(path, node.content);
+  return files;
 }

@@ -1,4 +1,4 @@
-import { readBaseImage } from '../engine/oci/base-image-reader.ts';
+import { openBaseImage } from '../engine/oci/base-image-reader.ts';
 import type { StoreImageRef } from '../registry/image-ref.ts';
 import type { ImageStore } from '../registry/store.ts';
 import { readAddedContents } from './image-contents.ts';
@@ -27,12 +27,9 @@ export async function imageEvidence(options: {
   toolVersion: string;
 }): Promise<ImageEvidence> {
   const { store, provenance } = options;
-  const base = await readBaseImage(
-    options.open(options.base.store),
-    options.base.repository,
-    options.base.reference,
-    options.base.text,
-  );
+  const opened = await openBaseImage(options.base, options.open);
+  const base = opened.base;
+  await opened.close(); // its config and layer list are read; a file's unpacked blobs are not needed
   const baseLayers = base.config.rootfs?.diff_ids?.length ?? base.layers.length;
   const added = await readAddedContents(store, provenance.repository, provenance.digest, baseLayers);
   const sbom = sbomOf(

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { formatImageRef, isImageOf, parseStoreImageRef, splitImageRef } from './image-ref.ts';
+import { imageArtifactSchema } from '../config/artifacts-schema.ts';
+import {
+  formatImageRef,
+  isImageOf,
+  parseBaseImageRef,
+  parseStoreImageRef,
+  splitImageRef,
+} from './image-ref.ts';
 
 describe('splitImageRef', () => {
   it('reads the tag after the oci-layout scheme, not the scheme itself', () => {
@@ -65,4 +72,47 @@ describe('parseStoreImageRef', () => {
     expect(formatImageRef('127.0.0.1:5000', 'a', 'v1')).toBe('127.0.0.1:5000/a:v1');
     expect(formatImageRef('h:1', 'a', `sha256:${'b'.repeat(64)}`)).toBe(`h:1/a@sha256:${'b'.repeat(64)}`);
   });
+});
+
+describe('parseBaseImageRef: a base named as Docker names it', () => {
+  const digest = `sha256:${'b'.repeat(64)}`;
+  // The normalisation Docker documents (docker image pull, "Image and tag names"): Docker Hub's
+  // API host, library/ for official images, latest when no tag.
+  it.each([
+    ['python', 'registry-1.docker.io', 'library/python', 'latest'],
+    ['python:3.14-slim', 'registry-1.docker.io', 'library/python', '3.14-slim'],
+    ['library/python', 'registry-1.docker.io', 'library/python', 'latest'],
+    ['bitnami/redis:7.2', 'registry-1.docker.io', 'bitnami/redis', '7.2'],
+    ['docker.io/library/python:3.14-slim', 'registry-1.docker.io', 'library/python', '3.14-slim'],
+    ['docker.io/python', 'registry-1.docker.io', 'library/python', 'latest'],
+    ['index.docker.io/library/node:22', 'registry-1.docker.io', 'library/node', '22'],
+    [`python@${digest}`, 'registry-1.docker.io', 'library/python', digest],
+    // As getsentry/self-hosted pins one in its compose file: the tag is for people, the digest wins.
+    [`chrislusf/seaweedfs:4.40_large_disk@${digest}`, 'registry-1.docker.io', 'chrislusf/seaweedfs', digest],
+    ['ghcr.io/a/b:1', 'ghcr.io', 'a/b', '1'],
+    ['localhost:5000/x', 'localhost:5000', 'x', 'latest'],
+    ['localhost/x:2', 'localhost', 'x', '2'],
+    ['127.0.0.1:5000/base/node:20', '127.0.0.1:5000', 'base/node', '20'],
+    ['oci-layout:.release/base/node:20', 'oci-layout:.release/base', 'node', '20'],
+    ['oci-archive:bases/python.tar', 'oci-archive:bases/python.tar', '', ''],
+    ['oci-archive:/abs/python.tar:3.14-slim', 'oci-archive:/abs/python.tar', '', '3.14-slim'],
+    ['docker-archive:python-save.tar', 'docker-archive:python-save.tar', '', ''],
+  ])('%s', (text, store, repository, reference) => {
+    expect(parseBaseImageRef(text)).toMatchObject({ store, repository, reference, text });
+  });
+
+  it('the config takes every form it resolves, a tag and digest together included', () => {
+    for (const base of ['python:3.14-slim', 'docker.io/valkey/valkey:8.0-alpine', `seaweedfs:4.40@${digest}`])
+      expect(imageArtifactSchema.safeParse({ base }).success, base).toBe(true);
+    expect(imageArtifactSchema.safeParse({ base: 'node 20' }).success).toBe(false);
+  });
+
+  it.each(['Python', 'python:bad tag', 'ghcr.io/A/b', 'oci-archive:'])(
+    'refuses %s with a usage error',
+    (text) => {
+      expect(() => parseBaseImageRef(text)).toThrow(
+        expect.objectContaining({ code: 'IMAGE_REFERENCE_INVALID' }),
+      );
+    },
+  );
 });

@@ -88,6 +88,53 @@ export function parseStoreImageRef(text: string): StoreImageRef {
   return { store: host, repository, reference, text: trimmed };
 }
 
+/** Stores a base image may also be read from: an OCI archive or a `docker save` tarball, by file. */
+export const ARCHIVE_PREFIXES = ['oci-archive:', 'docker-archive:'] as const;
+
+/** Where Docker Hub serves its registry API, and the names Docker gives it. */
+const DOCKER_HUB = 'registry-1.docker.io';
+const DOCKER_HUB_NAMES = new Set(['docker.io', 'index.docker.io', DOCKER_HUB]);
+
+/**
+ * A base image named as Dockerfiles and compose files name it, resolved as Docker resolves it:
+ * a first component without `.` or `:` (and not `localhost`) is a path on Docker Hub, whose API
+ * is `registry-1.docker.io`; a single name there is under `library/`; no tag is `latest`. So
+ * `python` -> `registry-1.docker.io/library/python:latest`, `ghcr.io/a/b:1` stays, and
+ * `localhost:5000/x` is a registry on this machine. Also `oci-layout:<dir>/<repo>[:tag]` and
+ * `oci-archive:<file>[:tag]` / `docker-archive:<file>[:tag]` (a `docker save` tarball), read
+ * from disk for air-gapped builds (store is the prefix and file; repository empty).
+ */
+export function parseBaseImageRef(text: string): StoreImageRef {
+  const trimmed = text.trim();
+  const archive = ARCHIVE_PREFIXES.find((prefix) => trimmed.startsWith(prefix));
+  if (archive) {
+    const rest = trimmed.slice(archive.length);
+    const colon = rest.lastIndexOf(':');
+    const tag = colon > 0 && TAG.test(rest.slice(colon + 1)) && !rest.slice(colon + 1).includes('/');
+    const file = tag ? rest.slice(0, colon) : rest;
+    if (!file) throw bad(text, `no file after ${archive}`);
+    return {
+      store: `${archive}${file}`,
+      repository: '',
+      reference: tag ? rest.slice(colon + 1) : '',
+      text: trimmed,
+    };
+  }
+  if (trimmed.startsWith(OCI_LAYOUT_PREFIX)) return parseStoreImageRef(trimmed);
+  const { repository: name, tag, digest } = splitImageRef(trimmed);
+  const slash = name.indexOf('/');
+  const first = slash > 0 ? name.slice(0, slash) : '';
+  const hasHost = /[.:]/.test(first) || first === 'localhost';
+  let host = hasHost ? first : 'docker.io';
+  let path = hasHost ? name.slice(slash + 1) : name;
+  if (DOCKER_HUB_NAMES.has(host)) {
+    host = DOCKER_HUB;
+    if (!path.includes('/')) path = `library/${path}`;
+  }
+  const reference = digest ? `@${digest}` : `:${tag ?? 'latest'}`;
+  return { ...parseStoreImageRef(`${host}/${path}${reference}`), text: trimmed };
+}
+
 /** `<store>/<repository>:<tag>` or `@<digest>`: the inverse of parseStoreImageRef. */
 export function formatImageRef(store: string, repository: string, reference: string): string {
   return `${store}/${repository}${DIGEST.test(reference) ? '@' : ':'}${reference}`;

@@ -5,6 +5,7 @@ import { RuleError } from '../errors.ts';
 import { sha256Digest } from '../registry/digest.ts';
 import { type Descriptor, type ImageStore, type Manifest, MEDIA_TYPES } from '../registry/store.ts';
 import { parseFormatsLabel, VERSION_FILES_FORMAT_LABEL } from '../reversion/version-files.ts';
+import { sameTag } from '../version/compare.ts';
 import { restampConfig, versionOfConfig } from './restamp-config.ts';
 import {
   type ArchiveSigner,
@@ -85,6 +86,11 @@ async function restampSingle(
   const config = JSON.parse(
     Buffer.from(await store.getBlob(repository, json.config.digest)).toString('utf8'),
   ) as OciImageConfig;
+  const sourceVersion = versionOfConfig(config);
+  // Built as this version already (from the release's own tag): nothing to re-version, its baked
+  // files included; the image is promoted as it is.
+  if (sourceVersion !== undefined && sameTag(sourceVersion, version))
+    return { from, manifest: rc, blobs: [], children: [], versionLayer: false, sourceVersion, warnings };
   const labels = config.config?.Labels;
   const files = versionLayerFiles(labels);
   const last = json.layers.at(-1);
@@ -144,7 +150,7 @@ async function restampSingle(
     blobs,
     children: [],
     versionLayer: layer !== undefined,
-    sourceVersion: versionOfConfig(config),
+    sourceVersion,
     warnings,
   };
 }

@@ -8,7 +8,8 @@ const MAX_UNPACKED = 256 * 1024 * 1024;
 /**
  * The regular files of a gzipped tar (an npm package, a Python sdist, any CLI archive), by path,
  * to compare an rc's archive with its rebuild file by file. Directories are implied by the paths;
- * a link or device is refused (its target could differ while its bytes compare equal).
+ * a link or device is refused (its target could differ while its bytes compare equal). Not for
+ * image layers, which are full of links: engine/oci/read-layer.ts reads those.
  */
 export async function archiveFiles(gz: Uint8Array, what: string): Promise<Map<string, Buffer>> {
   let tar: Buffer;
@@ -26,7 +27,13 @@ export async function archiveFiles(gz: Uint8Array, what: string): Promise<Map<st
       const path = header.name.replace(/^\.?\/+/, '');
       if (header.type === 'file') files.set(path, Buffer.concat(chunks));
       else if (header.type !== 'directory') {
-        next(new Error(`it holds a ${header.type} entry ${path}`));
+        // An image layer is read by engine/oci/read-layer.ts, links and all; a CLI archive is
+        // unpacked on users' machines, where a link could point anywhere.
+        next(
+          new Error(
+            `it holds a ${header.type} entry ${path}: a CLI archive holds regular files only, since a link's target could differ while the bytes compare equal, and unpacked it could point outside the install folder`,
+          ),
+        );
         return;
       }
       next();

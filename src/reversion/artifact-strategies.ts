@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import type { CliArtifactConfig, ImageArtifactConfig } from '../config/artifacts-schema.ts';
 import { archiveFiles } from './archive-files.ts';
 import { chooseStrategy, type StrategyChoice } from './choose-strategy.ts';
-import { formatByName } from './version-files.ts';
+import { formatByName, rewriteVersionFile } from './version-files.ts';
 import { carriesVersion } from './version-strings.ts';
 
 /** Files bigger than this are not read for version strings (media, not code that prints it). */
@@ -41,34 +41,54 @@ export async function artifactStrategies(input: {
 }
 
 /**
- * An image's strategy, and for `rebuild` the files of its output that bake the version outside
- * its in-place version files: the build puts them in the version layer (format `rebuild`), so
- * the code layer stays the rc's and a release swaps only them for their rebuilt copies.
+ * An image's strategy, and for `rebuild` and `rewrite` the files of its output that bake the
+ * version outside its in-place version files: the build puts them in the version layer (format
+ * `rebuild`), so the code layer stays the rc's and a release swaps only them, for their rebuilt
+ * copies or the rc's with their version strings rewritten (reversion/reversion-image.ts).
  */
 export async function imageReversion(
   configDir: string,
   image: ImageArtifactConfig,
   tag: string,
 ): Promise<{ choice: StrategyChoice; baked: string[] }> {
-  const carrying: string[] = [];
+  const carrying = new Map<string, Buffer>();
   for (const f of image.files ?? [])
     for (const [path, bytes] of await filesUnder(resolve(configDir, f.from), f.to))
-      if (carriesVersion(`${path}\n${bytes.toString('latin1')}`, tag)) carrying.push(path);
-  // Undeclared, a web client's version.json and index.html are re-written in place by name.
+      if (carriesVersion(`${path}\n${bytes.toString('latin1')}`, tag)) carrying.set(path, bytes);
+  // Undeclared, a web client's version.json and index.html are re-written in place by name,
+  // unless they carry the version elsewhere too (a page title, a script URL `app.js?v=…`): a
+  // re-written meta tag would leave those saying the rc, so they count as baked.
   const inPlace =
     image.versionFiles?.map((f) => f.path) ??
-    (image.role === 'web' ? carrying.filter((p) => formatByName(p) !== undefined) : []);
+    (image.role === 'web'
+      ? [...carrying].filter(([p, bytes]) => onlyInItsField(p, bytes, tag)).map(([p]) => p)
+      : []);
   const choice = chooseStrategy({
     kind: 'image',
     declared: image.reversion,
     builtByCommand: image.build !== undefined,
-    carryingVersion: carrying,
+    carryingVersion: [...carrying.keys()],
     inPlace,
   });
   return {
     choice,
-    baked: choice.strategy === 'rebuild' ? carrying.filter((p) => !inPlace.includes(p)).sort() : [],
+    baked:
+      choice.strategy === 'rebuild' || choice.strategy === 'rewrite'
+        ? [...carrying.keys()].filter((p) => !inPlace.includes(p)).sort()
+        : [],
   };
+}
+
+/** Whether re-writing the file's version field by its name's format removes every version string. */
+function onlyInItsField(path: string, bytes: Buffer, tag: string): boolean {
+  const format = formatByName(path);
+  if (!format) return false;
+  try {
+    const out = rewriteVersionFile(path, bytes, format, 'v0.0.0-placeholder');
+    return !carriesVersion(out.toString('latin1'), tag);
+  } catch {
+    return false; // no such field: the name rule cannot re-write it
+  }
 }
 
 /** The regular files at `source` (a file or a folder), by the image path under `to`. */

@@ -69,6 +69,7 @@ export async function reversionCliArchive(input: {
     version: input.version,
     at: 'artifacts.cli.build.command',
     command: build.command,
+    setup: build.setup,
     outputs: [build.archive],
     env: input.env,
     progress: input.progress,

@@ -62,12 +62,13 @@ describe('release build: input and refusals', () => {
     expect(epoch.code).toBe(2);
     expect(jsonOf<ErrorJson>(epoch).error.code).toBe('SOURCE_DATE_EPOCH_INVALID');
 
-    writeReferenceConfig(repo.dir, { artifacts: { api: { base: 'node:20' } } });
+    // `node:20` is a base as Docker names it (Docker Hub's library/node:20); a space is no name.
+    writeReferenceConfig(repo.dir, { artifacts: { api: { base: 'node 20' } } });
     // A fresh process: vitest's module runner keeps the config module of the first run, query or
     // not, so the rewritten file would not be read in process (plain Node reads it afresh).
     const config = await runRelease(['build', '--engine', 'oci'], { cwd: repo.dir, subprocess: true });
     expect(config.code).toBe(2);
-    expect(config.stderr).toMatch(/artifacts\.api\.base: expected "oci-layout:<dir>\/<repository>\[:tag\]"/);
+    expect(config.stderr).toMatch(/artifacts\.api\.base: expected an image as Docker names it/);
   });
 
   it('--only cli builds just the archive; SERVICE_VERSION wins over the stamp, with a warning', async () => {

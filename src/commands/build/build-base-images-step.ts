@@ -3,7 +3,7 @@ import { OCI_LAYOUT_PREFIX } from '../../config/constants.ts';
 import { makeBaseImage } from '../../engine/base-image.ts';
 import { ExternalError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
-import { parseStoreImageRef } from '../../registry/image-ref.ts';
+import { ARCHIVE_PREFIXES, parseBaseImageRef } from '../../registry/image-ref.ts';
 import { type BuildContext, imagesToBuild } from './build-context.ts';
 
 /**
@@ -17,9 +17,14 @@ export const buildBaseImagesStep: Step<BuildContext> = {
   skip: (ctx) => (imagesToBuild(ctx).length === 0 ? 'no image to build (--only)' : false),
   async run(ctx, io) {
     const refs = new Map(
-      imagesToBuild(ctx).map((artifact) => [artifact.base, parseStoreImageRef(artifact.base)]),
+      imagesToBuild(ctx).map((artifact) => [artifact.base, parseBaseImageRef(artifact.base)]),
     );
     for (const [text, ref] of refs) {
+      // A file is read when the image is built (engine/oci/archive-store.ts).
+      if (ARCHIVE_PREFIXES.some((prefix) => ref.store.startsWith(prefix))) {
+        io.progress(`${text}: read from its file at build`);
+        continue;
+      }
       const store = ctx.open(ref.store);
       let found: unknown;
       try {

@@ -12,7 +12,7 @@ import { builderId } from '../../evidence/provenance.ts';
 import { validateSbom } from '../../evidence/validate-sbom.ts';
 import type { Step, StepIO } from '../../pipeline/step.ts';
 import { sha256Digest } from '../../registry/digest.ts';
-import { parseStoreImageRef } from '../../registry/image-ref.ts';
+import { parseBaseImageRef } from '../../registry/image-ref.ts';
 import { packageVersion } from '../../shared/package-root.ts';
 import { hasSigningKey, readSigningKey } from '../../signing/key-files.ts';
 import { PASSPHRASE_ENV, type SigningKey } from '../../signing/keys.ts';
@@ -43,7 +43,7 @@ export const buildEvidenceStep: Step<BuildContext> = {
       const evidence = await imageEvidence({
         store,
         open: ctx.open,
-        base: parseStoreImageRef(artifact.base),
+        base: parseBaseImageRef(artifact.base),
         toolVersion: builder.toolVersion,
         provenance: {
           repository: artifact.image,

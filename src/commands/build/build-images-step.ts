@@ -14,7 +14,7 @@ import { createOciEngine } from '../../engine/oci/oci-engine.ts';
 import { VERSION_LAYER_FILES_LABEL } from '../../engine/oci/version-layer.ts';
 import { UsageError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
-import { parseStoreImageRef } from '../../registry/image-ref.ts';
+import { parseBaseImageRef } from '../../registry/image-ref.ts';
 import { imageReversion } from '../../reversion/artifact-strategies.ts';
 import {
   formatsLabel,
@@ -50,7 +50,7 @@ export const buildImagesStep: Step<BuildContext> = {
           ...(engine.name === 'oci'
             ? { oci: await ociRecipe(ctx, artifact, labels, cli) }
             : { docker: await dockerRecipe(ctx, artifact, labels, cli) }),
-          base: parseStoreImageRef(artifact.base),
+          base: parseBaseImageRef(artifact.base),
           registry: ctx.config.registry,
           repository: artifact.image,
           // Never the version: only promotion writes channel tags, so a rebuild moves none.
@@ -59,6 +59,7 @@ export const buildImagesStep: Step<BuildContext> = {
         },
         (line) => io.progress(`${artifact.name}: ${line}`),
       );
+      ctx.warnings.push(...(ctx.built[artifact.name]!.warnings ?? []));
     }
   },
 };
@@ -110,7 +111,8 @@ async function ociRecipe(
   const { baked } = await imageReversion(ctx.configDir, artifact, ctx.tag!);
   const bakedHere = baked.filter((path) => layers[0]!.some((e) => e.type === 'file' && e.path === path));
   if (bakedHere.length) {
-    spec.versionFiles = [...(spec.versionFiles ?? []), ...bakedHere];
+    // A page found by name that bakes the version beyond its meta tag is listed once, as baked.
+    spec.versionFiles = [...new Set([...(spec.versionFiles ?? []), ...bakedHere])];
     const rebuilt: VersionFile[] = bakedHere.map((path) => ({ path, format: 'rebuild' }));
     spec.labels = {
       ...spec.labels,

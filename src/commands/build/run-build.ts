@@ -119,6 +119,7 @@ export async function runBuild(
 const STRATEGY_TEXT = {
   'in-place': 're-writes its version in place',
   rebuild: "rebuilds it from the rc's commit",
+  rewrite: "rewrites the rc's version strings in its baked files",
   keep: "keeps the rc's bytes",
 } as const;
 

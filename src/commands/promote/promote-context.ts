@@ -52,8 +52,11 @@ export interface PromoteContext extends BaseContext, PromoteSigningFields {
   cliPackage?: PackagePromotion;
   /** release from an rc: how the CLI archive in the API image was made from the rc's. */
   cliReversion?: CliReversion;
-  /** release from an rc: per image rebuilt from the rc's commit, what differs from the rc and why. */
-  imageRebuilds?: Record<string, RebuildComparison>;
+  /**
+   * release from an rc: per image whose baked files were rebuilt from the rc's commit or had their
+   * version strings rewritten, how and why, and what differs from the rc.
+   */
+  imageRebuilds?: Record<string, RebuildComparison & { strategy: 'rebuild' | 'rewrite'; reason: string }>;
   /** Why the CLI is not published although `artifacts.cli.publish` is on (not an npm package). */
   cliNotPublished?: string;
 }

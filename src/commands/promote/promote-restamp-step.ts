@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { short } from '../../channels/promotion-plan.ts';
 import { restampCliArchive } from '../../cli-package/restamp-archive.ts';
 import { cliArtifact, imageArtifact } from '../../config/artifacts.ts';
@@ -8,7 +9,7 @@ import { restampImage } from '../../restamp/restamp-image.ts';
 import { type ArchiveSigner, archiveSigningKeyMissing } from '../../restamp/restamp-version-layer.ts';
 import type { RebuildComparison } from '../../reversion/compare-rebuild.ts';
 import { reversionCliArchive } from '../../reversion/reversion-cli-archive.ts';
-import { type ImageRebuild, rebuildImageFromRc } from '../../reversion/reversion-image.ts';
+import { type ImageReversion, imageReversionOfRc } from '../../reversion/reversion-image.ts';
 import { signArchive } from '../../shared/archive-signature.ts';
 import { readSigningKey } from '../../signing/key-files.ts';
 import { sameTag } from '../../version/compare.ts';
@@ -37,15 +38,27 @@ export const promoteRestampStep: Step<PromoteContext> = {
       const { artifact, repository } = source;
       const rc = await ctx.store.getManifest(repository, source.reference);
       if (!rc) continue; // the plan step reports a missing source
-      const rebuilt = await rebuildImage(ctx, source, rc, tag, (line) => io.progress(`${artifact}: ${line}`));
+      const progress = (line: string) => io.progress(`${artifact}: ${line}`);
+      const baked = await imageReversion(ctx, source, rc, tag, progress);
       const image = await restampImage(ctx.store, repository, rc, tag, {
         sign: archiveSigner(ctx),
         reversionArchive: cliReversion(ctx, tag, (line) => io.progress(`cli: ${line}`)),
-        ...(rebuilt ? { rebuiltFile: async (path: string) => rebuilt.files.get(path)! } : {}),
+        ...(baked ? { rebuiltFile: baked.file } : {}),
       });
       if (image.sourceVersion === undefined || sameTag(image.sourceVersion, tag)) {
-        io.progress(`${artifact}: already ${image.sourceVersion ?? 'without a version'}, promoted as it is`);
+        // Built from the release's own tag (or a backport's): every file already says it.
+        io.progress(
+          `${artifact}: already ${image.sourceVersion ?? 'without a version'}, promoted as it is${image.sourceVersion ? ' (its files, baked ones included, carry it)' : ''}`,
+        );
         continue;
+      }
+      if (baked) {
+        const comparison = baked.comparison();
+        ctx.imageRebuilds = {
+          ...ctx.imageRebuilds,
+          [artifact]: { strategy: baked.strategy, reason: baked.reason, ...comparison },
+        };
+        progress(`${baked.strategy}: ${comparisonSummary(comparison)}`);
       }
       ctx.warnings.push(...image.warnings);
       restamped[artifact] = image;
@@ -61,34 +74,30 @@ export const promoteRestampStep: Step<PromoteContext> = {
 
 /**
  * An image whose build baked the version into code files (format `rebuild` in its version layer):
- * rebuilt from the rc's commit and proven the rc's code (reversion/reversion-image.ts), before
- * any write; its rebuilt files replace the rc's in the version layer.
+ * how the release re-versions them, rebuilt from the rc's commit or rewritten in the rc's copies
+ * (reversion/reversion-image.ts). A rebuild is proven before any write; a rewrite is proven as
+ * its files are made, and both proofs go into the release signature's statement.
  */
-async function rebuildImage(
+async function imageReversion(
   ctx: PromoteContext,
   source: NonNullable<PromoteContext['sources']>[number],
   rc: Manifest,
   version: string,
   progress: (line: string) => void,
-): Promise<ImageRebuild | undefined> {
-  const artifact = imageArtifact(ctx.config, source.artifact);
+): Promise<ImageReversion | undefined> {
   const from = ctx.from ? parseVersion(ctx.from) : undefined;
-  if (!artifact || !from || from.kind === 'invalid') return undefined;
-  const made = await rebuildImageFromRc({
+  const made = await imageReversionOfRc({
     store: ctx.store,
     repository: source.repository,
     rc,
-    artifact,
+    artifact: imageArtifact(ctx.config, source.artifact),
     projectDir: ctx.configDir,
-    rcTag: imageTagOf(from),
+    rcTag: from && from.kind !== 'invalid' ? imageTagOf(from) : undefined,
     version,
     env: ctx.env,
     progress,
   });
-  if (made) {
-    ctx.imageRebuilds = { ...ctx.imageRebuilds, [source.artifact]: made.comparison };
-    progress(`rebuild: ${comparisonSummary(made.comparison)}`);
-  }
+  if (made) progress(`${made.strategy}: ${made.reason}`);
   return made;
 }
 
@@ -104,25 +113,42 @@ function cliReversion(
   version: string,
   progress: (line: string) => void,
 ): (path: string, rcArchive: Buffer) => Promise<Buffer | undefined> {
-  return async (_path, rcArchive) => {
-    const from = ctx.from ? parseVersion(ctx.from) : undefined;
-    if (!from || from.kind === 'invalid') return undefined;
-    const made = await reversionCliArchive({
-      cli: cliArtifact(ctx.config),
-      projectDir: ctx.configDir,
-      rcTag: imageTagOf(from),
-      version,
-      rcArchive,
-      env: ctx.env,
-      progress,
-      restampNpm: (archive, v, files) => restampCliArchive(archive, v, {}, files),
-    });
-    ctx.cliReversion = made;
-    progress(
-      `${made.strategy}: ${made.reason}${made.comparison ? ` (${comparisonSummary(made.comparison)})` : ''}`,
-    );
-    return made.bytes;
+  // The platform children of an index carry the same archive: it is made (rebuilt) once.
+  const made = new Map<string, Promise<Buffer | undefined>>();
+  return (_path, rcArchive) => {
+    const key = createHash('sha256').update(rcArchive).digest('hex');
+    let bytes = made.get(key);
+    if (!bytes) {
+      bytes = makeCliArchive(ctx, version, rcArchive, progress);
+      made.set(key, bytes);
+    }
+    return bytes;
   };
+}
+
+async function makeCliArchive(
+  ctx: PromoteContext,
+  version: string,
+  rcArchive: Buffer,
+  progress: (line: string) => void,
+): Promise<Buffer | undefined> {
+  const from = ctx.from ? parseVersion(ctx.from) : undefined;
+  if (!from || from.kind === 'invalid') return undefined;
+  const made = await reversionCliArchive({
+    cli: cliArtifact(ctx.config),
+    projectDir: ctx.configDir,
+    rcTag: imageTagOf(from),
+    version,
+    rcArchive,
+    env: ctx.env,
+    progress,
+    restampNpm: (archive, v, files) => restampCliArchive(archive, v, {}, files),
+  });
+  ctx.cliReversion = made;
+  progress(
+    `${made.strategy}: ${made.reason}${made.comparison ? ` (${comparisonSummary(made.comparison)})` : ''}`,
+  );
+  return made.bytes;
 }
 
 /** `12 files identical, 2 differ in version strings only`. */

@@ -9,7 +9,8 @@ import type { PromoteContext } from './promote-context.ts';
 function reversionOf(ctx: PromoteContext, artifact: string): { reversion?: SignedReversion[] } {
   const parts: SignedReversion[] = [];
   const rebuilt = ctx.imageRebuilds?.[artifact];
-  if (rebuilt) parts.push({ part: artifact, strategy: 'rebuild', differs: rebuilt.versionOnly.map(shown) });
+  if (rebuilt)
+    parts.push({ part: artifact, strategy: rebuilt.strategy, differs: rebuilt.versionOnly.map(shown) });
   // The CLI archive rides in the API image's version layer.
   if (ctx.cliReversion && artifactWithRole(ctx.config, 'api')?.name === artifact)
     parts.push({

@@ -105,7 +105,9 @@ async function promote(ctx: PromoteContext, store: ImageStore): Promise<void> {
         `CLI archive ${ctx.cliReversion.strategy}: ${ctx.cliReversion.reason}${ctx.cliReversion.comparison ? `; ${comparisonSummary(ctx.cliReversion.comparison)}` : ''}`,
       );
     for (const [name, c] of Object.entries(ctx.imageRebuilds ?? {}))
-      printLine(`${name} rebuilt from the rc's commit: ${comparisonSummary(c)}`);
+      printLine(
+        `${name} ${c.strategy === 'rebuild' ? "rebuilt from the rc's commit" : "rewritten in the rc's baked files"} (${c.reason}): ${comparisonSummary(c)}`,
+      );
     if (ctx.cliPackage) for (const line of packageLines(ctx.cliPackage, ctx.dryRun)) printLine(line);
     const kept = plan.artifacts.reduce((n, a) => n + a.kept.length, 0);
     printLine(

@@ -4,7 +4,7 @@ import { ExternalError, InternalError } from '../../errors.ts';
 import { formatImageRef } from '../../registry/image-ref.ts';
 import type { ImageStore } from '../../registry/store.ts';
 import type { BuiltImage, Engine, ImageBuildRequest } from '../engine.ts';
-import { readBaseImage } from '../oci/base-image-reader.ts';
+import { openBaseImage } from '../oci/base-image-reader.ts';
 import { followProgress, type ProgressLine, progressError } from './connect.ts';
 import { exportToStore } from './export-to-store.ts';
 import { loadBaseIntoDocker } from './load-base.ts';
@@ -27,9 +27,16 @@ export function createDockerEngine(options: {
     async build(request: ImageBuildRequest, progress): Promise<BuiltImage> {
       const layout = request.registry.startsWith(OCI_LAYOUT_PREFIX);
       const ref = request.base;
-      const base = await readBaseImage(options.open(ref.store), ref.repository, ref.reference, ref.text);
-      const baseName = `release-base/${ref.repository}:${ref.reference.replace(/^sha256:/, '').slice(0, 64)}`;
-      progress(`base ${ref.text}: ${await loadBaseIntoDocker(docker, base, baseName)} as ${baseName}`);
+      const { base, close } = await openBaseImage(ref, options.open);
+      // A base from a file has no repository: it is loaded under its digest.
+      const baseName = ref.repository
+        ? `release-base/${ref.repository}:${ref.reference.replace(/^sha256:/, '').slice(0, 64)}`
+        : `release-base/file:${base.digest.slice('sha256:'.length)}`;
+      try {
+        progress(`base ${ref.text}: ${await loadBaseIntoDocker(docker, base, baseName)} as ${baseName}`);
+      } finally {
+        await close();
+      }
 
       const name = layout
         ? `${request.repository}:${request.tag}`

@@ -1,5 +1,7 @@
 import { ExternalError } from '../../errors.ts';
+import { ARCHIVE_PREFIXES, type StoreImageRef } from '../../registry/image-ref.ts';
 import { type Descriptor, type ImageStore, MEDIA_TYPES } from '../../registry/store.ts';
+import { openArchiveBase } from './archive-store.ts';
 import { type OciImageConfig, ociLayerMediaType } from './image-config.ts';
 
 /** A base image as read from a store: what a build on top of it needs. */
@@ -85,4 +87,28 @@ export function goArch(arch: string): string {
 
 function parse<T>(bytes: Uint8Array): T {
   return JSON.parse(Buffer.from(bytes).toString('utf8')) as T;
+}
+
+/**
+ * The base a reference names, opened where it lives: a registry or layout through `open`, or a
+ * file (`oci-archive:`, `docker-archive:`, registry/image-ref.ts parseBaseImageRef) unpacked for
+ * the build. `close` removes what the file was unpacked into.
+ */
+export async function openBaseImage(
+  ref: StoreImageRef,
+  open: (store: string) => ImageStore,
+): Promise<{ base: BaseImage; close: () => Promise<void> }> {
+  const archive = ARCHIVE_PREFIXES.find((prefix) => ref.store.startsWith(prefix));
+  if (!archive)
+    return {
+      base: await readBaseImage(open(ref.store), ref.repository, ref.reference, ref.text),
+      close: async () => {},
+    };
+  const file = await openArchiveBase(ref.store.slice(archive.length), ref.reference, ref.text);
+  try {
+    return { base: await readBaseImage(file.store, '', file.digest, ref.text), close: file.close };
+  } catch (error) {
+    await file.close();
+    throw error;
+  }
 }

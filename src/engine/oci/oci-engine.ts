@@ -3,7 +3,8 @@ import { InternalError } from '../../errors.ts';
 import { formatImageRef } from '../../registry/image-ref.ts';
 import type { ImageStore } from '../../registry/store.ts';
 import type { BuiltImage, Engine, ImageBuildRequest, OciRecipe } from '../engine.ts';
-import { readBaseImage } from './base-image-reader.ts';
+import { type BaseImage, openBaseImage } from './base-image-reader.ts';
+import { entrypointWarnings } from './entrypoint-check.ts';
 import { createLayer, type Layer, type LayerEntry } from './layer.ts';
 import { splitVersionFiles, VERSION_LAYER_DIGEST_LABEL, VERSION_LAYER_FILES_LABEL } from './version-layer.ts';
 import { buildOnBase } from './write-image.ts';
@@ -23,44 +24,58 @@ export function createOciEngine(options: { open: (registry: string) => ImageStor
     async build(request: ImageBuildRequest, progress): Promise<BuiltImage> {
       const { base: ref } = request;
       progress(`reading base ${ref.text}`);
-      const base = await readBaseImage(options.open(ref.store), ref.repository, ref.reference, ref.text);
-      const recipe = request.oci;
-      if (!recipe) throw new InternalError('NO_OCI_RECIPE', `no daemonless recipe for ${request.artifact}`);
-      const { layers: lists, spec } = withVersionLayer(recipe);
-      const layers: Layer[] = [];
-      for (const entries of lists) {
-        progress(`packing ${entries.length} entries`);
-        layers.push(await createLayer(entries, options.epoch));
+      const { base, close } = await openBaseImage(ref, options.open);
+      try {
+        return await buildOn(base, request, progress);
+      } finally {
+        await close();
       }
-      if (spec.versionFiles?.length) {
-        // Marked so `release promote --channel release` can find it and replace only it.
-        spec.labels = {
-          ...spec.labels,
-          [VERSION_LAYER_FILES_LABEL]: spec.versionFiles.join(','),
-          [VERSION_LAYER_DIGEST_LABEL]: layers.at(-1)!.digest,
-        };
-      }
-      const pushed = request.push || request.registry.startsWith(OCI_LAYOUT_PREFIX);
-      const registry = pushed ? request.registry : LOCAL_LAYOUT;
-      progress(`writing ${request.repository}:${request.tag} to ${registry}`);
-      const written = await buildOnBase({
-        store: options.open(registry),
-        repository: request.repository,
-        tags: [request.tag],
-        base,
-        layers,
-        spec,
-      });
-      return {
-        artifact: request.artifact,
-        engine: 'oci',
-        reference: formatImageRef(registry, request.repository, request.tag),
-        digest: written.digest,
-        pushed,
-        base: { reference: ref.text, digest: base.digest },
-      };
     },
   };
+
+  async function buildOn(
+    base: BaseImage,
+    request: ImageBuildRequest,
+    progress: (line: string) => void,
+  ): Promise<BuiltImage> {
+    const ref = request.base;
+    const recipe = request.oci;
+    if (!recipe) throw new InternalError('NO_OCI_RECIPE', `no daemonless recipe for ${request.artifact}`);
+    const { layers: lists, spec } = withVersionLayer(recipe);
+    const layers: Layer[] = [];
+    for (const entries of lists) {
+      progress(`packing ${entries.length} entries`);
+      layers.push(await createLayer(entries, options.epoch));
+    }
+    if (spec.versionFiles?.length) {
+      // Marked so `release promote --channel release` can find it and replace only it.
+      spec.labels = {
+        ...spec.labels,
+        [VERSION_LAYER_FILES_LABEL]: spec.versionFiles.join(','),
+        [VERSION_LAYER_DIGEST_LABEL]: layers.at(-1)!.digest,
+      };
+    }
+    const pushed = request.push || request.registry.startsWith(OCI_LAYOUT_PREFIX);
+    const registry = pushed ? request.registry : LOCAL_LAYOUT;
+    progress(`writing ${request.repository}:${request.tag} to ${registry}`);
+    const written = await buildOnBase({
+      store: options.open(registry),
+      repository: request.repository,
+      tags: [request.tag],
+      base,
+      layers,
+      spec,
+    });
+    return {
+      artifact: request.artifact,
+      engine: 'oci',
+      reference: formatImageRef(registry, request.repository, request.tag),
+      digest: written.digest,
+      pushed,
+      base: { reference: ref.text, digest: base.digest },
+      warnings: await entrypointWarnings(base, layers, spec, request.artifact),
+    };
+  }
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { OciImageConfig } from '../../engine/oci/image-config.ts';
 import { hasVersionLayer, RESTAMPED_FROM } from '../../engine/oci/version-layer.ts';
+import { platformChildren } from '../../registry/platform-children.ts';
 import type { ImageStore, Manifest } from '../../registry/store.ts';
 import { sha256Hex } from '../../restamp/release-archive-signatures.ts';
 import { versionOfConfig } from '../../restamp/restamp-config.ts';
@@ -50,8 +51,8 @@ export async function manifestProvenance(
   }
   const carried = await source.carried();
   const rebuilt = rebuiltFileProof(
-    await releaseVersionFiles(store, repository, view),
-    reading.rcVersion,
+    await releaseVersionFiles(store, repository, view, view ? undefined : release),
+    reading.rcVersion ?? (await firstChildVersion(store, repository, rcManifest)),
     tag,
   );
   const again = await restampImage(store, repository, rcManifest, tag, {
@@ -92,6 +93,18 @@ export async function manifestProvenance(
           : 'invalid';
   }
   return reading;
+}
+
+/** An index's version, as its first platform image reports it (an index has no config). */
+async function firstChildVersion(
+  store: ImageStore,
+  repository: string,
+  index: Manifest,
+): Promise<string | undefined> {
+  const child = platformChildren(index.bytes)?.[0];
+  const manifest = child && (await store.getManifest(repository, child.digest));
+  const image = manifest && (await readImage(store, repository, manifest));
+  return image ? versionOfConfig(image.config) : undefined;
 }
 
 /** The rc an image names: its manifest annotation, else its config label (Docker schema 2). */

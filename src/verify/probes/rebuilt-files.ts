@@ -1,6 +1,7 @@
 import type { OciImageConfig } from '../../engine/oci/image-config.ts';
 import { hasVersionLayer } from '../../engine/oci/version-layer.ts';
-import type { ImageStore } from '../../registry/store.ts';
+import { platformChildren } from '../../registry/platform-children.ts';
+import type { ImageStore, Manifest } from '../../registry/store.ts';
 import { readVersionLayerFiles } from '../../restamp/restamp-version-layer.ts';
 import { archiveFiles } from '../../reversion/archive-files.ts';
 import { compareRebuild } from '../../reversion/compare-rebuild.ts';
@@ -16,45 +17,79 @@ export interface RebuiltFileProof {
   rebuiltFile: (path: string, rcFile: Buffer) => Promise<Buffer>;
 }
 
-/** The files of the release's version layer, by path (`/srv/x.tar.gz`); empty without one. */
+/**
+ * The files of the release's version layer, by path (`/srv/x.tar.gz`), each path with its copies:
+ * one for an image, one per platform child for an index (whose own manifest has no layers, while
+ * its re-stamp re-makes every child). Empty without a version layer.
+ */
 export async function releaseVersionFiles(
   store: ImageStore,
   repository: string,
   release: { config: OciImageConfig; layers: string[] } | undefined,
-): Promise<Map<string, Buffer>> {
-  if (!release || !hasVersionLayer(release.config.config?.Labels, release.layers)) return new Map();
-  return readVersionLayerFiles(await store.getBlob(repository, release.layers.at(-1)!));
+  index?: Manifest,
+): Promise<Map<string, Buffer[]>> {
+  const out = new Map<string, Buffer[]>();
+  const add = async (image: { config: OciImageConfig; layers: string[] } | undefined) => {
+    if (!image || !hasVersionLayer(image.config.config?.Labels, image.layers)) return;
+    for (const [path, bytes] of await readVersionLayerFiles(
+      await store.getBlob(repository, image.layers.at(-1)!),
+    ))
+      out.set(path, [...(out.get(path) ?? []), bytes]);
+  };
+  await add(release);
+  for (const child of (index && platformChildren(index.bytes)) ?? []) {
+    const manifest = await store.getManifest(repository, child.digest);
+    const json = manifest && (JSON.parse(Buffer.from(manifest.bytes).toString('utf8')) as ManifestJson);
+    if (!json?.config || !json.layers) continue;
+    const config = JSON.parse(
+      Buffer.from(await store.getBlob(repository, json.config.digest)).toString('utf8'),
+    ) as OciImageConfig;
+    await add({ config, layers: json.layers.map((l) => l.digest) });
+  }
+  return out;
 }
 
+interface ManifestJson {
+  config?: { digest: string };
+  layers?: { digest: string }[];
+}
+
+/**
+ * The release's own copy of each rebuilt or rewritten file, where it is the rc's modulo version
+ * strings (of several platforms' copies, the one that proves); else the default re-stamp, and
+ * the digests then differ.
+ */
 export function rebuiltFileProof(
-  releaseFiles: Map<string, Buffer>,
+  releaseFiles: Map<string, Buffer[]>,
   rcVersion: string | undefined,
   tag: string,
 ): RebuiltFileProof {
   return {
     async reversionArchive(path, rcArchive) {
-      const mine = releaseFiles.get(path);
-      if (!mine || !rcVersion) return undefined;
-      try {
-        const rcFiles = await archiveFiles(rcArchive, 'the rc archive');
-        const equal = compareRebuild(
-          rcFiles,
-          await archiveFiles(mine, 'the release archive'),
-          rcVersion,
-          tag,
-        );
-        return equal.equal ? mine : undefined;
-      } catch {
-        return undefined;
+      if (!rcVersion) return undefined;
+      for (const mine of releaseFiles.get(path) ?? []) {
+        try {
+          const rcFiles = await archiveFiles(rcArchive, 'the rc archive');
+          const equal = compareRebuild(
+            rcFiles,
+            await archiveFiles(mine, 'the release archive'),
+            rcVersion,
+            tag,
+          );
+          if (equal.equal) return mine;
+        } catch {
+          // not an archive this proof reads: the default re-stamp stands
+        }
       }
+      return undefined;
     },
     async rebuiltFile(path, rcFile) {
-      const mine = releaseFiles.get(path);
-      const proven =
-        mine &&
-        rcVersion &&
-        compareRebuild(new Map([[path, rcFile]]), new Map([[path, mine]]), rcVersion, tag).equal;
-      return proven ? mine : rcFile; // the rc's copy then makes the layers differ: not re-stamped
+      const proven = (releaseFiles.get(path) ?? []).find(
+        (mine) =>
+          rcVersion &&
+          compareRebuild(new Map([[path, rcFile]]), new Map([[path, mine]]), rcVersion, tag).equal,
+      );
+      return proven ?? rcFile; // the rc's copy then makes the layers differ: not re-stamped
     },
   };
 }
