@@ -72,6 +72,34 @@ export const configSchema = z.strictObject({
    * `SERVICE_CLIENT_VERSION` (always set): `{ server: ['ACME_VERSION'], client: ['VITE_ACME_VERSION'] }`.
    */
   versionVariables: versionVariablesSchema,
+  /**
+   * GitOps: the deployment files `release bump` writes the release into and `release verify
+   * --manifests` checks (docs/guides/gitops.md). Each entry is a file or a folder (searched for
+   * charts, kustomizations, manifests and Compose files), relative to the config; `keys` declares
+   * where a file keeps a tag no search finds (`global.acmeVersion: version`, `web.tag: web`).
+   */
+  deploy: z
+    .strictObject({
+      manifests: z
+        .array(
+          z.union([
+            z.string().min(1),
+            z.strictObject({
+              path: z.string().min(1),
+              keys: z.record(
+                z
+                  .string()
+                  .regex(/^[^.\s]+(?:\.[^.\s]+)*$/, 'expected a dotted key like "global.acmeVersion"'),
+                z
+                  .string()
+                  .regex(/^(?:version|[a-z][a-z0-9-]{0,62})$/, 'expected an artifact name, or "version"'),
+              ),
+            }),
+          ]),
+        )
+        .min(1),
+    })
+    .optional(),
   /** How far web and CLI may be from the API (`release verify`, `release watch`); default: equal. */
   skew: skewSchema,
   /**

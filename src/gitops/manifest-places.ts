@@ -1,0 +1,124 @@
+import type { ManifestFile, Place, ReleaseTarget, Unplaced } from './gitops-types.ts';
+import { parseImageRef, releaseImageOf } from './image-ref.ts';
+import { getAt, isMap, mappings, type Path, scalarText } from './tree.ts';
+import { wantedDigest, wantedReference } from './wanted-value.ts';
+
+export interface Findings {
+  places: Place[];
+  unplaced: Unplaced[];
+}
+
+/** `kustomization.yaml` `images:`: `newTag` (and `digest`) of each entry naming a release image. */
+export function kustomizationPlaces(file: ManifestFile, tree: unknown, target: ReleaseTarget): Findings {
+  const out: Findings = { places: [], unplaced: [] };
+  const images = getAt(tree, ['images']);
+  if (!Array.isArray(images)) return out;
+  for (const [i, entry] of images.entries()) {
+    if (!isMap(entry)) continue;
+    const name = scalarText(entry['newName']) ?? scalarText(entry['name']);
+    const image = name ? releaseImageOf(name, target.images) : undefined;
+    if (!image) continue;
+    const current = scalarText(entry['newTag']);
+    const base = { file: file.path, doc: 0, artifacts: [...image.artifacts] };
+    out.places.push({ ...base, path: ['images', i, 'newTag'], kind: 'new-tag', current, want: target.tag });
+    const had = scalarText(entry['digest']) ?? undefined;
+    const digest = wantedDigest(had, image, target);
+    if ('unplaced' in digest)
+      out.unplaced.push({ artifacts: image.artifacts, reason: digest.unplaced, file: file.path });
+    else if (digest.digest)
+      out.places.push({
+        ...base,
+        path: ['images', i, 'digest'],
+        kind: 'digest',
+        current: had ?? null,
+        want: digest.digest,
+      });
+  }
+  return out;
+}
+
+/** Every container (and init container) of every workload in a plain manifest: its `image:`. */
+export function kubernetesPlaces(
+  file: ManifestFile,
+  doc: number,
+  tree: unknown,
+  target: ReleaseTarget,
+): Findings {
+  const out: Findings = { places: [], unplaced: [] };
+  for (const [path, map] of mappings(tree)) {
+    for (const key of ['containers', 'initContainers', 'ephemeralContainers']) {
+      const list = map[key];
+      if (!Array.isArray(list)) continue;
+      list.forEach((container, i) => {
+        if (isMap(container))
+          reference(out, file, doc, [...path, key, i, 'image'], container['image'], target);
+      });
+    }
+  }
+  return out;
+}
+
+/** A Compose file's `services.<name>.image`. */
+export function composePlaces(file: ManifestFile, tree: unknown, target: ReleaseTarget): Findings {
+  const out: Findings = { places: [], unplaced: [] };
+  const services = getAt(tree, ['services']);
+  if (!isMap(services)) return out;
+  for (const [name, service] of Object.entries(services))
+    if (isMap(service)) reference(out, file, 0, ['services', name, 'image'], service['image'], target);
+  return out;
+}
+
+function reference(
+  out: Findings,
+  file: ManifestFile,
+  doc: number,
+  path: Path,
+  value: unknown,
+  target: ReleaseTarget,
+) {
+  const current = scalarText(value);
+  if (current === null) return;
+  const image = releaseImageOf(parseImageRef(current).repository, target.images);
+  if (!image) return;
+  const wanted = wantedReference(current, image, target);
+  if ('unplaced' in wanted)
+    out.unplaced.push({ artifacts: image.artifacts, reason: wanted.unplaced, file: file.path });
+  else
+    out.places.push({
+      file: file.path,
+      doc,
+      path,
+      kind: 'reference',
+      artifacts: [...image.artifacts],
+      current,
+      want: wanted.value,
+    });
+}
+
+/**
+ * The version variables' values anywhere in a document: `{name: SERVICE_VERSION, value: …}` in an
+ * env list (Kubernetes, chart values), `SERVICE_VERSION: …` in a map (Compose `environment:`, a
+ * chart's `extraEnv`), `SERVICE_VERSION=…` in a Compose environment list.
+ */
+export function envPlaces(file: ManifestFile, doc: number, tree: unknown, target: ReleaseTarget): Place[] {
+  const names = new Set(target.versionVariables);
+  const out: Place[] = [];
+  const base = { file: file.path, doc, kind: 'env' as const, artifacts: [], want: target.tag };
+  for (const [path, map] of mappings(tree)) {
+    const name = scalarText(map['name']);
+    if (name && names.has(name) && 'value' in map)
+      out.push({ ...base, path: [...path, 'value'], current: scalarText(map['value']) });
+    for (const [key, value] of Object.entries(map))
+      if (names.has(key) && (value === null || typeof value !== 'object'))
+        out.push({ ...base, path: [...path, key], current: scalarText(value) });
+    for (const [key, value] of Object.entries(map)) {
+      if (!Array.isArray(value)) continue;
+      value.forEach((item, i) => {
+        const m = typeof item === 'string' ? /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(item) : null;
+        if (m && names.has(m[1]!))
+          out.push({ ...base, path: [...path, key, i], current: item, want: `${m[1]}=${target.tag}` });
+      });
+    }
+  }
+  return out;
+}
