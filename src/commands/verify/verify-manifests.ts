@@ -4,9 +4,8 @@ import { exitCodeOf, renderReport, reportJson } from '../../verify/report.ts';
 import type { DeploymentReport } from '../../verify/types.ts';
 import { readManifests } from '../bump/read-manifests.ts';
 import { manifestSources, releaseTarget } from '../bump/release-target.ts';
-import { baseContext } from '../command-context.ts';
+import { baseContext, type GlobalOptions } from '../command-context.ts';
 import { printJson, printLine } from '../output.ts';
-import type { VerifyFlags } from './run-verify.ts';
 
 /**
  * `release verify --manifests <dir>`: offline, no cluster. The deployment files are read and
@@ -14,7 +13,9 @@ import type { VerifyFlags } from './run-verify.ts';
  * and key), every image of the release with no place is missing. The report and `--json` are
  * verify's own, with one row per place.
  */
-export async function verifyManifests(flags: VerifyFlags & { manifests: string }): Promise<0 | 1 | 3> {
+export async function verifyManifests(
+  flags: GlobalOptions & { manifests: string; expect?: string | undefined },
+): Promise<0 | 1 | 3> {
   const started = performance.now();
   const base = await baseContext(flags);
   const { target, from } = await releaseTarget(base, { version: flags.expect }, 'verify');
