@@ -44,6 +44,8 @@ export interface ManifestFile {
   templates?: string;
   /** values: the path of its chart's Chart.yaml (when the chart has one). */
   chart?: string;
+  /** A map in the file has a key twice: read as Helm reads it (the last wins), never written. */
+  duplicateKeys?: boolean;
   /** Keys declared in the config for this file (`global.acmeVersion` -> `version` or an artifact). */
   declared?: Record<string, string>;
 }

@@ -52,6 +52,15 @@ export function planBump(files: ParsedManifest[], target: ReleaseTarget): BumpPl
     take(declaredPlaces(file, target));
   }
   const unique = dedupe(withoutKustomizePlaceholders(files, places));
+  // A file with a duplicate key is ambiguous to write (which of the two?): its places are refused.
+  for (const place of unique.filter((p) => p.current !== p.want)) {
+    if (!files.find((f) => f.path === place.file)?.duplicateKeys) continue;
+    unplaced.push({
+      artifacts: place.artifacts,
+      file: place.file,
+      reason: `${place.file} has a map with a key twice; remove the duplicate so ${place.path.join('.')} can be written`,
+    });
+  }
   for (const place of unique)
     for (const image of target.images)
       if (place.kind !== 'env' && image.artifacts.some((a) => place.artifacts.includes(a)))
@@ -64,7 +73,8 @@ export function planBump(files: ParsedManifest[], target: ReleaseTarget): BumpPl
       reason: `no deployment file names the image ${image.image} (declare its key under deploy.manifests)`,
     });
   }
-  return { places: unique, edits: unique.filter((p) => p.current !== p.want), unplaced };
+  const kept = unique.map(keepOwnSpelling);
+  return { places: kept, edits: kept.filter((p) => p.current !== p.want), unplaced };
 }
 
 /**
@@ -133,6 +143,18 @@ function declaredPlaces(
     });
   }
   return out;
+}
+
+/**
+ * A version variable, or an appVersion no image takes its tag from, is a version, not a tag: `1.4.0`
+ * is `v1.4.0` (DESIGN.md, version rules), and the file's spelling is kept. Every other place names
+ * an image tag, which must be the pushed tag exactly.
+ */
+function keepOwnSpelling(place: Place): Place {
+  const version = place.kind === 'env' || (place.kind === 'app-version' && place.artifacts.length === 0);
+  if (!version || place.current === null) return place;
+  const bare = (v: string) => v.replace(/^(?:[A-Za-z_][A-Za-z0-9_]*=)?v?/, '');
+  return bare(place.current) === bare(place.want) ? { ...place, want: place.current } : place;
 }
 
 /** One place per file, document and key; the artifacts of duplicates merged. */

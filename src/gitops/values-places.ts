@@ -50,6 +50,7 @@ export function valuesPlaces(file: ManifestFile, tree: unknown, target: ReleaseT
     const owner = chain.find((p) => scalarText(getAt(tree, [...p, 'tag'])) !== null);
     if (!owner) {
       if (!out.viaAppVersion.includes(image)) out.viaAppVersion.push(image);
+      if (target.pinDigest) pinViaAppVersion(out, file, tree, chain, image, target);
       continue;
     }
     addTag(out, placed, file, tree, owner, image, target);
@@ -106,6 +107,41 @@ function addTag(
       current: had ?? null,
       want: digest.digest,
     });
+}
+
+/**
+ * `--pin-digest` for an image whose tag is the chart's appVersion: the first `digest` key along its
+ * chain (authentik's `global.image.digest`), else its own empty `tag` becomes `tag@digest`.
+ */
+function pinViaAppVersion(
+  out: ValuesFindings,
+  file: ManifestFile,
+  tree: unknown,
+  chain: Path[],
+  image: ReleaseImage,
+  target: ReleaseTarget,
+): void {
+  const holder = chain.find((p) => {
+    const block = getAt(tree, p);
+    return isMap(block) && 'digest' in block;
+  });
+  const base = { file: file.path, doc: 0, artifacts: [...image.artifacts] };
+  if (holder && image.digest) {
+    const current = scalarText(getAt(tree, [...holder, 'digest']));
+    out.places.push({ ...base, path: [...holder, 'digest'], kind: 'digest', current, want: image.digest });
+    return;
+  }
+  const own = getAt(tree, chain[0]!);
+  const wanted = wantedTag(null, image, target);
+  if (isMap(own) && 'tag' in own && 'value' in wanted) {
+    out.places.push({ ...base, path: [...chain[0]!, 'tag'], kind: 'tag', current: null, want: wanted.value });
+    return;
+  }
+  out.unplaced.push({
+    artifacts: image.artifacts,
+    file: file.path,
+    reason: 'unplaced' in wanted ? wanted.unplaced : `no tag or digest key to pin ${image.image} in`,
+  });
 }
 
 /** The `image` blocks a block inherits from, nearest first, then `global.image`. */

@@ -58,8 +58,13 @@ async function readManifest(
           ? 'values'
           : undefined;
   const text = await boundedRead(path);
-  const docs = parseAllDocuments(text);
+  const strict = parseAllDocuments(text);
   const display = relative(root, path) || name;
+  // Helm reads a map with a key twice (the last wins) and real charts ship one (mattermost's
+  // grafana subchart): read it too, and let the planner refuse to write into such a file.
+  const duplicateKeys =
+    Array.isArray(strict) && strict.some((d) => d.errors.some((e) => e.code === 'DUPLICATE_KEY'));
+  const docs = duplicateKeys ? parseAllDocuments(text, { uniqueKeys: false }) : strict;
   const broken = Array.isArray(docs) ? docs.flatMap((d) => d.errors) : [];
   if (broken.length > 0) {
     // A file we would write must be read exactly; any other YAML is not ours to judge.
@@ -81,6 +86,7 @@ async function readManifest(
     kind,
     text,
     docs: trees,
+    ...(duplicateKeys ? { duplicateKeys } : {}),
     ...(kind === 'values' && chartDir
       ? {
           chart: relative(root, join(chartDir, 'Chart.yaml')) || 'Chart.yaml',

@@ -34,7 +34,9 @@ export async function runBump(flags: BumpFlags): Promise<void> {
           (u) => `  ${u.artifacts.join(', ') || 'declared key'}: ${u.reason}${u.file ? ` (${u.file})` : ''}`,
         )
         .join('\n')}`,
-      { hint: 'add the image to the manifests, or declare the key holding its tag under deploy.manifests' },
+      {
+        hint: 'add each image to the manifests (or declare the key holding its tag under deploy.manifests); a pinned image needs the release record with its digest',
+      },
     );
   }
   const changed = [...new Set(plan.edits.map((e) => e.file))].map((path) => {
