@@ -39,8 +39,11 @@ function spliceFor(text: string, doc: Document | undefined, edit: Place): Splice
   if (isScalar(node) && node.range) {
     const [start, end] = node.range;
     const value = render(node, edit.want);
-    // An empty value (`tag:`) has no bytes of its own: the new one needs its space after the colon.
-    return { start, end, text: start === end && text[start - 1] === ':' ? ` ${value}` : value };
+    if (start !== end) return { start, end, text: value };
+    // An empty value (`tag:`, `tag:  # why`) has no bytes of its own, and the parser places it
+    // where the next token starts (the comment): the new one goes right after the colon.
+    const colon = text.lastIndexOf(':', start - 1) + 1;
+    return { start: colon, end: colon, text: ` ${value}` };
   }
   const parent = doc?.getIn(edit.path.slice(0, -1), true);
   if (node === undefined && isMap(parent) && !parent.flow && parent.range && parent.items.length) {

@@ -142,6 +142,22 @@ describe('planBump on values', () => {
   });
 });
 
+describe('declared keys', () => {
+  it('a declared key takes an artifact (pinned like a tag) or the version; an absent one is unplaced', () => {
+    const v = values('frontend:\n  version: v1.0.0\nrelease: "1.0.0"\n', {
+      declared: { 'frontend.version': 'web', release: 'version', 'missing.key': 'web' },
+    });
+    const plan = planBump([v, chart('v1.0.0')], target([[['web'], 'acme/web']]));
+    expect(edits(plan)).toEqual([
+      ['c/values.yaml', 'frontend.version', 'v2.0.0'],
+      ['c/values.yaml', 'release', 'v2.0.0'],
+    ]);
+    expect(plan.unplaced).toEqual([
+      expect.objectContaining({ reason: 'the declared key missing.key is not in c/values.yaml' }),
+    ]);
+  });
+});
+
 describe('planBump on manifests', () => {
   it('kustomize: the base placeholder is the overlay’s to set; env values anywhere, their own spelling kept', () => {
     const base = file(

@@ -1,5 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -187,6 +196,18 @@ describe('release bump on the fixture shapes', () => {
     expect(text.stdout).toMatch(/worker +deploy\/acme\/values\.yaml worker\.image\.tag +v1\.3\.0 +DRIFT/);
     expect((await runRelease(['bump', '--version', 'v1.4.0'], { cwd: dir })).code).toBe(0);
     expect((await runRelease(['verify', '--manifests', '--expect', 'v1.4.0'], { cwd: dir })).code).toBe(0);
+  });
+
+  it('a symbolic link under the manifests is not followed', async () => {
+    const dir = copyOf('chain');
+    const outside = copyOf('plain');
+    symlinkSync(join(outside, 'deploy'), join(dir, 'deploy/elsewhere'));
+    symlinkSync(join(outside, 'deploy/app.yaml'), join(dir, 'deploy/app.yaml'));
+    const before = readFileSync(join(outside, 'deploy/app.yaml'), 'utf8');
+    const bump = await runRelease(['bump', '--version', 'v1.4.0', '--json'], { cwd: dir });
+    expect(bump.code).toBe(0);
+    expect(JSON.parse(bump.stdout).files).toEqual(['deploy/acme/values.yaml', 'deploy/acme/Chart.yaml']);
+    expect(readFileSync(join(outside, 'deploy/app.yaml'), 'utf8')).toBe(before);
   });
 
   it('a values file that is not YAML stops the run before any write (exit 2)', async () => {

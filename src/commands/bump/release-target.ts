@@ -59,8 +59,16 @@ export async function releaseTarget(
 
 /** `--manifests <dir>` (relative to the working directory), else the config's deploy.manifests. */
 export function manifestSources(base: BaseContext, flag: string | undefined): ManifestSource[] {
-  if (flag !== undefined) return [{ path: resolve(base.cwd, flag) }];
   const entries = base.config.deploy?.manifests;
+  if (flag !== undefined) {
+    // Keys the config declares for a file under --manifests still apply to it.
+    const root = resolve(base.cwd, flag);
+    const declared = (entries ?? [])
+      .filter((e) => typeof e !== 'string')
+      .map((e) => ({ path: resolve(base.configDir, e.path), keys: e.keys }))
+      .filter((e) => e.path === root || e.path.startsWith(`${root}/`));
+    return [{ path: root }, ...declared];
+  }
   if (!entries)
     throw new UsageError('MANIFESTS_NOT_CONFIGURED', 'which deployment files? none are configured', {
       hint: 'give --manifests <dir>, or set deploy.manifests in the config',
