@@ -31,8 +31,18 @@ export interface ReleaseTarget {
   mode: 'bump' | 'verify';
 }
 
-/** `other`: a file the config declares keys for that is none of the known shapes. */
-export type ManifestKind = 'chart' | 'values' | 'kustomization' | 'kubernetes' | 'compose' | 'other';
+/**
+ * `dotenv`: the `.env` beside a Compose file (its one tree is `{NAME: value}`); `other`: a file the
+ * config declares keys for that is none of the known shapes.
+ */
+export type ManifestKind =
+  | 'chart'
+  | 'values'
+  | 'kustomization'
+  | 'kubernetes'
+  | 'compose'
+  | 'dotenv'
+  | 'other';
 
 /** One deployment file as read (never more than the reader's bound). */
 export interface ManifestFile {

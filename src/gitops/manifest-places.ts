@@ -58,13 +58,30 @@ export function kubernetesPlaces(
   return out;
 }
 
-/** A Compose file's `services.<name>.image`. */
+/** A Compose file's `services.<name>.image`, and `x-…` extension fields services take by alias. */
 export function composePlaces(file: ManifestFile, tree: unknown, target: ReleaseTarget): Findings {
   const out: Findings = { places: [], unplaced: [] };
-  const services = getAt(tree, ['services']);
-  if (!isMap(services)) return out;
-  for (const [name, service] of Object.entries(services))
-    if (isMap(service)) reference(out, file, 0, ['services', name, 'image'], service['image'], target);
+  for (const [key, value] of isMap(tree) ? Object.entries(tree) : []) {
+    if (key.startsWith('x-') && isMap(value)) reference(out, file, 0, [key, 'image'], value['image'], target);
+    if (key !== 'services' || !isMap(value)) continue;
+    for (const [name, service] of Object.entries(value))
+      if (isMap(service)) reference(out, file, 0, ['services', name, 'image'], service['image'], target);
+  }
+  return out;
+}
+
+/**
+ * The `.env` beside a Compose file: every variable whose value is a reference to a release image
+ * (getsentry/self-hosted keeps them all there: `image: "$SNUBA_IMAGE"` in the compose file, and
+ * `SENTRY_IMAGE` as a build argument of a local image).
+ */
+export function dotenvPlaces(
+  file: ManifestFile,
+  vars: Record<string, string>,
+  target: ReleaseTarget,
+): Findings {
+  const out: Findings = { places: [], unplaced: [] };
+  for (const [name, value] of Object.entries(vars)) reference(out, file, 0, [name], value, target);
   return out;
 }
 
@@ -78,9 +95,13 @@ function reference(
 ) {
   const current = scalarText(value);
   if (current === null) return;
-  const image = releaseImageOf(parseImageRef(current).repository, target.images);
+  // Compose's `${API_IMAGE:-ghcr.io/acme/api:v1}`: the default is the reference, the rest is kept.
+  const braced = /^(\$\{[A-Za-z_][A-Za-z0-9_]*:?-)(.*)\}$/.exec(current);
+  const reference = braced ? braced[2]! : current;
+  const image = releaseImageOf(parseImageRef(reference).repository, target.images);
   if (!image) return;
-  const wanted = wantedReference(current, image, target);
+  const inner = wantedReference(reference, image, target);
+  const wanted = braced && 'value' in inner ? { value: `${braced[1]}${inner.value}}` } : inner;
   if ('unplaced' in wanted)
     out.unplaced.push({ artifacts: image.artifacts, reason: wanted.unplaced, file: file.path });
   else

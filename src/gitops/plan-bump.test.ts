@@ -5,6 +5,7 @@ import type { ManifestFile, ReleaseTarget } from './gitops-types.ts';
 import { parseImageRef, releaseImageOf } from './image-ref.ts';
 import { type ParsedManifest, planBump } from './plan-bump.ts';
 import { templateDefaults } from './template-defaults.ts';
+import { plainTree } from './tree.ts';
 
 const DIGEST = `sha256:${'c3'.repeat(32)}`;
 
@@ -25,7 +26,7 @@ function file(
   text: string,
   extra: Partial<ManifestFile> = {},
 ): ParsedManifest {
-  return { path, kind, text, docs: parseAllDocuments(text).map((d) => d.toJS()), ...extra };
+  return { path, kind, text, docs: parseAllDocuments(text).map((d) => plainTree(d.contents)), ...extra };
 }
 
 const chart = (appVersion: string) =>
@@ -175,6 +176,26 @@ describe('planBump on manifests', () => {
       ['base/api.yaml', 'spec.template.spec.containers.0.env.1.value', 'v2.0.0'],
       ['prod/kustomization.yaml', 'images.0.newTag', 'v2.0.0'],
     ]);
+  });
+  it("Compose: a reference in a variable's default is written inside it; a bare variable is not a place", () => {
+    const compose = file(
+      'compose.yaml',
+      'compose',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a Compose variable, not a template
+      'services:\n  api:\n    image: ${API_IMAGE:-registry.example.com/acme/api:v1.4.0}\n  worker:\n    image: $WORKER_IMAGE\n',
+    );
+    const plan = planBump(
+      [compose],
+      target([
+        [['api'], 'acme/api'],
+        [['worker'], 'acme/worker'],
+      ]),
+    );
+    expect(edits(plan)).toEqual([
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a Compose variable, not a template
+      ['compose.yaml', 'services.api.image', '${API_IMAGE:-registry.example.com/acme/api:v2.0.0}'],
+    ]);
+    expect(plan.unplaced.map((u) => u.artifacts)).toEqual([['worker']]);
   });
   it('an image no file names is unplaced, by every artifact that runs it', () => {
     const plan = planBump([], target([[['api', 'worker'], 'acme/api']]));

@@ -1,5 +1,11 @@
 import type { BumpPlan, ManifestFile, Place, ReleaseImage, ReleaseTarget, Unplaced } from './gitops-types.ts';
-import { composePlaces, envPlaces, kubernetesPlaces, kustomizationPlaces } from './manifest-places.ts';
+import {
+  composePlaces,
+  dotenvPlaces,
+  envPlaces,
+  kubernetesPlaces,
+  kustomizationPlaces,
+} from './manifest-places.ts';
 import { getAt, scalarText } from './tree.ts';
 import { valuesPlaces } from './values-places.ts';
 import { wantedTag } from './wanted-value.ts';
@@ -45,6 +51,7 @@ export function planBump(files: ParsedManifest[], target: ReleaseTarget): BumpPl
     }
     if (file.kind === 'kustomization') take(kustomizationPlaces(file, file.docs[0], target));
     if (file.kind === 'compose') take(composePlaces(file, file.docs[0], target));
+    if (file.kind === 'dotenv') take(dotenvPlaces(file, file.docs[0] as Record<string, string>, target));
     file.docs.forEach((tree, doc) => {
       if (file.kind === 'kubernetes') take(kubernetesPlaces(file, doc, tree, target));
       places.push(...envPlaces(file, doc, tree, target));
@@ -82,7 +89,6 @@ export function planBump(files: ParsedManifest[], target: ReleaseTarget): BumpPl
  * placeholder the overlay replaces: the base is left as it is for every image an overlay names.
  */
 function withoutKustomizePlaceholders(files: ParsedManifest[], places: Place[]): Place[] {
-  const dirOf = (path: string) => path.slice(0, Math.max(0, path.lastIndexOf('/')));
   const kustomizations = files.filter((f) => f.kind === 'kustomization');
   const dirs = new Set(kustomizations.map((f) => dirOf(f.path)));
   const named = new Set(places.filter((p) => p.kind === 'new-tag').flatMap((p) => p.artifacts));
@@ -155,6 +161,10 @@ function keepOwnSpelling(place: Place): Place {
   if (!version || place.current === null) return place;
   const bare = (v: string) => v.replace(/^(?:[A-Za-z_][A-Za-z0-9_]*=)?v?/, '');
   return bare(place.current) === bare(place.want) ? { ...place, want: place.current } : place;
+}
+
+function dirOf(path: string): string {
+  return path.slice(0, Math.max(0, path.lastIndexOf('/')));
 }
 
 /** One place per file, document and key; the artifacts of duplicates merged. */

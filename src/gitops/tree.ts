@@ -1,4 +1,6 @@
-/** Small helpers over the plain tree `yaml` gives for a document (`doc.toJS()`). */
+import { isAlias, isScalar, isMap as isYamlMap, isSeq as isYamlSeq } from 'yaml';
+
+/** Small helpers over the plain tree of a document (`plainTree`). */
 
 export type Path = (string | number)[];
 
@@ -41,4 +43,25 @@ export function* sequences(tree: unknown, path: Path = []): Generator<[Path, unk
   } else if (isMap(tree)) {
     for (const [key, value] of Object.entries(tree)) yield* sequences(value, [...path, key]);
   }
+}
+
+/**
+ * A document as a plain tree of the nodes it spells out, aliases left out: a value reached through
+ * an alias (`<<: *defaults`) is not a place of its own (the anchor is), and nothing is expanded,
+ * so an alias bomb costs nothing (getsentry/self-hosted's compose file has more aliases than the
+ * `yaml` package's own guard lets `toJS` resolve).
+ */
+export function plainTree(node: unknown): unknown {
+  if (isYamlMap(node)) {
+    const out: Record<string, unknown> = {};
+    for (const pair of node.items) {
+      if (isAlias(pair.value) || (isScalar(pair.key) && pair.key.value === '<<')) continue;
+      const key = isScalar(pair.key) ? String(pair.key.value) : undefined;
+      if (key !== undefined) out[key] = plainTree(pair.value);
+    }
+    return out;
+  }
+  if (isYamlSeq(node)) return node.items.map((item) => (isAlias(item) ? undefined : plainTree(item)));
+  if (isScalar(node)) return node.value;
+  return undefined;
 }

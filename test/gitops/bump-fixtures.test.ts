@@ -118,6 +118,24 @@ describe('release bump on the fixture shapes', () => {
     ]);
   });
 
+  it('plain: docker-compose resolves the bumped anchors and .env to the release', async () => {
+    const dir = copyOf('plain');
+    expect((await runRelease(['bump', '--version', 'v1.4.0'], { cwd: dir })).code).toBe(0);
+    const config = execFileSync('docker-compose', ['-f', 'compose.yaml', 'config'], {
+      cwd: join(dir, 'deploy'),
+      encoding: 'utf8',
+    });
+    const images = [...config.matchAll(/image: (\S+)/g)].map((m) => m[1]).sort();
+    expect(images).toEqual([
+      'ghcr.io/acme/service-api:v1.4.0',
+      'ghcr.io/acme/service-api:v1.4.0',
+      'ghcr.io/acme/service-api:v1.4.0',
+      'ghcr.io/acme/service-web:v1.4.0',
+      'redis:7',
+    ]);
+    expect([...config.matchAll(/SERVICE_VERSION: (\S+)/g)].map((m) => m[1])).toEqual(['v1.4.0', 'v1.4.0']);
+  });
+
   it('an image no file names: exit 1 naming it, and no file changes', async () => {
     const dir = copyOf('plain');
     const config = JSON.parse(readFileSync(join(dir, 'release.config.json'), 'utf8'));

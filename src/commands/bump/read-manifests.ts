@@ -2,9 +2,10 @@ import { lstat, readdir, readFile } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { UsageError } from '../../errors.ts';
+import { parseDotenv } from '../../gitops/dotenv.ts';
 import type { ManifestKind } from '../../gitops/gitops-types.ts';
 import type { ParsedManifest } from '../../gitops/plan-bump.ts';
-import { isMap } from '../../gitops/tree.ts';
+import { isMap, plainTree } from '../../gitops/tree.ts';
 
 /** A file or folder to search, and keys the config declares for a file. */
 export interface ManifestSource {
@@ -37,6 +38,12 @@ export async function readManifests(root: string, sources: ManifestSource[]): Pr
       const file = await readManifest(root, path, source.keys);
       if (file)
         out.set(path, { ...out.get(path), ...file, ...(source.keys ? { declared: source.keys } : {}) });
+      // Compose reads variables from the .env beside its file: images and versions live there too.
+      const dotenv = join(dirname(path), '.env');
+      if (file?.kind === 'compose' && !out.has(dotenv) && (await statKind(dotenv)) === 'file') {
+        const text = await boundedRead(dotenv);
+        out.set(dotenv, { path: relative(root, dotenv), kind: 'dotenv', text, docs: [parseDotenv(text)] });
+      }
     }
   }
   return [...out.values()];
@@ -78,7 +85,7 @@ async function readManifest(
       );
     return undefined;
   }
-  const trees = Array.isArray(docs) ? docs.map((d) => d.toJS({ maxAliasCount: 100 }) as unknown) : [];
+  const trees = Array.isArray(docs) ? docs.map((d) => plainTree(d.contents)) : [];
   const kind = known ?? shapeOf(trees) ?? (keys ? 'other' : undefined);
   if (!kind) return undefined;
   return {

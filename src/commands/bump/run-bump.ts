@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { RuleError } from '../../errors.ts';
 import { applyEdits, type Hunk } from '../../gitops/apply-edits.ts';
+import { applyDotenvEdits } from '../../gitops/dotenv.ts';
 import { type BumpPlan, keyOf, type Place } from '../../gitops/gitops-types.ts';
 import { planBump } from '../../gitops/plan-bump.ts';
 import { writeFilesAtomically } from '../../shared/atomic-write.ts';
@@ -41,12 +42,10 @@ export async function runBump(flags: BumpFlags): Promise<void> {
   }
   const changed = [...new Set(plan.edits.map((e) => e.file))].map((path) => {
     const file = files.find((f) => f.path === path)!;
+    const edits = plan.edits.filter((e) => e.file === path);
     return {
       path,
-      ...applyEdits(
-        file.text,
-        plan.edits.filter((e) => e.file === path),
-      ),
+      ...(file.kind === 'dotenv' ? applyDotenvEdits(file.text, edits) : applyEdits(file.text, edits)),
     };
   });
   if (!base.dryRun && changed.length > 0)
