@@ -75,7 +75,7 @@ describe('planBump on values', () => {
   it('authentik shape: empty component tags inherit global.image, whose empty tag is appVersion', () => {
     const v = values(
       'global:\n  image:\n    repository: ghcr.io/goauthentik/server\n    tag: ""\n    digest: ""\n' +
-        'server:\n  image:\n    repository: ""\n    tag: ""\nworker:\n  image:\n    repository: ""\n    tag: ""\n' +
+        'server:\n  image:\n    repository: ""\n    tag: ""\n    digest: ""\nworker:\n  image:\n    repository: ""\n    tag: ""\n' +
         'geoip:\n  image:\n    repository: ghcr.io/maxmind/geoipupdate\n    tag: v7.1.1\n',
     );
     const t = target([[['server', 'worker'], 'goauthentik/server']]);
@@ -86,7 +86,10 @@ describe('planBump on values', () => {
       pinDigest: true,
       images: [{ ...t.images[0]!, digest: DIGEST }],
     });
-    expect(edits(pinned)).toContainEqual(['c/values.yaml', 'global.image.digest', DIGEST]);
+    expect(edits(pinned)).toEqual([
+      ['c/values.yaml', 'global.image.digest', DIGEST],
+      ['c/Chart.yaml', 'appVersion', 'v2.0.0'],
+    ]);
   });
 
   it('langfuse shape: langfuse.web.image.tag (null) -> langfuse.image.tag, written once for web and worker', () => {

@@ -110,8 +110,8 @@ function addTag(
 }
 
 /**
- * `--pin-digest` for an image whose tag is the chart's appVersion: the first `digest` key along its
- * chain (authentik's `global.image.digest`), else its own empty `tag` becomes `tag@digest`.
+ * `--pin-digest` for an image whose tag is the chart's appVersion: a `digest` key along its chain
+ * (authentik's `global.image.digest`), else its own empty `tag` becomes `tag@digest`.
  */
 function pinViaAppVersion(
   out: ValuesFindings,
@@ -121,10 +121,13 @@ function pinViaAppVersion(
   image: ReleaseImage,
   target: ReleaseTarget,
 ): void {
-  const holder = chain.find((p) => {
+  // Like a tag: the first digest set along the chain, else the most shared key (its root), so
+  // authentik's server and worker both take global.image.digest.
+  const keys = chain.filter((p) => {
     const block = getAt(tree, p);
     return isMap(block) && 'digest' in block;
   });
+  const holder = keys.find((p) => scalarText(getAt(tree, [...p, 'digest'])) !== null) ?? keys.at(-1);
   const base = { file: file.path, doc: 0, artifacts: [...image.artifacts] };
   if (holder && image.digest) {
     const current = scalarText(getAt(tree, [...holder, 'digest']));
