@@ -228,6 +228,31 @@ describe('release bump on the fixture shapes', () => {
     expect(readFileSync(join(outside, 'deploy/app.yaml'), 'utf8')).toBe(before);
   });
 
+  it('usage errors exit 2 with a hint, before reading any file', async () => {
+    const dir = copyOf('chain');
+    const cases: [string[], string][] = [
+      [['bump'], 'no release record at'],
+      [['bump', '--version', 'not a version'], '--version "not a version" is not a version'],
+      [['bump', '--version', 'v1.4.0', '--manifests', 'nowhere'], 'no deployment files at'],
+      [
+        ['verify', '--manifests', '--url', 'http://127.0.0.1:9'],
+        '--manifests checks files, not a live deployment',
+      ],
+      [['bump', '--version', 'v1.4.0', '--pin-digest'], '--pin-digest needs the release record of v1.4.0'],
+    ];
+    for (const [args, message] of cases) {
+      const run = await runRelease(args, { cwd: dir });
+      expect([run.code, run.stderr], args.join(' ')).toEqual([2, expect.stringContaining(message)]);
+      expect(run.stderr).toContain('hint: ');
+    }
+    writeFileSync(join(dir, 'release.config.json'), '{}');
+    const none = await runRelease(['bump', '--version', 'v1.4.0'], { cwd: dir });
+    expect([none.code, none.stderr]).toEqual([
+      2,
+      expect.stringContaining('which deployment files? none are configured'),
+    ]);
+  });
+
   it('a values file that is not YAML stops the run before any write (exit 2)', async () => {
     const dir = copyOf('global-override');
     writeFileSync(join(dir, 'deploy/acme/values-broken.yaml'), 'image: [unclosed\n');
