@@ -107,7 +107,8 @@ describe('planBump on values', () => {
     );
     expect(edits(plan)).toEqual([
       ['c/values.yaml', 'langfuse.image.tag', 'v2.0.0'],
-      ['c/Chart.yaml', 'appVersion', 'v2.0.0'],
+      // No image takes its tag from appVersion here: the chart's own v-less spelling is kept.
+      ['c/Chart.yaml', 'appVersion', '2.0.0'],
     ]);
     expect(plan.places.find((p) => p.path.join('.') === 'langfuse.image.tag')?.artifacts).toEqual([
       'web',

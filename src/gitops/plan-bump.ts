@@ -160,7 +160,11 @@ function keepOwnSpelling(place: Place): Place {
   const version = place.kind === 'env' || (place.kind === 'app-version' && place.artifacts.length === 0);
   if (!version || place.current === null) return place;
   const bare = (v: string) => v.replace(/^(?:[A-Za-z_][A-Za-z0-9_]*=)?v?/, '');
-  return bare(place.current) === bare(place.want) ? { ...place, want: place.current } : place;
+  if (bare(place.current) === bare(place.want)) return { ...place, want: place.current };
+  // A chart's own appVersion written without `v` (mattermost's `11.6.1`) stays without it.
+  if (place.kind === 'app-version' && !place.current.startsWith('v') && /^v\d/.test(place.want))
+    return { ...place, want: place.want.slice(1) };
+  return place;
 }
 
 function dirOf(path: string): string {
