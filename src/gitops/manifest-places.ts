@@ -85,7 +85,8 @@ export function dotenvPlaces(
   return out;
 }
 
-function reference(
+/** A whole image reference at `path` (`repo:tag[@digest]`), when it names a release image. */
+export function reference(
   out: Findings,
   file: ManifestFile,
   doc: number,

@@ -127,6 +127,16 @@ describe('planBump on values', () => {
     ]);
   });
 
+  it('a whole reference in a values key (`image: repo:tag`, sidecars) is written in place', () => {
+    const v = values(
+      'app:\n  image: ghcr.io/acme/api:v1.0.0\nextraContainers:\n  - name: side\n    image: busybox:1\n',
+    );
+    expect(edits(planBump([v, chart('v1.0.0')], target([[['api'], 'acme/api']])))).toEqual([
+      ['c/values.yaml', 'app.image', 'ghcr.io/acme/api:v2.0.0'],
+      ['c/Chart.yaml', 'appVersion', 'v2.0.0'],
+    ]);
+  });
+
   it('an empty tag and no Chart.yaml: unplaced; a duplicate key in the file: unplaced', () => {
     const orphan = values('image:\n  repository: acme/api\n  tag: ""\n');
     expect(planBump([orphan], target([[['api'], 'acme/api']])).unplaced[0]?.reason).toMatch(/no Chart.yaml/);

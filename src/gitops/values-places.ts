@@ -1,5 +1,6 @@
 import type { ManifestFile, Place, ReleaseImage, ReleaseTarget, Unplaced } from './gitops-types.ts';
 import { releaseImageOf } from './image-ref.ts';
+import { reference } from './manifest-places.ts';
 import { templateDefaults } from './template-defaults.ts';
 import { getAt, isMap, mappings, type Path, scalarText } from './tree.ts';
 import { wantedDigest, wantedTag } from './wanted-value.ts';
@@ -54,6 +55,16 @@ export function valuesPlaces(file: ManifestFile, tree: unknown, target: ReleaseT
       continue;
     }
     addTag(out, placed, file, tree, owner, image, target);
+  }
+  // A whole reference in one value (`image: ghcr.io/acme/api:v1`, `extraContainers[].image`).
+  for (const [path, map] of mappings(tree)) {
+    if (typeof map['image'] !== 'string') continue;
+    const before = out.places.length;
+    reference(out, file, 0, [...path, 'image'], map['image'], target);
+    for (const place of out.places.slice(before))
+      for (const image of target.images)
+        if (place.artifacts.includes(image.artifacts[0]!) && !out.found.includes(image))
+          out.found.push(image);
   }
   if (out.found.length > 0) out.places.push(...overrides(file, tree, out.found, target));
   return out;
