@@ -3,6 +3,7 @@ import { parseAllDocuments } from 'yaml';
 import { applyEdits } from './apply-edits.ts';
 import type { ManifestFile, ReleaseTarget } from './gitops-types.ts';
 import { parseImageRef, releaseImageOf } from './image-ref.ts';
+import { manifestFindings } from './manifest-findings.ts';
 import { type ParsedManifest, planBump } from './plan-bump.ts';
 import { templateDefaults } from './template-defaults.ts';
 import { plainTree } from './tree.ts';
@@ -169,6 +170,19 @@ describe('declared keys', () => {
     ]);
     expect(plan.unplaced).toEqual([
       expect.objectContaining({ reason: 'the declared key missing.key is not in c/values.yaml' }),
+    ]);
+  });
+});
+
+describe('verify findings', () => {
+  it('a pin to another digest under the right tag is MANIFEST_DIGEST_MISMATCH, named by file and key', () => {
+    const other = `sha256:${'9'.repeat(64)}`;
+    const v = values(`app:\n  image:\n    repository: acme/chat\n    tag: v2.0.0@${other}\n`);
+    const t = target([[['api'], 'acme/chat']], { mode: 'verify' });
+    t.images[0]!.digest = DIGEST;
+    const findings = manifestFindings(planBump([v, chart('v2.0.0')], t), 'v2.0.0');
+    expect(findings.map((f) => [f.code, f.source, f.severity])).toEqual([
+      ['MANIFEST_DIGEST_MISMATCH', 'c/values.yaml app.image.tag', 'drift'],
     ]);
   });
 });
