@@ -11,6 +11,8 @@ export interface ReleaseImage {
   image: string;
   /** The record's full repository (`ghcr.io/acme/service-api`), when there is a record. */
   repository?: string;
+  /** The command each role runs, by artifact (the config's `command`), to find each role's container. */
+  commands?: Record<string, string[]>;
   /** The release's manifest digest, when known (the record's promotion of this tag, else its build). */
   digest?: string;
 }
@@ -83,6 +85,8 @@ export interface Place {
   current: string | null;
   /** The value the release needs. */
   want: string;
+  /** A container's or Compose service's entrypoint, command and args: which role of its image it runs. */
+  argv?: string[];
   /** Why this place was chosen, for people (`images.sentry.tag is commented out: Chart.AppVersion`). */
   note?: string;
 }

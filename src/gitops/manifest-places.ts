@@ -51,7 +51,10 @@ export function kubernetesPlaces(
       if (!Array.isArray(list)) continue;
       list.forEach((container, i) => {
         if (isMap(container))
-          reference(out, file, doc, [...path, key, i, 'image'], container['image'], target);
+          reference(out, file, doc, [...path, key, i, 'image'], container['image'], target, [
+            ...words(container['command']),
+            ...words(container['args']),
+          ]);
       });
     }
   }
@@ -65,7 +68,11 @@ export function composePlaces(file: ManifestFile, tree: unknown, target: Release
     if (key.startsWith('x-') && isMap(value)) reference(out, file, 0, [key, 'image'], value['image'], target);
     if (key !== 'services' || !isMap(value)) continue;
     for (const [name, service] of Object.entries(value))
-      if (isMap(service)) reference(out, file, 0, ['services', name, 'image'], service['image'], target);
+      if (isMap(service))
+        reference(out, file, 0, ['services', name, 'image'], service['image'], target, [
+          ...words(service['entrypoint']),
+          ...words(service['command']),
+        ]);
   }
   return out;
 }
@@ -93,6 +100,7 @@ export function reference(
   path: Path,
   value: unknown,
   target: ReleaseTarget,
+  argv?: string[],
 ) {
   const current = scalarText(value);
   if (current === null) return;
@@ -112,6 +120,7 @@ export function reference(
       path,
       kind: 'reference',
       artifacts: [...image.artifacts],
+      ...(argv ? { argv } : {}),
       current,
       want: wanted.value,
     });
@@ -143,4 +152,10 @@ export function envPlaces(file: ManifestFile, doc: number, tree: unknown, target
     }
   }
   return out;
+}
+
+/** A container's or service's command as words: a list as it is, a string split as a shell would. */
+function words(value: unknown): string[] {
+  if (Array.isArray(value)) return value.map((w) => String(w));
+  return typeof value === 'string' ? value.split(/\s+/).filter(Boolean) : [];
 }

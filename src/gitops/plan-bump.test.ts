@@ -225,6 +225,26 @@ describe('planBump on manifests', () => {
     ]);
     expect(plan.unplaced.map((u) => u.artifacts)).toEqual([['worker']]);
   });
+  it('roles of one image by command: each needs a container running its command, when the files show commands', () => {
+    const k8s = file(
+      'app.yaml',
+      'kubernetes',
+      'apiVersion: v1\nkind: Pod\nspec:\n  containers:\n    - name: api\n      image: acme/api:v1\n' +
+        '    - name: worker\n      image: acme/api:v1\n      command: [node]\n      args: [worker.js, --queue, a]\n',
+    );
+    const t = target([[['api', 'worker', 'scheduler'], 'acme/api']]);
+    t.images[0]!.commands = { worker: ['node', 'worker.js'], scheduler: ['node', 'cron.js'] };
+    const plan = planBump([k8s], t);
+    expect(plan.unplaced).toEqual([
+      {
+        artifacts: ['scheduler'],
+        reason: 'no container or service of acme/api runs its command "node cron.js"',
+      },
+    ]);
+    // In a chart the commands are in templates: not checked.
+    const v = values('image:\n  repository: acme/api\n  tag: v1\n');
+    expect(planBump([v, chart('v1')], t).unplaced).toEqual([]);
+  });
   it('an image no file names is unplaced, by every artifact that runs it', () => {
     const plan = planBump([], target([[['api', 'worker'], 'acme/api']]));
     expect(plan.unplaced).toEqual([expect.objectContaining({ artifacts: ['api', 'worker'] })]);

@@ -80,6 +80,7 @@ export function planBump(files: ParsedManifest[], target: ReleaseTarget): BumpPl
       reason: `no deployment file names the image ${image.image} (declare its key under deploy.manifests)`,
     });
   }
+  unplaced.push(...rolesWithoutContainer(unique, target));
   const kept = unique.map(keepOwnSpelling);
   return { places: kept, edits: kept.filter((p) => p.current !== p.want), unplaced };
 }
@@ -165,6 +166,35 @@ function keepOwnSpelling(place: Place): Place {
   if (place.kind === 'app-version' && !place.current.startsWith('v') && /^v\d/.test(place.want))
     return { ...place, want: place.want.slice(1) };
   return place;
+}
+
+/**
+ * Roles of one image told apart by their command (issue 39's config): where every place of the
+ * image is a container or Compose service, so its command is in the files, each role must have
+ * one that runs its command (a run of consecutive words of entrypoint, command and args);
+ * otherwise the role's deployment is not in these files and the release would leave it behind.
+ * A chart or kustomization keeps commands in templates or bases: not checked there.
+ */
+function rolesWithoutContainer(places: Place[], target: ReleaseTarget): Unplaced[] {
+  const out: Unplaced[] = [];
+  for (const image of target.images) {
+    const mine = places.filter((p) => p.kind !== 'env' && p.artifacts.includes(image.artifacts[0]!));
+    if (mine.length === 0 || mine.some((p) => p.argv === undefined)) continue;
+    for (const [artifact, command] of Object.entries(image.commands ?? {})) {
+      if (mine.some((p) => runsCommand(p.argv!, command))) continue;
+      out.push({
+        artifacts: [artifact],
+        reason: `no container or service of ${image.image} runs its command "${command.join(' ')}"`,
+      });
+    }
+  }
+  return out;
+}
+
+function runsCommand(argv: string[], command: string[]): boolean {
+  for (let i = 0; i + command.length <= argv.length; i++)
+    if (command.every((word, j) => argv[i + j] === word)) return true;
+  return false;
 }
 
 function dirOf(path: string): string {

@@ -157,6 +157,29 @@ describe('release bump on the fixture shapes', () => {
     expect(report.findings.map((f: { code: string }) => f.code)).toEqual(['MANIFEST_ARTIFACT_MISSING']);
   });
 
+  it('a role of one image whose command no container runs: exit 1 naming it; once a CronJob runs it, written', async () => {
+    const dir = copyOf('plain');
+    rmSync(join(dir, 'deploy/compose.yaml'));
+    rmSync(join(dir, 'deploy/.env'));
+    const config = JSON.parse(readFileSync(join(dir, 'release.config.json'), 'utf8'));
+    config.artifacts.scheduler = {
+      role: 'worker',
+      image: 'acme/service-api',
+      command: ['node', 'scheduler.js'],
+    };
+    writeFileSync(join(dir, 'release.config.json'), JSON.stringify(config));
+    const before = snapshot(dir);
+    const bump = await runRelease(['bump', '--version', 'v1.4.0'], { cwd: dir });
+    expect(bump.stderr).toContain(
+      'scheduler: no container or service of acme/service-api runs its command "node scheduler.js"',
+    );
+    expect(bump.code).toBe(1);
+    expect(snapshot(dir)).toEqual(before);
+    config.artifacts.scheduler.command = ['worker.js', '--once'];
+    writeFileSync(join(dir, 'release.config.json'), JSON.stringify(config));
+    expect((await runRelease(['bump', '--version', 'v1.4.0'], { cwd: dir })).code).toBe(0);
+  });
+
   it('--dry-run prints the diff and writes nothing', async () => {
     const dir = copyOf('chain');
     const before = snapshot(dir);

@@ -35,6 +35,7 @@ export async function releaseTarget(
   for (const artifact of imageArtifacts(base.config).filter((a) => !a.implicit)) {
     const image = byImage.get(artifact.image) ?? { artifacts: [], image: artifact.image };
     image.artifacts.push(artifact.name);
+    if (artifact.command) image.commands = { ...image.commands, [artifact.name]: artifact.command };
     const entry = ofTag ? imageRecord(ofTag, artifact.name) : undefined;
     if (entry) image.repository = entry.repository.replace(/^oci-layout:.*\//, '');
     const digest = ofTag ? digestOf(ofTag, artifact.name) : undefined;
