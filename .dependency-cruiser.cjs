@@ -59,6 +59,19 @@ module.exports = {
       to: { pathNot: [CORE, '^src/upgrade/'], dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'gitops-plan-is-pure',
+      comment:
+        'src/gitops decides where a release goes in deployment files (the places, the plan of ' +
+        'edits, verify findings) from text and plain data: the yaml package and the version core, ' +
+        'no file system; the reading and the all-or-none write live in src/commands/bump.',
+      severity: 'error',
+      from: { path: '^src/gitops/', pathNot: TESTS },
+      to: {
+        pathNot: [CORE, '^src/gitops/', '^node_modules/yaml/'],
+        dependencyTypesNot: ['type-only'],
+      },
+    },
+    {
       name: 'no-folder-cycles',
       comment: 'Folders form layers: no folder may (indirectly) import itself back.',
       severity: 'error',

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { baseImageCommand } from '../commands/base-image/base-image-command.ts';
 import { buildCommand } from '../commands/build/build-command.ts';
+import { bumpCommand } from '../commands/bump/bump-command.ts';
 import { initCommand } from '../commands/init/init-command.ts';
 import { keygenCommand } from '../commands/keygen/keygen-command.ts';
 import { mirrorCommand } from '../commands/mirror/mirror-command.ts';
@@ -38,6 +39,7 @@ export const commandDefinitions: ((program: Command) => void)[] = [
   signCommand, // sign images by digest (release candidates)
   sbomCommand, // print an image's signed SBOM
   mirrorCommand, // carry a signed release between stores (air gaps): verified, digests unchanged
+  bumpCommand, // GitOps: write the release into charts, kustomizations and manifests in one change
   upgradeCommand, // move API and worker (then web) of a Swarm deployment to a tag as one unit
   rehearseCommand, // the whole release, rehearsed on this machine with the embedded store
 ];

@@ -82,6 +82,18 @@ describe('the layering rules (npm run lint)', () => {
     expect(output).not.toContain('toolkit-knows-no-service: src/exports/web.ts');
   });
 
+  it('fail when the gitops planner reads files or reaches into the toolkit', async () => {
+    const dir = project({
+      'src/gitops/plan.ts':
+        "import { readFileSync } from 'node:fs';\nimport { store } from '../registry/store.ts';\nexport const p = [readFileSync, store];\n",
+      'src/registry/store.ts': 'export const store = 1;\n',
+    });
+    const { code, output } = await cruise(dir);
+    expect(code).not.toBe(0);
+    expect(output).toMatch(/gitops-plan-is-pure: src\/gitops\/plan\.ts → (?:node:)?fs/);
+    expect(output).toContain('gitops-plan-is-pure: src/gitops/plan.ts → src/registry/store.ts');
+  });
+
   it('fail on a cycle between folders, even when no module cycle exists', async () => {
     const dir = project({
       'src/a/one.ts': "import { two } from '../b/two.ts';\nexport const one = two;\n",

@@ -41,6 +41,8 @@ export interface VerifyFlags extends GlobalOptions {
   /** An image without a signed SBOM and provenance, or outside the release set, is drift. */
   requireAttestations?: boolean;
   all?: boolean;
+  /** `--manifests [dir]`: check deployment files offline instead of a live deployment. */
+  manifests?: string | true;
   cli?: boolean;
   timeout: number;
   targetTimeout: number;
@@ -59,6 +61,21 @@ export interface VerifyFlags extends GlobalOptions {
 }
 
 export async function runVerify(flags: VerifyFlags): Promise<void> {
+  if (flags.manifests !== undefined) {
+    if (flags.url || flags.all || flags.docker || flags.dockerHost || flags.registry !== undefined)
+      throw new UsageError(
+        'VERIFY_MANIFESTS_WITH_TARGET',
+        '--manifests checks files, not a live deployment',
+        {
+          hint: 'run release verify --manifests <dir> on its own (add --expect <tag> to check another tag)',
+        },
+      );
+    if (flags.expect !== undefined) checkedExpect(flags.expect);
+    const { verifyManifests } = await import('./verify-manifests.ts');
+    const manifests = flags.manifests === true ? '' : flags.manifests;
+    finish(await verifyManifests({ ...flags, manifests }), 'the manifests are not in step');
+    return;
+  }
   const base = await baseContext(flags);
   const expect = flags.expect === undefined ? undefined : checkedExpect(flags.expect);
   if (flags.vsa !== undefined) {

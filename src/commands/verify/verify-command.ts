@@ -29,6 +29,10 @@ export function verifyCommand(program: Command): void {
       '--url-per-node',
       "with --docker on a Swarm manager: also read the API's version on every node's address (--url's scheme, port and path)",
     )
+    .option(
+      '--manifests [dir]',
+      "offline: the deployment files (default: deploy.manifests) carry the release record's tag (or --expect) for every image, appVersion and version variable",
+    )
     .option('--expect <tag>', 'require every artifact to be this tag')
     .option(
       '--registry [registry]',
