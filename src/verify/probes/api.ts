@@ -1,7 +1,7 @@
 import { printable } from '../../shared/printable.ts';
 import { boundedGet, joinUrl } from '../http.ts';
-
 import type { ProbeResult } from '../types.ts';
+import { versionReading } from './version-reading.ts';
 
 export interface HttpProbeOptions {
   timeoutMs: number;
@@ -23,7 +23,7 @@ export async function probeApi(url: string, options: HttpProbeOptions): Promise<
     return {
       name: 'api',
       source,
-      version: printable(doc.version),
+      ...versionReading(doc.version),
       ...(doc.minCliVersion === undefined ? {} : { minCliVersion: printable(doc.minCliVersion) }),
     };
   } catch (error) {
