@@ -18,7 +18,7 @@ export async function probeApi(url: string, options: HttpProbeOptions): Promise<
   try {
     const response = await boundedGet(source, options);
     if (response.status !== 200) return failed(source, `HTTP ${response.status} from the version endpoint`);
-    const doc = parseDocument(response.body);
+    const doc = parseVersionDocument(response.body);
     if (typeof doc === 'string') return failed(source, doc);
     return {
       name: 'api',
@@ -32,7 +32,9 @@ export async function probeApi(url: string, options: HttpProbeOptions): Promise<
 }
 
 /** The version document, or why it cannot be read. */
-function parseDocument(body: string): { version: string; minCliVersion: string | undefined } | string {
+export function parseVersionDocument(
+  body: string,
+): { version: string; minCliVersion: string | undefined } | string {
   let doc: unknown;
   try {
     doc = JSON.parse(body);
