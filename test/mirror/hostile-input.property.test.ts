@@ -262,7 +262,22 @@ describe('hostile input is refused as documented', () => {
       fc.asyncProperty(
         textOf(documentOf(digest)),
         fc.array(textOf(documentOf(digest)), { maxLength: 3 }),
-        async (list, referrers) => {
+        fc.boolean(),
+        fc.constantFrom(SIGNATURE_ARTIFACT_TYPE, 'application/x-evil', 'application/vnd.cyclonedx+json'),
+        async (generated, referrers, wellFormed, artifactType) => {
+          // Half the runs list the generated referrers in a well-formed index, so the kinds'
+          // verification reads them; the other half give the generated list itself.
+          const list = wellFormed
+            ? JSON.stringify({
+                schemaVersion: 2,
+                manifests: referrers.map((r) => ({
+                  mediaType: MEDIA_TYPES.ociManifest,
+                  digest: sha256Digest(Buffer.from(r)),
+                  size: r.length,
+                  artifactType,
+                })),
+              })
+            : generated;
           const dir = `${layoutDir}-${n++}`;
           const layout = await FlatLayoutStore.open(dir);
           // The fallback index (`sha256-<hex>`) as generated, and generated referrer manifests.
