@@ -2,6 +2,7 @@ import { RESTAMPED_FROM } from '../engine/oci/version-layer.ts';
 import { RuleError } from '../errors.ts';
 import { isDigest, isIndex, referencesOf } from '../registry/digest.ts';
 import { MAX_MANIFEST_BYTES, parseJson, parseManifestBytes } from '../registry/oci-schema.ts';
+import { platformChildren } from '../registry/platform-children.ts';
 import type { ImageStore, Manifest } from '../registry/store.ts';
 import { type TrustedKeys, verifiedReferrers } from './accepted-referrers.ts';
 import type { MirrorSet, SetImage } from './mirror-set.ts';
@@ -57,6 +58,10 @@ async function addImage(
   const children: string[] = [];
   let madeFrom = madeFromOf(top);
   if (isIndex(top.descriptor.mediaType)) {
+    // Platform images are signed one by one and named by the release set; the index's other
+    // entries (buildx's provenance attestations, platform unknown/unknown) are carried as the
+    // signed index names them, verified by their digests alone.
+    const platforms = new Set((platformChildren(top.bytes) ?? []).map((c) => c.digest));
     for (const child of referencesOf(top.bytes, top.descriptor.mediaType).manifests) {
       const manifest = await store.getManifest(repository, child.digest);
       if (!manifest)
@@ -64,8 +69,9 @@ async function addImage(
           'MIRROR_IMAGE_MISSING',
           `${store.name}: ${repository} lacks ${child.digest}, a child of ${tag}`,
         );
-      children.push(child.digest);
       addManifest(set, seen, repository, manifest, 'child');
+      if (!platforms.has(child.digest)) continue;
+      children.push(child.digest);
       await addReferrers(source, set, seen, repository, child.digest);
     }
     // A Docker manifest list carries no annotation: its rc is the rc index holding its first
