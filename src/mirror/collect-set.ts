@@ -177,7 +177,7 @@ async function configLabel(
     );
   if (config.size > MAX_CONFIG_BYTES)
     throw refused(`is ${config.size} bytes, over the ${MAX_CONFIG_BYTES}-byte limit`);
-  const json = parseJson(await store.getBlob(repository, config.digest));
+  const json = parseJson(await store.getBlob(repository, config.digest, MAX_CONFIG_BYTES));
   if (json === undefined) throw refused('is not JSON');
   const label = (json as { config?: { Labels?: Record<string, unknown> } } | null)?.config?.Labels?.[
     RESTAMPED_FROM

@@ -135,7 +135,22 @@ export class FlatLayoutStore implements ImageStore {
     return existsSync(this.blobPath(digest));
   }
 
-  async getBlob(_repository: string, digest: string): Promise<Uint8Array> {
+  async getBlob(_repository: string, digest: string, maxBytes?: number): Promise<Uint8Array> {
+    const size =
+      maxBytes === undefined
+        ? 0
+        : await stat(this.blobPath(digest)).then(
+            (s) => s.size,
+            () => 0,
+          );
+    if (maxBytes !== undefined && size > maxBytes)
+      throw new RuleError(
+        'ARCHIVE_BLOB_TOO_LARGE',
+        `${this.name}: blob ${digest} is ${size} bytes, over the ${maxBytes}-byte limit of what it should hold`,
+        {
+          hint: 'the archive was changed after it was made; do not load it, make it again from the source',
+        },
+      );
     let bytes: Uint8Array;
     try {
       bytes = await readFile(this.blobPath(digest));

@@ -191,8 +191,13 @@ export class RegistryHttp {
 export function registryErrorText(body: string): string {
   let text: string;
   try {
-    const parsed = JSON.parse(body) as { errors?: { code?: unknown; message?: unknown }[] };
-    text = (parsed.errors ?? []).map((e) => `${String(e.code ?? '')}: ${String(e.message ?? '')}`).join('; ');
+    const parsed = JSON.parse(body) as { errors?: unknown } | null;
+    // Any shape may come back: `{"errors":5}`, `[null]`; only objects in a list are read.
+    const errors = Array.isArray(parsed?.errors) ? (parsed.errors as unknown[]) : [];
+    text = errors
+      .filter((e): e is { code?: unknown; message?: unknown } => typeof e === 'object' && e !== null)
+      .map((e) => `${String(e.code ?? '')}: ${String(e.message ?? '')}`)
+      .join('; ');
   } catch {
     text = body;
   }

@@ -178,15 +178,23 @@ export class RegistryStore implements ImageStore {
     return res.status !== 404;
   }
 
-  async getBlob(repository: string, digest: string): Promise<Uint8Array> {
+  async getBlob(repository: string, digest: string, maxBytes?: number): Promise<Uint8Array> {
+    const what = `GET blob ${repository}@${digest}`;
+    // A small document (a config, a bundle) gets the deadline of any request; a layer, more time.
+    const timeoutMs = maxBytes !== undefined && maxBytes <= 64 * 1024 * 1024 ? undefined : 300_000;
     const res = await this.http.send({
       method: 'GET',
       url: `/v2/${this.path(repository)}/blobs/${digest}`,
       scopes: [this.scope(repository, 'pull')],
-      what: `GET blob ${repository}@${digest}`,
-      timeoutMs: 300_000,
+      what,
+      ...(timeoutMs ? { timeoutMs } : {}),
     });
-    const bytes = new Uint8Array(await res.arrayBuffer());
+    // Read through the bounded reader either way: a stalled body is then a named timeout (exit 3).
+    const bytes = await this.http.readBody(
+      res,
+      { what, ...(timeoutMs ? { timeoutMs } : {}) },
+      maxBytes ?? Number.MAX_SAFE_INTEGER,
+    );
     if (sha256Digest(bytes) !== digest)
       throw new ExternalError(
         'REGISTRY_DIGEST_MISMATCH',

@@ -11,6 +11,7 @@ import { openMirrorStore } from '../../src/mirror/open-mirror-store.ts';
 import { referencesOf, sha256Digest } from '../../src/registry/digest.ts';
 import { FlatLayoutStore } from '../../src/registry/flat-layout-store.ts';
 import { parseManifestBytes } from '../../src/registry/oci-schema.ts';
+import { registryErrorText } from '../../src/registry/registry-http.ts';
 import { MEDIA_TYPES } from '../../src/registry/store.ts';
 import { SIGNATURE_ARTIFACT_TYPE } from '../../src/signing/image-signature.ts';
 import { writeKeyPair } from '../../src/signing/key-files.ts';
@@ -163,6 +164,19 @@ describe('hostile input is refused as documented', () => {
       fc.property(textOf(versionDoc), (text) => {
         const doc = parseVersionDocument(text);
         if (typeof doc !== 'string') expect(typeof doc.version).toBe('string');
+      }),
+      { numRuns: RUNS.parsers },
+    );
+  });
+
+  it("a registry's error answer", () => {
+    const errorDoc = fc.record(
+      { errors: fc.oneof(fc.array(fc.oneof(fc.record({ code: wrong, message: wrong }), wrong)), wrong) },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(textOf(errorDoc), (text) => {
+        expect(registryErrorText(text).length).toBeLessThanOrEqual(200);
       }),
       { numRuns: RUNS.parsers },
     );

@@ -13,7 +13,14 @@ import { RELEASE_BIN } from '../helpers/run-release.ts';
 // the limit or deadline named, and the process's peak RSS stays under 200 MB (it was 382 MB for
 // a 60 MB manifest and 300 MB for an endless body, buffered whole before).
 
-type Mode = 'huge-manifest' | 'endless' | 'stall' | 'endless-token' | 'foreign-realm';
+type Mode =
+  | 'huge-manifest'
+  | 'endless'
+  | 'stall'
+  | 'endless-token'
+  | 'foreign-realm'
+  | 'config-stall'
+  | 'config-endless';
 const MB = 1024 * 1024;
 const RSS_LIMIT_KB = 200 * 1024;
 
@@ -52,6 +59,25 @@ function answer(req: IncomingMessage, res: ServerResponse): void {
         'content-type': 'application/json',
       });
       return void res.end('{"errors":[{"code":"UNAUTHORIZED"}]}');
+    }
+    if (mode.startsWith('config-')) {
+      // A sound manifest whose config blob then stalls or never ends.
+      if (url.includes('/blobs/')) {
+        res.writeHead(200, { 'content-type': 'application/octet-stream' });
+        if (mode === 'config-endless') return void pour(res, Buffer.alloc(64 * 1024, 0x20));
+        return void res.write('{');
+      }
+      if (!url.includes('/manifests/v1.0.0')) {
+        res.writeHead(404);
+        return void res.end();
+      }
+      const config = {
+        mediaType: 'application/vnd.oci.image.config.v1+json',
+        digest: `sha256:${'c'.repeat(64)}`,
+        size: 100,
+      };
+      res.writeHead(200, { 'content-type': 'application/vnd.oci.image.manifest.v1+json' });
+      return void res.end(JSON.stringify({ schemaVersion: 2, config, layers: [] }));
     }
     if (!url.includes('/manifests/')) {
       res.writeHead(404);
@@ -140,6 +166,19 @@ describe('release mirror from a hostile registry: exit 3, memory flat', { timeou
     expect(errorOf(run)).toMatchObject({ code: 'REGISTRY_TIMEOUT' });
     expect(errorOf(run).message).toContain('within 2000 ms');
     expect(run.rssKb).toBeLessThan(RSS_LIMIT_KB);
+  });
+
+  it("an image config that stalls, or never ends, is cut (the deadline, or the manifest's limit)", async () => {
+    mode = 'config-stall';
+    const stalled = await mirrorFromFake({ RELEASE_REGISTRY_TIMEOUT: '2' });
+    expect(stalled.code, stalled.stderr).toBe(3);
+    expect(errorOf(stalled)).toMatchObject({ code: 'REGISTRY_TIMEOUT' });
+    expect(errorOf(stalled).message).toContain(`GET blob service-api@sha256:${'c'.repeat(64)}`);
+    mode = 'config-endless';
+    const endless = await mirrorFromFake();
+    expect(endless.code, endless.stderr).toBe(3);
+    expect(errorOf(endless).code).toBe('REGISTRY_RESPONSE_TOO_LARGE');
+    expect(endless.rssKb).toBeLessThan(RSS_LIMIT_KB);
   });
 
   it("a token service's endless body is cut at 64 KiB", async () => {
