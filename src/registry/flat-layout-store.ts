@@ -70,7 +70,8 @@ export class FlatLayoutStore implements ImageStore {
         what,
         `its descriptor says ${descriptor.size} bytes, over the ${MAX_MANIFEST_BYTES}-byte limit`,
       );
-    const bytes = await this.getBlob(repository, descriptor.digest);
+    // The descriptor may lie about the size: the blob itself is held to the limit too.
+    const bytes = await this.getBlob(repository, descriptor.digest, MAX_MANIFEST_BYTES);
     const parsed = parseManifestBytes(bytes, descriptor.mediaType);
     if (parsed.kind === 'invalid') throw this.invalid(what, parsed.reason);
     return { descriptor: { ...descriptor, size: bytes.length }, bytes };
