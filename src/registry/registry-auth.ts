@@ -14,7 +14,8 @@ const MAX_TOKEN_BYTES = 64 * 1024;
 const tokenSchema = z.looseObject({
   token: z.string().min(1).max(MAX_TOKEN_BYTES).optional(),
   access_token: z.string().min(1).max(MAX_TOKEN_BYTES).optional(),
-  expires_in: z.number().int().positive().max(31_536_000).optional(),
+  // An odd lifetime (a string, a year and more) is not worth refusing a token for: the default then.
+  expires_in: z.number().int().positive().max(31_536_000).optional().catch(undefined),
 });
 
 interface CachedToken {
