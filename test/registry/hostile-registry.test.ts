@@ -192,6 +192,18 @@ describe('release mirror from a hostile registry: exit 3, memory flat', { timeou
     expect(run.rssKb).toBeLessThan(RSS_LIMIT_KB);
   });
 
+  it('a docker config whose entry for the registry is null: exit 2, the file named', async () => {
+    mode = 'endless-token';
+    const docker = join(project, 'docker-null');
+    mkdirSync(docker, { recursive: true });
+    writeFileSync(join(docker, 'config.json'), JSON.stringify({ auths: { [`127.0.0.1:${port}`]: null } }));
+    const run = await mirrorFromFake({ DOCKER_CONFIG: docker });
+    expect(run.code, run.stderr).toBe(2);
+    expect(errorOf(run).message).toContain(
+      `the docker config ${join(docker, 'config.json')} is not a docker config`,
+    );
+  });
+
   it('a realm on another host over http never receives the credentials', async () => {
     mode = 'foreign-realm';
     tokenRequests.length = 0;
