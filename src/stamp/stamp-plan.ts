@@ -44,7 +44,7 @@ export function planStamp(input: StampInput): StampDecision {
   if (resolved.version.length > MAX_VERSION_LENGTH)
     throw new UsageError(
       'VERSION_TOO_LONG',
-      `${from} is ${resolved.version.length} characters long ("${printable(resolved.version, { max: 40 })}"); a version has at most ${MAX_VERSION_LENGTH}, an image tag's limit`,
+      `${from} is ${resolved.version.length} characters long ("${printable(resolved.version, { max: 40 })}"), not a valid image tag: a version has at most ${MAX_VERSION_LENGTH} characters`,
       {
         hint: 'set SERVICE_VERSION to a tag such as v1.2.3, v1.2.3-rc.1, or leave it unset to use git describe',
       },
