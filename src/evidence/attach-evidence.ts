@@ -13,6 +13,9 @@ import {
   parseStatement,
 } from './statements.ts';
 
+/** An evidence bundle carries its statement (an SBOM of a large image runs to megabytes): read at most this. */
+const MAX_EVIDENCE_BYTES = 64 * 1024 * 1024;
+
 export interface EvidenceTarget {
   repository: string;
   digest: string;
@@ -131,7 +134,7 @@ async function checkOne(
   if (!layer) return invalid(`${label} ${id.slice(0, 19)} has no Sigstore bundle`);
   let bundle: Uint8Array;
   try {
-    bundle = await store.getBlob(target.repository, layer.digest);
+    bundle = await store.getBlob(target.repository, layer.digest, MAX_EVIDENCE_BYTES);
   } catch {
     return {
       referrer: id,

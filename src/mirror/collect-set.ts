@@ -1,15 +1,22 @@
 import { RESTAMPED_FROM } from '../engine/oci/version-layer.ts';
 import { RuleError } from '../errors.ts';
-import { isIndex, referencesOf } from '../registry/digest.ts';
-import { listReferrers } from '../registry/referrers.ts';
+import { isDigest, isIndex, referencesOf } from '../registry/digest.ts';
+import { MAX_MANIFEST_BYTES, parseJson, parseManifestBytes } from '../registry/oci-schema.ts';
+import { platformChildren } from '../registry/platform-children.ts';
 import type { ImageStore, Manifest } from '../registry/store.ts';
+import { type TrustedKeys, verifiedReferrers } from './accepted-referrers.ts';
 import type { MirrorSet, SetImage } from './mirror-set.ts';
+
+/** An image config is a small JSON document: the manifest limit serves it as well. */
+const MAX_CONFIG_BYTES = MAX_MANIFEST_BYTES;
 
 export interface SetSource {
   store: ImageStore;
   version: string;
   /** The configured image artifacts: name and repository. */
   artifacts: { name: string; repository: string }[];
+  /** Referrers are carried only when one of the accepted kinds verifies them with these keys. */
+  keys: TrustedKeys;
 }
 
 /**
@@ -18,23 +25,23 @@ export interface SetSource {
  * theirs. Only manifests are read here (small); blobs are listed with their sizes and copied later.
  */
 export async function collectSet(source: SetSource): Promise<MirrorSet> {
-  const set: MirrorSet = { version: source.version, images: [], manifests: [], blobs: [] };
+  const set: MirrorSet = { version: source.version, images: [], manifests: [], blobs: [], dropped: [] };
   const seen = new Set<string>();
   const rcs: { artifact: string; repository: string; digest: string }[] = [];
   for (const artifact of source.artifacts) {
-    const image = await addImage(source.store, set, seen, artifact.name, artifact.repository, source.version);
+    const image = await addImage(source, set, seen, artifact.name, artifact.repository, source.version);
     if (image.madeFrom)
       rcs.push({ artifact: artifact.name, repository: artifact.repository, digest: image.madeFrom });
   }
   for (const rc of rcs) {
     const tag = await rcTagOf(source.store, rc.repository, rc.digest, source.version);
-    await addImage(source.store, set, seen, rc.artifact, rc.repository, tag, rc.digest);
+    await addImage(source, set, seen, rc.artifact, rc.repository, tag, rc.digest);
   }
   return set;
 }
 
 async function addImage(
-  store: ImageStore,
+  source: SetSource,
   set: MirrorSet,
   seen: Set<string>,
   artifact: string,
@@ -42,6 +49,7 @@ async function addImage(
   tag: string,
   expected?: string,
 ): Promise<SetImage> {
+  const { store } = source;
   const top = await store.getManifest(repository, expected ?? tag);
   if (!top)
     throw new RuleError('MIRROR_IMAGE_MISSING', `${store.name} has no ${repository}:${tag}`, {
@@ -50,6 +58,10 @@ async function addImage(
   const children: string[] = [];
   let madeFrom = madeFromOf(top);
   if (isIndex(top.descriptor.mediaType)) {
+    // Platform images are signed one by one and named by the release set; the index's other
+    // entries (buildx's provenance attestations, platform unknown/unknown) are carried as the
+    // signed index names them, verified by their digests alone.
+    const platforms = new Set((platformChildren(top.bytes) ?? []).map((c) => c.digest));
     for (const child of referencesOf(top.bytes, top.descriptor.mediaType).manifests) {
       const manifest = await store.getManifest(repository, child.digest);
       if (!manifest)
@@ -57,9 +69,10 @@ async function addImage(
           'MIRROR_IMAGE_MISSING',
           `${store.name}: ${repository} lacks ${child.digest}, a child of ${tag}`,
         );
-      children.push(child.digest);
       addManifest(set, seen, repository, manifest, 'child');
-      await addReferrers(store, set, seen, repository, child.digest);
+      if (!platforms.has(child.digest)) continue;
+      children.push(child.digest);
+      await addReferrers(source, set, seen, repository, child.digest);
     }
     // A Docker manifest list carries no annotation: its rc is the rc index holding its first
     // child's rc (each child's config names the rc child it was re-stamped from).
@@ -72,7 +85,7 @@ async function addImage(
     madeFrom ??= await configLabel(store, repository, top);
   }
   addManifest(set, seen, repository, top, 'image');
-  await addReferrers(store, set, seen, repository, top.descriptor.digest);
+  await addReferrers(source, set, seen, repository, top.descriptor.digest);
   const image: SetImage = {
     artifact,
     repository,
@@ -113,15 +126,21 @@ function addManifest(
   });
 }
 
+/** The referrers of `subject` an accepted kind verifies; the others are noted in `set.dropped`. */
 async function addReferrers(
-  store: ImageStore,
+  source: SetSource,
   set: MirrorSet,
   seen: Set<string>,
   repository: string,
   subject: string,
 ): Promise<void> {
-  for (const referrer of await listReferrers(store, repository, subject)) {
-    const manifest = await store.getManifest(repository, referrer.digest);
+  const { kept, dropped } = await verifiedReferrers(source.store, source.keys, {
+    repository,
+    digest: subject,
+  });
+  set.dropped.push(...dropped);
+  for (const referrer of kept) {
+    const manifest = await source.store.getManifest(repository, referrer.digest);
     if (!manifest) continue; // listed in a stale fallback index but deleted: nothing to carry
     addManifest(set, seen, repository, manifest, 'referrer', subject);
   }
@@ -129,10 +148,14 @@ async function addReferrers(
 
 /** The rc digest a release manifest names: its annotation (an index, or an OCI manifest). */
 function madeFromOf(manifest: Manifest): string | undefined {
-  const json = JSON.parse(Buffer.from(manifest.bytes).toString('utf8')) as {
-    annotations?: Record<string, string>;
-  };
-  return json.annotations?.[RESTAMPED_FROM];
+  const parsed = parseManifestBytes(manifest.bytes, manifest.descriptor.mediaType);
+  const from = parsed.kind === 'invalid' ? undefined : parsed.value.annotations?.[RESTAMPED_FROM];
+  if (from === undefined || isDigest(from)) return from;
+  throw new RuleError(
+    'MIRROR_CONTENT_INVALID',
+    `${manifest.descriptor.digest} annotates ${RESTAMPED_FROM} with something that is not a digest`,
+    { hint: 'the source holds an image that no build of this toolkit made; mirror from a trusted source' },
+  );
 }
 
 /** A single image's rc digest as verify reads it: the config's label. */
@@ -141,14 +164,28 @@ async function configLabel(
   repository: string,
   manifest: Manifest,
 ): Promise<string | undefined> {
-  const config = (
-    JSON.parse(Buffer.from(manifest.bytes).toString('utf8')) as { config?: { digest?: string } }
-  ).config;
-  if (!config?.digest) return undefined;
-  const json = JSON.parse(Buffer.from(await store.getBlob(repository, config.digest)).toString('utf8')) as {
-    config?: { Labels?: Record<string, string> };
-  };
-  return json.config?.Labels?.[RESTAMPED_FROM];
+  const parsed = parseManifestBytes(manifest.bytes, manifest.descriptor.mediaType);
+  const config = parsed.kind === 'image' ? parsed.value.config : undefined;
+  if (!config) return undefined;
+  const refused = (why: string) =>
+    new RuleError(
+      'MIRROR_CONTENT_INVALID',
+      `${store.name}: the config ${config.digest} of ${repository}@${manifest.descriptor.digest} ${why}`,
+      {
+        hint: 'the source holds an image that no build of this toolkit made; mirror from a trusted source',
+      },
+    );
+  if (config.size > MAX_CONFIG_BYTES)
+    throw refused(`is ${config.size} bytes, over the ${MAX_CONFIG_BYTES}-byte limit`);
+  const json = parseJson(await store.getBlob(repository, config.digest, MAX_CONFIG_BYTES));
+  if (json === undefined) throw refused('is not JSON');
+  const label = (json as { config?: { Labels?: Record<string, unknown> } } | null)?.config?.Labels?.[
+    RESTAMPED_FROM
+  ];
+  if (label === undefined) return undefined;
+  if (typeof label !== 'string' || !isDigest(label))
+    throw refused(`labels ${RESTAMPED_FROM} with something that is not a digest`);
+  return label;
 }
 
 async function rcIndexHolding(

@@ -9,7 +9,13 @@ const image = (repository: string, tag: string, digest: string, children: string
   digest,
   children,
 });
-const set = (images: SetImage[]): MirrorSet => ({ version: 'v2.0.0', images, manifests: [], blobs: [] });
+const set = (images: SetImage[]): MirrorSet => ({
+  version: 'v2.0.0',
+  images,
+  manifests: [],
+  blobs: [],
+  dropped: [],
+});
 
 describe('tagWrites', () => {
   const images = [

@@ -1,5 +1,6 @@
 import { compareVersions } from '../version/compare.ts';
 import { parseVersion } from '../version/parse.ts';
+import type { DroppedReferrer } from './accepted-referrers.ts';
 
 /**
  * What one `release mirror` carries, and the pure decisions about it: the order tags are written
@@ -37,6 +38,8 @@ export interface MirrorSet {
   manifests: SetManifest[];
   /** Every blob by repository (config, layers, referrer layers), with its size. */
   blobs: { repository: string; digest: string; size: number }[];
+  /** Referrers of the set's images that no accepted kind verified: not carried. */
+  dropped: DroppedReferrer[];
 }
 
 export interface TagWrite {

@@ -4,6 +4,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RuleError } from '../errors.ts';
 import { sha256Digest } from '../registry/digest.ts';
+import { parseManifestBytes } from '../registry/oci-schema.ts';
 import { fallbackReferrers, updateFallbackIndex } from '../registry/referrers.ts';
 import type { Descriptor, ImageStore } from '../registry/store.ts';
 import type { MirrorSet, TagWrite } from './mirror-set.ts';
@@ -141,11 +142,9 @@ function referrersBySubject(set: MirrorSet): Map<string, Descriptor[]> {
   const found = new Map<string, Descriptor[]>();
   for (const m of set.manifests) {
     if (m.role !== 'referrer' || !m.subject) continue;
-    const json = JSON.parse(Buffer.from(m.bytes).toString('utf8')) as {
-      artifactType?: string;
-      config?: { mediaType?: string };
-      annotations?: Record<string, string>;
-    };
+    const parsed = parseManifestBytes(m.bytes, m.mediaType);
+    if (parsed.kind !== 'image') continue; // collected through the store's check: never here
+    const json = parsed.value;
     const artifactType = json.artifactType ?? json.config?.mediaType;
     const entry: Descriptor = {
       mediaType: m.mediaType,

@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import type { Channel } from '../channels/channel-of.ts';
 import { ConfigError, UsageError } from '../errors.ts';
 import { writeFileAtomically } from '../shared/atomic-write.ts';
+import { printable } from '../shared/printable.ts';
+import { insideProject } from '../shared/project-path.ts';
 import type { VersionSource } from '../shared/resolve-version.ts';
 
 /** One image artifact in the record. Later steps add what they learn (digest after build...). */
@@ -116,8 +117,20 @@ export function cliRecord(record: ReleaseRecord): CliRecord | undefined {
   return Object.values(record.artifacts).find((entry): entry is CliRecord => 'package' in entry);
 }
 
-export function recordPath(cwd: string, recordSetting: string): string {
-  return resolve(cwd, recordSetting);
+/**
+ * The record's path: the config's `record` against the config's folder (the project). Stamp
+ * writes it and three files beside it, so a setting that leaves the project (`../../x.json`,
+ * `/etc/x.json`) is refused, as `files.from`, `context` and the CLI archive are: a config is read
+ * from a repository, and must not make a CI job write outside its checkout.
+ */
+export function recordPath(projectDir: string, recordSetting: string): string {
+  const path = insideProject(projectDir, recordSetting);
+  if (path) return path;
+  throw new UsageError(
+    'RECORD_OUTSIDE_PROJECT',
+    `record: "${printable(recordSetting)}" is outside the project (${projectDir})`,
+    { hint: 'set record to a path inside the project, such as dist/release.json' },
+  );
 }
 
 /** Read the record written by `release stamp`; a clear error when it is missing or unreadable. */

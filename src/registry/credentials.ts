@@ -1,13 +1,32 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
+import * as z from 'zod';
 import { ConfigError, ExternalError } from '../errors.ts';
 import { registerSecret } from '../shared/redact.ts';
+import { parseJson, schemaReason } from './oci-schema.ts';
 
 /** What a registry login gives: a user and password, or an identity (refresh) token. */
 export type Credentials =
   | { kind: 'basic'; username: string; password: string; source: string }
   | { kind: 'identity-token'; token: string; source: string };
+
+/** What is read of a docker config: other keys pass; a `null` entry or a number for a secret does not. */
+const dockerConfigSchema = z.looseObject({
+  auths: z
+    .record(
+      z.string(),
+      z.looseObject({
+        auth: z.string().optional(),
+        username: z.string().optional(),
+        password: z.string().optional(),
+        identitytoken: z.string().optional(),
+      }),
+    )
+    .optional(),
+  credHelpers: z.record(z.string(), z.string()).optional(),
+  credsStore: z.string().optional(),
+});
 
 interface DockerConfig {
   auths?: Record<string, { auth?: string; username?: string; password?: string; identitytoken?: string }>;
@@ -72,13 +91,13 @@ async function readDockerConfig(file: string): Promise<DockerConfig | undefined>
   } catch {
     return undefined;
   }
-  try {
-    return JSON.parse(text) as DockerConfig;
-  } catch {
-    throw new ConfigError(`the docker config ${file} is not valid JSON`, [], {
-      hint: 'fix or remove the file, or point DOCKER_CONFIG at another directory',
-    });
-  }
+  const config = dockerConfigSchema.safeParse(parseJson(text));
+  if (config.success) return config.data as DockerConfig;
+  throw new ConfigError(
+    `the docker config ${file} is not ${parseJson(text) === undefined ? 'valid JSON' : `a docker config (${schemaReason(config.error)})`}`,
+    [],
+    { hint: 'fix or remove the file, or point DOCKER_CONFIG at another directory' },
+  );
 }
 
 /** `docker-credential-<name> get` with the host on stdin (the docker credential helper protocol). */

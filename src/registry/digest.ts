@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ExternalError, UsageError } from '../errors.ts';
+import { MAX_MANIFEST_BYTES, parseJson, parseManifestBytes } from './oci-schema.ts';
 import { type Descriptor, MEDIA_TYPES } from './store.ts';
 
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
@@ -29,8 +30,9 @@ export function isDigest(reference: string): boolean {
 
 /** The media type a manifest declares about itself (OCI and Docker v2 both carry `mediaType`). */
 export function declaredMediaType(bytes: Uint8Array): string | undefined {
-  const parsed = parseManifest(bytes);
-  return typeof parsed.mediaType === 'string' ? parsed.mediaType : undefined;
+  const parsed = bytes.length <= MAX_MANIFEST_BYTES ? parseJson(bytes) : undefined;
+  const mediaType = (parsed as { mediaType?: unknown } | null | undefined)?.mediaType;
+  return typeof mediaType === 'string' ? mediaType : undefined;
 }
 
 export function isIndex(mediaType: string): boolean {
@@ -39,30 +41,24 @@ export function isIndex(mediaType: string): boolean {
 
 /**
  * What a manifest refers to: for an index, its child manifests; for an image manifest, its config
- * and layers (the blobs that must exist before the manifest may be stored).
+ * and layers (the blobs that must exist before the manifest may be stored). Stores check manifests
+ * as they read them (`parseManifestBytes`); one that still fails here came from elsewhere.
  */
 export function referencesOf(
   bytes: Uint8Array,
   mediaType: string,
 ): { manifests: Descriptor[]; blobs: Descriptor[] } {
-  const parsed = parseManifest(bytes);
-  if (isIndex(mediaType))
-    return { manifests: (parsed.manifests as Descriptor[] | undefined) ?? [], blobs: [] };
-  const blobs = [
-    parsed.config as Descriptor | undefined,
-    ...((parsed.layers as Descriptor[] | undefined) ?? []),
-  ];
-  return { manifests: [], blobs: blobs.filter((d): d is Descriptor => Boolean(d?.digest)) };
-}
-
-function parseManifest(bytes: Uint8Array): Record<string, unknown> {
-  try {
-    const value = JSON.parse(Buffer.from(bytes).toString('utf8')) as unknown;
-    if (value && typeof value === 'object') return value as Record<string, unknown>;
-  } catch {
-    // fall through to the error below
+  const parsed = parseManifestBytes(bytes, mediaType);
+  if (parsed.kind === 'index') return { manifests: parsed.value.manifests, blobs: [] };
+  if (parsed.kind === 'image') {
+    const { config, layers = [] } = parsed.value;
+    return { manifests: [], blobs: config ? [config, ...layers] : layers };
   }
-  throw new ExternalError('MANIFEST_UNREADABLE', 'a manifest is not a JSON object', {
-    hint: 'the image store holds something that is not an OCI or Docker manifest; rebuild and push the image',
-  });
+  throw new ExternalError(
+    'MANIFEST_UNREADABLE',
+    `a manifest is not an OCI or Docker manifest (${parsed.reason})`,
+    {
+      hint: 'the image store holds something that is not an OCI or Docker manifest; rebuild and push the image',
+    },
+  );
 }

@@ -1,14 +1,17 @@
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, readFile, rename } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RuleError, UsageError } from '../errors.ts';
 import { writeFileAtomically } from '../shared/atomic-write.ts';
 import { declaredMediaType, isDigest, manifestDigest, sha256Digest } from './digest.ts';
+import { MAX_MANIFEST_BYTES, parseIndexJson, parseJson, parseManifestBytes } from './oci-schema.ts';
 import { fallbackReferrers } from './referrers.ts';
 import { type Descriptor, type ImageStore, type Manifest, MEDIA_TYPES } from './store.ts';
 import { assertTagOrDigest } from './tag-reference.ts';
 
 export const REF_NAME = 'org.opencontainers.image.ref.name';
+/** An archive's `index.json` names tags only: 4 MiB holds tens of thousands of them. */
+export const MAX_INDEX_BYTES = 4 * 1024 * 1024;
 
 /**
  * ONE OCI image layout holding every repository (what an `oci-archive:` tar carries at its root):
@@ -35,15 +38,17 @@ export class FlatLayoutStore implements ImageStore {
     const store = new FlatLayoutStore(root, name);
     const path = join(root, 'index.json');
     if (existsSync(path)) {
-      let index: { manifests?: Descriptor[] };
-      try {
-        index = JSON.parse(await readFile(path, 'utf8')) as typeof index;
-      } catch {
-        throw new RuleError('LAYOUT_INDEX_UNREADABLE', `${name}: index.json is not an OCI image index`, {
+      const refused = (why: string) =>
+        new RuleError('LAYOUT_INDEX_INVALID', `${name}: index.json ${why}`, {
           hint: 'the layout or archive was changed or cut short; make it again from the source',
         });
-      }
-      for (const entry of index.manifests ?? []) {
+      const { size } = await stat(path);
+      if (size > MAX_INDEX_BYTES) throw refused(`is ${size} bytes, over the ${MAX_INDEX_BYTES}-byte limit`);
+      const json = parseJson(await readFile(path));
+      if (json === undefined) throw refused('is not JSON');
+      const index = parseIndexJson(json);
+      if (typeof index === 'string') throw refused(`is not an OCI image index (${index})`);
+      for (const entry of index.manifests) {
         const ref = entry.annotations?.[REF_NAME];
         if (ref) store.tags.set(ref, entry);
       }
@@ -59,13 +64,39 @@ export class FlatLayoutStore implements ImageStore {
   async getManifest(repository: string, reference: string): Promise<Manifest | undefined> {
     const descriptor = await this.resolve(repository, reference);
     if (!descriptor) return undefined;
-    const bytes = await this.getBlob(repository, descriptor.digest);
+    const what = `${repository}${isDigest(reference) ? '@' : ':'}${reference}`;
+    if (descriptor.size > MAX_MANIFEST_BYTES)
+      throw this.invalid(
+        what,
+        `its descriptor says ${descriptor.size} bytes, over the ${MAX_MANIFEST_BYTES}-byte limit`,
+      );
+    // The descriptor may lie about the size: the blob itself is held to the limit too.
+    const bytes = await this.getBlob(repository, descriptor.digest, MAX_MANIFEST_BYTES);
+    const parsed = parseManifestBytes(bytes, descriptor.mediaType);
+    if (parsed.kind === 'invalid') throw this.invalid(what, parsed.reason);
     return { descriptor: { ...descriptor, size: bytes.length }, bytes };
+  }
+
+  /** A manifest of the layout that is not one: the archive's content fails a check (exit 1). */
+  private invalid(what: string, reason: string): RuleError {
+    return new RuleError(
+      'MANIFEST_INVALID',
+      `${this.name}: ${what} is not an OCI or Docker manifest (${reason})`,
+      {
+        hint: 'the archive was changed or made by another tool; do not load it, make it again from the source',
+      },
+    );
   }
 
   async resolve(repository: string, reference: string): Promise<Descriptor | undefined> {
     if (isDigest(reference)) {
       if (!existsSync(this.blobPath(reference))) return undefined;
+      const { size } = await stat(this.blobPath(reference));
+      if (size > MAX_MANIFEST_BYTES)
+        throw this.invalid(
+          `${repository}@${reference}`,
+          `${size} bytes, over the ${MAX_MANIFEST_BYTES}-byte limit`,
+        );
       const bytes = await this.getBlob(repository, reference);
       return {
         mediaType: declaredMediaType(bytes) ?? MEDIA_TYPES.ociManifest,
@@ -105,7 +136,22 @@ export class FlatLayoutStore implements ImageStore {
     return existsSync(this.blobPath(digest));
   }
 
-  async getBlob(_repository: string, digest: string): Promise<Uint8Array> {
+  async getBlob(_repository: string, digest: string, maxBytes?: number): Promise<Uint8Array> {
+    const size =
+      maxBytes === undefined
+        ? 0
+        : await stat(this.blobPath(digest)).then(
+            (s) => s.size,
+            () => 0,
+          );
+    if (maxBytes !== undefined && size > maxBytes)
+      throw new RuleError(
+        'ARCHIVE_BLOB_TOO_LARGE',
+        `${this.name}: blob ${digest} is ${size} bytes, over the ${maxBytes}-byte limit of what it should hold`,
+        {
+          hint: 'the archive was changed after it was made; do not load it, make it again from the source',
+        },
+      );
     let bytes: Uint8Array;
     try {
       bytes = await readFile(this.blobPath(digest));

@@ -5,6 +5,7 @@ import { ExternalError, UsageError } from '../errors.ts';
 import { sibling, writeFileAtomically } from '../shared/atomic-write.ts';
 import { acquireLock } from '../shared/file-lock.ts';
 import { declaredMediaType, isDigest, manifestDigest, sha256Digest } from './digest.ts';
+import { parseIndexJson, parseJson, parseManifestBytes } from './oci-schema.ts';
 import { fallbackReferrers } from './referrers.ts';
 import { type Descriptor, type ImageStore, type Manifest, MEDIA_TYPES } from './store.ts';
 import { assertTagOrDigest } from './tag-reference.ts';
@@ -49,6 +50,13 @@ export class LayoutStore implements ImageStore {
     const descriptor = await this.resolve(repository, reference);
     if (!descriptor) return undefined;
     const bytes = await this.getBlob(repository, descriptor.digest);
+    const parsed = parseManifestBytes(bytes, descriptor.mediaType);
+    if (parsed.kind === 'invalid')
+      throw new ExternalError(
+        'MANIFEST_INVALID',
+        `${this.name}: ${repository} ${reference} is not an OCI or Docker manifest (${parsed.reason})`,
+        { hint: 'the layout holds something that is not an image manifest there; push the image again' },
+      );
     return { descriptor: { ...descriptor, size: bytes.length }, bytes };
   }
 
@@ -191,15 +199,15 @@ export class LayoutStore implements ImageStore {
     } catch {
       return { schemaVersion: 2, mediaType: MEDIA_TYPES.ociIndex, manifests: [] };
     }
-    try {
-      const index = JSON.parse(text) as LayoutIndex;
-      if (!Array.isArray(index.manifests)) throw new Error('no manifests');
-      return index;
-    } catch {
-      throw new ExternalError('LAYOUT_CORRUPT', `${join(dir, 'index.json')} is not an OCI image index`, {
-        hint: 'restore the file from a backup, or remove the layout directory and push again',
-      });
-    }
+    const index = parseJson(text) as LayoutIndex;
+    // Checked as any outside index: a `[null]` entry or a number for a ref name is a refusal here.
+    const checked = parseIndexJson(index);
+    if (typeof checked !== 'string') return index;
+    throw new ExternalError(
+      'LAYOUT_CORRUPT',
+      `${join(dir, 'index.json')} is not an OCI image index (${index === undefined ? 'not JSON' : checked})`,
+      { hint: 'restore the file from a backup, or remove the layout directory and push again' },
+    );
   }
 
   private async ensureLayout(dir: string): Promise<void> {

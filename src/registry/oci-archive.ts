@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
-import { dirname, join, normalize, sep } from 'node:path';
+import { dirname, join, posix } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { extract, pack } from 'tar-stream';
 import { RuleError } from '../errors.ts';
+import { printable } from '../shared/printable.ts';
+import { MAX_INDEX_BYTES } from './flat-layout-store.ts';
 
 /** Every entry's time: fixed, so the same layout always packs to the same bytes. */
 const FIXED_MTIME = new Date(0);
@@ -83,9 +85,18 @@ export async function packArchive(root: string, file: string): Promise<PackedArc
   return { sha256: hash.digest('hex'), size };
 }
 
+/** The only paths an archive of an OCI layout holds (`./` prefixes and trailing slashes aside). */
+const LAYOUT_DIRS = new Set(['blobs', 'blobs/sha256']);
+const LAYOUT_FILES = /^(?:index\.json|oci-layout|blobs\/sha256\/[0-9a-f]{64})$/;
+/** `oci-layout` is one line; `index.json` names tags (see MAX_INDEX_BYTES). */
+const SMALL_FILES: Record<string, number> = { 'oci-layout': 4096, 'index.json': MAX_INDEX_BYTES };
+
 /**
  * Unpack an archive into `root`, streaming each entry to disk. Only the layout's own paths are
- * accepted: an entry outside the root (`..`, absolute) or of another kind refuses the archive.
+ * accepted (`oci-layout`, `index.json`, `blobs/sha256/<64 hex>` and their directories): any other
+ * entry (`junk/x`, `..`, an absolute path, a link, another digest algorithm) refuses the archive at
+ * that entry, before its body is read; so does an `index.json` over its size limit, and an archive
+ * that ends without `oci-layout` and `index.json` (an empty or all-zero tar) is not a layout.
  */
 export async function unpackArchive(file: string, root: string): Promise<void> {
   await mkdir(root, { recursive: true });
@@ -97,18 +108,35 @@ export async function unpackArchive(file: string, root: string): Promise<void> {
   // open: each body is raced against the reader's failure, or it would wait for ever.
   const failed = new Promise<never>((_, reject) => reader.once('error', reject));
   failed.catch(() => {});
+  const found = new Set<string>();
   try {
     // The async iterator is where every failure of the reader arrives, once (a truncated tar's
     // "unexpected end of data" included): no error is left to surface unhandled elsewhere.
     for await (const entry of reader) {
       const { header } = entry;
-      const name = normalize(header.name).replace(/\/+$/, '');
-      const inside = name !== '..' && !name.startsWith(`..${sep}`) && !name.startsWith(sep);
-      if (!inside || (header.type !== 'file' && header.type !== 'directory'))
+      const name = posix.normalize(header.name).replace(/\/+$/, '');
+      const kind =
+        header.type === 'directory'
+          ? LAYOUT_DIRS.has(name)
+          : header.type === 'file' && LAYOUT_FILES.test(name);
+      if (!kind)
         throw new RuleError(
           'ARCHIVE_ENTRY_REFUSED',
-          `${file}: entry "${header.name}" is not part of an OCI layout`,
+          `${file}: entry "${printable(header.name)}" is not part of an OCI layout`,
+          {
+            hint: 'an archive of release mirror holds oci-layout, index.json and blobs/sha256/<digest> only; make it again with release mirror --to oci-archive:<file>',
+          },
         );
+      const limit = SMALL_FILES[name];
+      if (limit !== undefined && (header.size ?? 0) > limit)
+        throw new RuleError(
+          'ARCHIVE_ENTRY_REFUSED',
+          `${file}: ${name} is ${header.size} bytes, over the ${limit}-byte limit`,
+          {
+            hint: 'the archive was not made by release mirror; do not load it',
+          },
+        );
+      found.add(name);
       const path = join(root, name);
       if (header.type === 'directory') {
         entry.resume();
@@ -121,4 +149,13 @@ export async function unpackArchive(file: string, root: string): Promise<void> {
   } finally {
     source.destroy();
   }
+  const missing = ['oci-layout', 'index.json'].filter((f) => !found.has(f));
+  if (missing.length)
+    throw new RuleError(
+      'ARCHIVE_NOT_A_LAYOUT',
+      `${file} is not an OCI layout: it has no ${missing.join(' and no ')}`,
+      {
+        hint: 'name an archive made by release mirror --to oci-archive:<file>, or by skopeo copy ... oci-archive:<file>',
+      },
+    );
 }

@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
 import { OCI_LAYOUT_PREFIX } from '../config/constants.ts';
+import { UsageError } from '../errors.ts';
+import { printable } from '../shared/printable.ts';
 import { currentIo } from '../util/cli-io.ts';
 import { LayoutStore } from './layout-store.ts';
 import { journalDirOf } from './promotion-journal.ts';
@@ -40,7 +42,7 @@ export function openStore(registry: string, options: OpenStoreOptions): ImageSto
     registry,
     env: options.env,
     insecure: options.insecure ?? [],
-    ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    ...timeoutOf(options),
   });
   return withRecovery(store, { journalDir: journalDirOf({ registry, projectDir: options.cwd }), notice });
 }
@@ -59,4 +61,24 @@ export function openConfiguredStore(ctx: {
     env: ctx.env,
     insecure: ctx.config.insecureRegistries,
   });
+}
+
+/**
+ * The deadline of each registry request: the caller's, else `RELEASE_REGISTRY_TIMEOUT` (seconds,
+ * for a slow link or a test of a stalling registry), else the store's default (30 s).
+ */
+function timeoutOf(options: OpenStoreOptions): { timeoutMs?: number } {
+  if (options.timeoutMs) return { timeoutMs: options.timeoutMs };
+  const text = options.env['RELEASE_REGISTRY_TIMEOUT'];
+  if (text === undefined || text === '') return {};
+  const seconds = Number(text);
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 86_400)
+    throw new UsageError(
+      'REGISTRY_TIMEOUT_INVALID',
+      `RELEASE_REGISTRY_TIMEOUT="${printable(text)}" is not a number of seconds`,
+      {
+        hint: 'set it to the seconds each registry request may take, e.g. RELEASE_REGISTRY_TIMEOUT=120',
+      },
+    );
+  return { timeoutMs: Math.round(seconds * 1000) };
 }

@@ -1,3 +1,4 @@
+import { parseIndexJson, parseJson } from './oci-schema.ts';
 import { type Descriptor, MEDIA_TYPES } from './store.ts';
 
 /** One runnable image of a multi-platform index: what a node of that platform pulls and runs. */
@@ -19,14 +20,9 @@ export function platformName(platform: NonNullable<Descriptor['platform']>): str
  * with the rc (src/restamp/restamp-image.ts) exactly so. Pure.
  */
 export function platformChildren(manifestBytes: Uint8Array): PlatformChild[] | undefined {
-  let json: { manifests?: unknown };
-  try {
-    json = JSON.parse(Buffer.from(manifestBytes).toString('utf8')) as typeof json;
-  } catch {
-    return undefined;
-  }
-  if (!Array.isArray(json.manifests)) return undefined;
-  return (json.manifests as Descriptor[])
+  const index = parseIndexJson(parseJson(manifestBytes));
+  if (typeof index === 'string') return undefined;
+  return index.manifests
     .filter(
       (d) =>
         (d.mediaType === MEDIA_TYPES.ociManifest || d.mediaType === MEDIA_TYPES.dockerManifest) &&

@@ -44,9 +44,9 @@ export class RecoveringStore implements ImageStore {
     await this.ready();
     return this.inner.hasBlob(repository, digest);
   }
-  async getBlob(repository: string, digest: string): Promise<Uint8Array> {
+  async getBlob(repository: string, digest: string, maxBytes?: number): Promise<Uint8Array> {
     await this.ready();
-    return this.inner.getBlob(repository, digest);
+    return this.inner.getBlob(repository, digest, maxBytes);
   }
   async putBlob(repository: string, digest: string, bytes: Uint8Array): Promise<void> {
     await this.ready();

@@ -1,5 +1,6 @@
 import { ExternalError } from '../errors.ts';
-import { sha256Digest } from './digest.ts';
+import { referencesOf, sha256Digest } from './digest.ts';
+import { parseIndexJson, parseJson } from './oci-schema.ts';
 import { type Descriptor, type ImageStore, MEDIA_TYPES } from './store.ts';
 
 /**
@@ -121,12 +122,8 @@ export async function copyReferrers(
   for (const referrer of referrers) {
     const manifest = await from.getManifest(fromRepository, referrer.digest);
     if (!manifest) continue; // listed in a stale fallback index but deleted: nothing to carry
-    const parsed = JSON.parse(Buffer.from(manifest.bytes).toString('utf8')) as {
-      config?: Descriptor;
-      layers?: Descriptor[];
-    };
-    for (const blob of [parsed.config, ...(parsed.layers ?? [])]) {
-      if (!blob?.digest || (await to.hasBlob(toRepository, blob.digest))) continue;
+    for (const blob of referencesOf(manifest.bytes, manifest.descriptor.mediaType).blobs) {
+      if (await to.hasBlob(toRepository, blob.digest)) continue;
       await to.putBlob(toRepository, blob.digest, await from.getBlob(fromRepository, blob.digest));
     }
     await to.putManifest(toRepository, referrer.digest, manifest.bytes, manifest.descriptor.mediaType);
@@ -144,20 +141,15 @@ export async function fallbackReferrers(
 ): Promise<Descriptor[]> {
   const index = await store.getManifest(repository, referrersTag(subjectDigest));
   if (!index) return [];
-  try {
-    const parsed = JSON.parse(Buffer.from(index.bytes).toString('utf8')) as { manifests?: Descriptor[] };
-    return Array.isArray(parsed.manifests)
-      ? parsed.manifests.filter((d) => typeof d?.digest === 'string')
-      : [];
-  } catch {
-    throw new ExternalError(
-      'REFERRERS_INDEX_UNREADABLE',
-      `${store.name}: ${repository}:${referrersTag(subjectDigest)} is not an OCI index`,
-      {
-        hint: 'the referrers fallback tag was overwritten by something else; delete it and run `release sign` again',
-      },
-    );
-  }
+  const parsed = parseIndexJson(parseJson(index.bytes));
+  if (typeof parsed !== 'string') return parsed.manifests;
+  throw new ExternalError(
+    'REFERRERS_INDEX_UNREADABLE',
+    `${store.name}: ${repository}:${referrersTag(subjectDigest)} is not an OCI index (${parsed})`,
+    {
+      hint: 'the referrers fallback tag was overwritten by something else; delete it and run `release sign` again',
+    },
+  );
 }
 
 /**

@@ -1,7 +1,22 @@
+import * as z from 'zod';
 import { ExternalError } from '../errors.ts';
+import { BodyTooLargeError, readAtMost } from '../shared/bounded-body.ts';
+import { printable } from '../shared/printable.ts';
 import { registerSecret } from '../shared/redact.ts';
 import type { Credentials } from './credentials.ts';
+import { parseJson } from './oci-schema.ts';
 import type { Challenge } from './www-authenticate.ts';
+
+/** A token answer is a few kilobytes (a JWT and its lifetime). */
+const MAX_TOKEN_BYTES = 64 * 1024;
+
+/** The token answer (docker's `token`, OAuth2's `access_token`); other fields are ignored. */
+const tokenSchema = z.looseObject({
+  token: z.string().min(1).max(MAX_TOKEN_BYTES).optional(),
+  access_token: z.string().min(1).max(MAX_TOKEN_BYTES).optional(),
+  // An odd lifetime (a string, a year and more) is not worth refusing a token for: the default then.
+  expires_in: z.number().int().positive().max(31_536_000).optional().catch(undefined),
+});
 
 interface CachedToken {
   token: string;
@@ -24,6 +39,8 @@ export class RegistryAuth {
     private readonly host: string,
     private readonly credentials: () => Promise<Credentials | undefined>,
     private readonly timeoutMs: number,
+    /** Hosts (`host[:port]` or `host`) that may be reached over plain http (`insecureRegistries`). */
+    private readonly insecure: string[] = [],
   ) {}
 
   /** The Authorization header for a request needing `scopes`, when the scheme is known. */
@@ -90,6 +107,15 @@ export class RegistryAuth {
         hint: 'the registry is misconfigured (auth.token.realm); ask its operator',
       });
     }
+    const refusal = realmRefusal(url, this.host, this.insecure);
+    if (refusal)
+      throw new ExternalError(
+        'REGISTRY_REALM_REFUSED',
+        `${this.host} sends its token requests to ${printable(realm)}: ${refusal}`,
+        {
+          hint: 'the registry credentials are not sent there; fix the registry auth.token.realm, or list that host in insecureRegistries if it is yours',
+        },
+      );
     const creds = await this.credentials();
     const headers: Record<string, string> = {};
     let body: URLSearchParams | undefined;
@@ -127,7 +153,29 @@ export class RegistryAuth {
         },
       );
     }
-    const text = await response.text().catch(() => '');
+    const text = await readAtMost(
+      response.body as unknown as AsyncIterable<Uint8Array>,
+      MAX_TOKEN_BYTES,
+    ).then(
+      (bytes) => bytes.toString('utf8'),
+      (error: unknown) => {
+        const why =
+          error instanceof BodyTooLargeError
+            ? `an answer over the ${MAX_TOKEN_BYTES}-byte limit (cut there)`
+            : (error as Error)?.name === 'TimeoutError'
+              ? `no complete answer within ${this.timeoutMs} ms (cut there)`
+              : 'an answer that broke off';
+        return new ExternalError(
+          'REGISTRY_AUTH_FAILED',
+          `the token service of ${this.host} at ${url.origin} sent ${why}`,
+          {
+            hint: 'the registry auth service is misbehaving; ask its operator',
+            cause: error,
+          },
+        );
+      },
+    );
+    if (typeof text !== 'string') throw text;
     if (!response.ok) {
       throw new ExternalError(
         'REGISTRY_AUTH_FAILED',
@@ -137,12 +185,8 @@ export class RegistryAuth {
         },
       );
     }
-    let parsed: { token?: string; access_token?: string; expires_in?: number };
-    try {
-      parsed = JSON.parse(text) as typeof parsed;
-    } catch {
-      parsed = {};
-    }
+    const answer = tokenSchema.safeParse(parseJson(text));
+    const parsed = answer.success ? answer.data : {};
     const token = parsed.token ?? parsed.access_token;
     if (!token)
       throw new ExternalError(
@@ -157,6 +201,20 @@ export class RegistryAuth {
     const lifetime = Math.max(10, parsed.expires_in ?? 60) - 10;
     return { token, expiresAt: Date.now() + lifetime * 1000 };
   }
+}
+
+/**
+ * Why a token realm may not receive this registry's credentials, or undefined when it may. https
+ * goes anywhere (the registry chose its auth service); plain http only to the registry's own host
+ * or a host listed as insecure, since anyone on the path reads what http carries.
+ */
+export function realmRefusal(realm: URL, registryHost: string, insecure: string[]): string | undefined {
+  if (realm.protocol === 'https:') return undefined;
+  if (realm.protocol !== 'http:') return `a ${realm.protocol} URL is not a token service`;
+  const own = registryHost.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+  const name = realm.hostname.replace(/^\[|\]$/g, '');
+  if (name === own || insecure.includes(realm.host) || insecure.includes(name)) return undefined;
+  return `plain http to another host than the registry (${own}), not listed in insecureRegistries`;
 }
 
 /** Whether held scopes (`repository:name:pull,push`) grant every wanted scope. */

@@ -1,7 +1,11 @@
 import { ExternalError } from '../errors.ts';
+import { BodyTooLargeError, readAtMost } from '../shared/bounded-body.ts';
 import { redact } from '../shared/redact.ts';
 import type { RegistryAuth } from './registry-auth.ts';
 import { parseWwwAuthenticate } from './www-authenticate.ts';
+
+/** An error answer is read for its first message only. */
+const ERROR_BODY_BYTES = 64 * 1024;
 
 export interface RegistryRequest {
   method: 'GET' | 'HEAD' | 'PUT' | 'POST' | 'DELETE' | 'PATCH';
@@ -101,8 +105,58 @@ export class RegistryHttp {
     }
   }
 
+  /**
+   * The body of a response, at most `maxBytes`, read as it streams and cut there: a registry that
+   * sends a 60 MB manifest or a body that never ends costs at most the limit in memory. The request's
+   * deadline covers the body too: a body that stalls is cut when it passes. Both are refusals of the
+   * peer (exit 3) naming the limit or the deadline.
+   */
+  async readBody(
+    response: Response,
+    req: Pick<RegistryRequest, 'what' | 'timeoutMs'>,
+    maxBytes: number,
+  ): Promise<Uint8Array> {
+    const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+    const tooLarge = (size?: number) =>
+      new ExternalError(
+        'REGISTRY_RESPONSE_TOO_LARGE',
+        `${req.what} on ${this.host}: the answer is ${size === undefined ? 'more than' : `${size} bytes, over`} the ${maxBytes}-byte limit; it was cut`,
+        {
+          hint: 'the registry sent far more than such a document holds; check what it serves at this address',
+        },
+      );
+    if (declared > maxBytes) {
+      await response.body?.cancel().catch(() => {});
+      throw tooLarge(declared);
+    }
+    if (!response.body) return new Uint8Array();
+    try {
+      // DOM typings lack the async iterator Node's web streams have.
+      return await readAtMost(response.body as unknown as AsyncIterable<Uint8Array>, maxBytes);
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) throw tooLarge();
+      const name = (error as Error)?.name;
+      const timeout = req.timeoutMs ?? this.timeoutMs;
+      if (name === 'TimeoutError' || name === 'AbortError')
+        throw new ExternalError(
+          'REGISTRY_TIMEOUT',
+          `${req.what} on ${this.host}: the answer did not complete within ${timeout} ms; it was cut`,
+          { hint: 'the registry is slow or stuck sending; try again, or check its health', cause: error },
+        );
+      throw new ExternalError('REGISTRY_UNREACHABLE', `${req.what} on ${this.host}: the answer broke off`, {
+        hint: 'the connection to the registry failed mid-answer; run the command again',
+        cause: error,
+      });
+    }
+  }
+
   private async failure(req: RegistryRequest, response: Response): Promise<ExternalError> {
-    const text = req.method === 'HEAD' ? '' : await response.text().catch(() => '');
+    const text =
+      req.method === 'HEAD'
+        ? ''
+        : await this.readBody(response, req, ERROR_BODY_BYTES)
+            .then((bytes) => Buffer.from(bytes).toString('utf8'))
+            .catch(() => '');
     const detail = registryErrorText(text);
     const status = response.status;
     const code =
@@ -137,8 +191,13 @@ export class RegistryHttp {
 export function registryErrorText(body: string): string {
   let text: string;
   try {
-    const parsed = JSON.parse(body) as { errors?: { code?: unknown; message?: unknown }[] };
-    text = (parsed.errors ?? []).map((e) => `${String(e.code ?? '')}: ${String(e.message ?? '')}`).join('; ');
+    const parsed = JSON.parse(body) as { errors?: unknown } | null;
+    // Any shape may come back: `{"errors":5}`, `[null]`; only objects in a list are read.
+    const errors = Array.isArray(parsed?.errors) ? (parsed.errors as unknown[]) : [];
+    text = errors
+      .filter((e): e is { code?: unknown; message?: unknown } => typeof e === 'object' && e !== null)
+      .map((e) => `${String(e.code ?? '')}: ${String(e.message ?? '')}`)
+      .join('; ');
   } catch {
     text = body;
   }

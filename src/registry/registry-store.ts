@@ -5,6 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { ExternalError, TAG_DELETE_UNSUPPORTED } from '../errors.ts';
 import { findCredentials } from './credentials.ts';
 import { isDigest, manifestDigest, sha256Digest } from './digest.ts';
+import { MAX_MANIFEST_BYTES, parseIndexJson, parseJson, parseManifestBytes } from './oci-schema.ts';
 import { fallbackReferrers } from './referrers.ts';
 import { RegistryAuth } from './registry-auth.ts';
 import { RegistryHttp } from './registry-http.ts';
@@ -41,7 +42,12 @@ export class RegistryStore implements ImageStore {
     this.pageSize = options.pageSize ?? 1000;
     const timeoutMs = options.timeoutMs ?? 30_000;
     let credentials: ReturnType<typeof findCredentials> | undefined;
-    this.auth = new RegistryAuth(host, () => (credentials ??= findCredentials(host, options.env)), timeoutMs);
+    this.auth = new RegistryAuth(
+      host,
+      () => (credentials ??= findCredentials(host, options.env)),
+      timeoutMs,
+      options.insecure ?? [],
+    );
     this.http = new RegistryHttp(host, registryBaseUrl(host, options.insecure ?? []), this.auth, timeoutMs);
   }
 
@@ -58,7 +64,8 @@ export class RegistryStore implements ImageStore {
       await res.body?.cancel();
       return undefined;
     }
-    const bytes = new Uint8Array(await res.arrayBuffer());
+    const what = `GET manifest ${repository}:${reference}`;
+    const bytes = await this.http.readBody(res, { what }, MAX_MANIFEST_BYTES);
     const digest = sha256Digest(bytes);
     const claimed = res.headers.get('docker-content-digest');
     if (
@@ -74,6 +81,15 @@ export class RegistryStore implements ImageStore {
       );
     }
     const mediaType = mediaTypeOf(res, bytes);
+    const parsed = parseManifestBytes(bytes, mediaType);
+    if (parsed.kind === 'invalid')
+      throw new ExternalError(
+        'MANIFEST_INVALID',
+        `${this.name}: ${repository}:${reference} is not an OCI or Docker manifest (${parsed.reason})`,
+        {
+          hint: 'the registry serves something that is not an image manifest at this address; check what was pushed',
+        },
+      );
     return { descriptor: { mediaType, digest, size: bytes.length }, bytes };
   }
 
@@ -162,15 +178,23 @@ export class RegistryStore implements ImageStore {
     return res.status !== 404;
   }
 
-  async getBlob(repository: string, digest: string): Promise<Uint8Array> {
+  async getBlob(repository: string, digest: string, maxBytes?: number): Promise<Uint8Array> {
+    const what = `GET blob ${repository}@${digest}`;
+    // A small document (a config, a bundle) gets the deadline of any request; a layer, more time.
+    const timeoutMs = maxBytes !== undefined && maxBytes <= 64 * 1024 * 1024 ? undefined : 300_000;
     const res = await this.http.send({
       method: 'GET',
       url: `/v2/${this.path(repository)}/blobs/${digest}`,
       scopes: [this.scope(repository, 'pull')],
-      what: `GET blob ${repository}@${digest}`,
-      timeoutMs: 300_000,
+      what,
+      ...(timeoutMs ? { timeoutMs } : {}),
     });
-    const bytes = new Uint8Array(await res.arrayBuffer());
+    // Read through the bounded reader either way: a stalled body is then a named timeout (exit 3).
+    const bytes = await this.http.readBody(
+      res,
+      { what, ...(timeoutMs ? { timeoutMs } : {}) },
+      maxBytes ?? Number.MAX_SAFE_INTEGER,
+    );
     if (sha256Digest(bytes) !== digest)
       throw new ExternalError(
         'REGISTRY_DIGEST_MISMATCH',
@@ -309,8 +333,17 @@ export class RegistryStore implements ImageStore {
         if (page === 0) return fallbackReferrers(this, repository, digest);
         break;
       }
-      const body = (await res.json().catch(() => ({}))) as { manifests?: Descriptor[] };
-      found.push(...(Array.isArray(body.manifests) ? body.manifests : []));
+      const what = `GET referrers of ${repository}@${digest}`;
+      const index = parseIndexJson(parseJson(await this.http.readBody(res, { what }, MAX_MANIFEST_BYTES)));
+      if (typeof index === 'string')
+        throw new ExternalError(
+          'REFERRERS_INVALID',
+          `${this.name}: the referrers of ${repository}@${digest} are not an OCI index (${index})`,
+          {
+            hint: 'the registry answers its referrers API with something else; ask its operator',
+          },
+        );
+      found.push(...index.manifests);
       url = nextLink(res.headers.get('link'));
     }
     return found;
@@ -320,7 +353,7 @@ export class RegistryStore implements ImageStore {
   async listTags(repository: string): Promise<string[]> {
     const tags: string[] = [];
     let url: string | undefined = `/v2/${this.path(repository)}/tags/list?n=${this.pageSize}`;
-    for (let page = 0; url && page < 10_000; page++) {
+    for (let pages = 0; url && pages < 10_000; pages++) {
       const res: Response = await this.http.send({
         method: 'GET',
         url,
@@ -332,8 +365,21 @@ export class RegistryStore implements ImageStore {
         await res.body?.cancel();
         return [];
       }
-      const body = (await res.json().catch(() => ({}))) as { tags?: string[] | null };
-      tags.push(...(body.tags ?? []));
+      const body = parseJson(
+        await this.http.readBody(res, { what: `list tags of ${repository}` }, MAX_MANIFEST_BYTES),
+      ) as {
+        tags?: unknown;
+      } | null;
+      const page = body?.tags ?? [];
+      if (!Array.isArray(page) || page.some((t) => typeof t !== 'string'))
+        throw new ExternalError(
+          'REGISTRY_ERROR',
+          `${this.name}: the tag list of ${repository} is not a list of tags`,
+          {
+            hint: 'the registry does not follow the distribution spec',
+          },
+        );
+      tags.push(...(page as string[]));
       url = nextLink(res.headers.get('link'));
     }
     return tags;

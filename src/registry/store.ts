@@ -38,7 +38,12 @@ export interface ImageStore {
   /** Remove a tag (layout) or manifest (registry, by digest) — used to undo, never to release. */
   deleteTag?(repository: string, tag: string): Promise<void>;
   hasBlob(repository: string, digest: string): Promise<boolean>;
-  getBlob(repository: string, digest: string): Promise<Uint8Array>;
+  /**
+   * A blob's bytes. With `maxBytes`, a blob larger than that is refused before it is read whole
+   * (a registry's body is cut while it streams): for small documents (configs, bundles) a hostile
+   * store could otherwise make endless.
+   */
+  getBlob(repository: string, digest: string, maxBytes?: number): Promise<Uint8Array>;
   putBlob(repository: string, digest: string, bytes: Uint8Array): Promise<void>;
   /**
    * Stream a blob into a local file, unchecked (the caller hashes the file): large layers then

@@ -8,6 +8,8 @@ import { PREDICATE_TYPE } from './statement.ts';
 
 /** The artifact type (and layer media type) of a signature referrer: a Sigstore bundle v0.3. */
 export const SIGNATURE_ARTIFACT_TYPE = 'application/vnd.dev.sigstore.bundle.v0.3+json';
+/** A signature's bundle is a few kilobytes; a store holding more there is not read whole. */
+const MAX_BUNDLE_BYTES = 4 * 1024 * 1024;
 
 /** One image in a store, by digest: what gets signed and checked. */
 export interface SignedImageRef {
@@ -137,7 +139,7 @@ async function checkReferrer(
   const bytes =
     typeof layer.data === 'string'
       ? Buffer.from(layer.data, 'base64')
-      : await store.getBlob(image.repository, layer.digest);
+      : await store.getBlob(image.repository, layer.digest, MAX_BUNDLE_BYTES);
   // Embedded or fetched, the bundle must be exactly the bytes the layer descriptor names.
   if (sha256Digest(bytes) !== layer.digest) {
     return {

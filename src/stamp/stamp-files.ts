@@ -1,5 +1,5 @@
 import { dirname, join, resolve } from 'node:path';
-import { cliRecord, type ReleaseRecord } from '../record/release-record.ts';
+import { cliRecord, type ReleaseRecord, recordPath } from '../record/release-record.ts';
 import type { FileToWrite } from '../shared/atomic-write.ts';
 
 export interface StampPaths {
@@ -19,8 +19,9 @@ export function stampPaths(options: {
   record: string;
   envFile?: string;
 }): StampPaths {
-  // The record is a config setting (relative to the config); --env-out is the caller's path.
-  const record = resolve(options.configDir, options.record);
+  // The record is a config setting (relative to the config, inside the project: its siblings
+  // follow it); --env-out is the caller's own path, given on the command line.
+  const record = recordPath(options.configDir, options.record);
   const envFile = options.envFile;
   const cwd = options.cwd;
   const dir = dirname(record);

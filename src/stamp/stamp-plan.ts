@@ -7,6 +7,7 @@ import type { RepoInfo } from '../git/repo-info.ts';
 import type { ImageRecord, ReleaseRecord } from '../record/release-record.ts';
 import { printable } from '../shared/printable.ts';
 import type { ResolvedVersion } from '../shared/resolve-version.ts';
+import { MAX_VERSION_LENGTH } from '../version/commit-version.ts';
 import { imageTagOf, isValidImageTag } from '../version/image-tag.ts';
 import { parseVersion } from '../version/parse.ts';
 
@@ -39,6 +40,15 @@ export function planStamp(input: StampInput): StampDecision {
   const resolved = markUntracked(input.resolved, untracked);
   const version = parseVersion(resolved.version);
   const from = resolved.source === 'env' ? 'SERVICE_VERSION' : 'git describe';
+  // Judged on the value: its display form is cut (printable), and the cut is not in the value.
+  if (resolved.version.length > MAX_VERSION_LENGTH)
+    throw new UsageError(
+      'VERSION_TOO_LONG',
+      `${from} is ${resolved.version.length} characters long ("${printable(resolved.version, { max: 40 })}"), not a valid image tag: a version has at most ${MAX_VERSION_LENGTH} characters`,
+      {
+        hint: 'set SERVICE_VERSION to a tag such as v1.2.3, v1.2.3-rc.1, or leave it unset to use git describe',
+      },
+    );
   if (version.kind === 'invalid' && /[\s\u0000-\u001f\u007f]/.test(resolved.version)) {
     throw new UsageError(
       'VERSION_INVALID',

@@ -1,7 +1,7 @@
 import { namesVersion } from '../channels/tags.ts';
 import { sameTag } from '../version/compare.ts';
 import { satisfiesMinimum } from '../version/minimum.ts';
-import { parseCore, parseVersion } from '../version/parse.ts';
+import { LONGEST_VERSION, parseCore, parseVersion } from '../version/parse.ts';
 import { DEFAULT_SKEW_POLICY, gradeSkew, type SkewPolicy, type SkewVerdict } from '../version/skew.ts';
 import { checkRegistry } from './check-registry.ts';
 import { checkSignatures } from './check-signatures.ts';
@@ -187,12 +187,18 @@ function versionQualityFindings(r: ProbeResult, ctx: FixContext): Finding[] {
       { ...base, code: 'VERSION_UNKNOWN', message: unknownMessage(r), fix: fixForUnversioned(r.name, ctx) },
     ];
   }
-  if (version.kind === 'invalid') {
+  if (version.kind === 'invalid' || r.versionLength !== undefined) {
+    const reason =
+      r.versionLength === undefined
+        ? version.kind === 'invalid'
+          ? version.reason
+          : ''
+        : `${r.versionLength} characters long (a version has at most ${LONGEST_VERSION})`;
     return [
       {
         ...base,
         code: 'VERSION_INVALID',
-        message: `${where} reports "${r.version}", which is not a version (${version.reason})`,
+        message: `${where} reports "${r.version}", which is not a version (${reason})`,
         fix: fixForUnversioned(r.name, ctx),
       },
     ];

@@ -1,5 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { BodyTooLargeError, readAtMost } from '../shared/bounded-body.ts';
 
 /**
  * A GET with a deadline and a body cap: probes read servers the operator may not control, so a slow
@@ -78,28 +79,21 @@ function getOnce(
         const declared = Number(res.headers['content-length'] ?? Number.NaN);
         if (declared > maxBytes) {
           req.destroy();
-          reject(new Error(`response body of ${declared} bytes is larger than the ${maxBytes}-byte limit`));
+          reject(new BodyTooLargeError(maxBytes, declared));
           return;
         }
-        const chunks: Buffer[] = [];
-        let total = 0;
-        res.on('data', (chunk: Buffer) => {
-          total += chunk.length;
-          if (total > maxBytes) {
+        readAtMost(res, maxBytes).then(
+          (body) =>
+            resolve({
+              status,
+              contentType: String(res.headers['content-type'] ?? ''),
+              body: body.toString('utf8'),
+            }),
+          (error: unknown) => {
             req.destroy();
-            reject(new Error(`response body is larger than the ${maxBytes}-byte limit`));
-            return;
-          }
-          chunks.push(chunk);
-        });
-        res.on('end', () =>
-          resolve({
-            status,
-            contentType: String(res.headers['content-type'] ?? ''),
-            body: Buffer.concat(chunks).toString('utf8'),
-          }),
+            reject(error);
+          },
         );
-        res.on('error', reject);
       },
     );
     req.on('error', reject);

@@ -14,6 +14,8 @@ export interface ProbeResult {
   source: string;
   version: string | undefined;
   error?: string;
+  /** The reported version's real length, when it was too long to be one and `version` is cut. */
+  versionLength?: number;
   /** api only: the server's `min_cli_version`, as sent (sanitised). */
   minCliVersion?: string;
   /** How the version was found, when there was a choice (worker in Docker: env, label, tag). */

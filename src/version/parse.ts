@@ -11,6 +11,12 @@ const DESCRIBE = /^(.+)-(0|[1-9]\d*)-g([0-9a-f]{7,40})$/;
 const HASH = /^[0-9a-f]{7,40}$/;
 const CORE = new RegExp(`^(${NUM})\\.(${NUM})\\.(${NUM})$`);
 const DIRTY_SUFFIX = '-dirty';
+/**
+ * Longer than any version read anywhere (a stamp keeps to an image tag's 128; a long tag's git
+ * description may pass that before it is shortened): a value past it is not a version, whatever
+ * it holds, and is refused by its length before any other check reads it.
+ */
+export const LONGEST_VERSION = 1024;
 
 /**
  * Read a version string into one of the kinds of DESIGN.md rule 2. Never throws: anything that is
@@ -21,6 +27,8 @@ export function parseVersion(raw: string): Version {
   if (typeof raw !== 'string') return invalid(String(raw), 'not a string');
   if (raw === 'unknown') return { kind: 'unknown', raw, dirty: false };
   if (raw.trim() === '') return invalid(raw, 'empty');
+  if (raw.length > LONGEST_VERSION)
+    return invalid(raw, `${raw.length} characters long (a version has at most ${LONGEST_VERSION})`);
   if (/\s/.test(raw)) return invalid(raw, 'contains whitespace');
   if (/[\u0000-\u001f\u007f]/.test(raw)) return invalid(raw, 'contains control characters');
 

@@ -17,6 +17,10 @@ export function mirrorCommand(program: Command): void {
       'where it goes: host[:port][/ns], oci-layout:<dir> or oci-archive:<file.tar>',
     )
     .option('--latest', 'also move latest in the target, when the tag is the highest stable version there')
+    .option(
+      '--strict-referrers',
+      'refuse the release when it carries a referrer the key does not verify (default: leave it behind with a notice)',
+    )
     .option('--dry-run', 'list the set (digests, sizes, total bytes) and check it; write nothing')
     .action(async (options: MirrorFlags, command: Command) => {
       const { runMirror } = await import('./run-mirror.ts');

@@ -8,6 +8,8 @@ import type { PublicSigningKey } from '../../signing/keys.ts';
 export interface MirrorContext extends BaseContext {
   version: string;
   latest: boolean;
+  /** Refuse, rather than leave behind, a referrer no accepted kind verifies. */
+  strictReferrers: boolean;
   from: ImageStore;
   to: ImageStore;
   trusted: PublicSigningKey;

@@ -5,6 +5,7 @@ import { collectSet } from '../../mirror/collect-set.ts';
 import { latestRefusal, setSize, tagWrites } from '../../mirror/mirror-set.ts';
 import { writeContent, writeTags } from '../../mirror/write-set.ts';
 import type { Step } from '../../pipeline/step.ts';
+import { printable } from '../../shared/printable.ts';
 import type { MirrorContext } from './mirror-context.ts';
 import { mirrorVsaStep } from './mirror-vsa-step.ts';
 
@@ -12,7 +13,22 @@ const collectStep: Step<MirrorContext> = {
   title: 'Read the release set from the source',
   async run(ctx, io) {
     const artifacts = imageArtifacts(ctx.config).map((a) => ({ name: a.name, repository: a.image }));
-    ctx.set = await collectSet({ store: ctx.from, version: ctx.version, artifacts });
+    ctx.set = await collectSet({
+      store: ctx.from,
+      version: ctx.version,
+      artifacts,
+      keys: { release: ctx.trusted },
+    });
+    const dropped = ctx.set.dropped.map(
+      (d) => `${d.repository}@${d.digest} (a referrer of ${d.subject}): ${printable(d.reason, { max: 200 })}`,
+    );
+    if (dropped.length && ctx.strictReferrers)
+      throw new RuleError(
+        'MIRROR_REFERRER_REFUSED',
+        `${ctx.from.name}: ${ctx.version} carries referrers the key does not verify: ${dropped.join('; ')}`,
+        { hint: 'remove them from the source, or mirror without --strict-referrers to leave them behind' },
+      );
+    for (const line of dropped) ctx.warnings.push(`not carried: ${line}`);
     for (const image of ctx.set.images)
       io.progress(
         `${image.repository}:${image.tag} ${image.digest} (${image.children.length} platform image(s))`,

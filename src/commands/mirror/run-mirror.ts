@@ -17,6 +17,7 @@ export interface MirrorFlags extends GlobalOptions {
   from?: string;
   to: string;
   latest?: boolean;
+  strictReferrers?: boolean;
 }
 
 export async function runMirror(flags: MirrorFlags): Promise<void> {
@@ -43,6 +44,7 @@ export async function runMirror(flags: MirrorFlags): Promise<void> {
       ...base,
       version,
       latest: Boolean(flags.latest),
+      strictReferrers: Boolean(flags.strictReferrers),
       from: from.store,
       to: to.store,
       trusted,
@@ -75,6 +77,7 @@ function report(ctx: MirrorContext): void {
         ...(m.subject ? { subject: m.subject } : {}),
       })),
       blobs: set.blobs,
+      dropped: set.dropped,
       bytes: setSize(set),
       tags: ctx.tags ?? [],
       ...(ctx.latestKept ? { latestKept: ctx.latestKept } : {}),

@@ -1,7 +1,7 @@
 import { printable } from '../../shared/printable.ts';
 import { boundedGet, joinUrl } from '../http.ts';
-
 import type { ProbeResult } from '../types.ts';
+import { versionReading } from './version-reading.ts';
 
 export interface HttpProbeOptions {
   timeoutMs: number;
@@ -18,12 +18,12 @@ export async function probeApi(url: string, options: HttpProbeOptions): Promise<
   try {
     const response = await boundedGet(source, options);
     if (response.status !== 200) return failed(source, `HTTP ${response.status} from the version endpoint`);
-    const doc = parseDocument(response.body);
+    const doc = parseVersionDocument(response.body);
     if (typeof doc === 'string') return failed(source, doc);
     return {
       name: 'api',
       source,
-      version: printable(doc.version),
+      ...versionReading(doc.version),
       ...(doc.minCliVersion === undefined ? {} : { minCliVersion: printable(doc.minCliVersion) }),
     };
   } catch (error) {
@@ -32,7 +32,9 @@ export async function probeApi(url: string, options: HttpProbeOptions): Promise<
 }
 
 /** The version document, or why it cannot be read. */
-function parseDocument(body: string): { version: string; minCliVersion: string | undefined } | string {
+export function parseVersionDocument(
+  body: string,
+): { version: string; minCliVersion: string | undefined } | string {
   let doc: unknown;
   try {
     doc = JSON.parse(body);

@@ -1,8 +1,8 @@
 import { printable } from '../../shared/printable.ts';
 import { boundedGet, joinUrl } from '../http.ts';
-
 import type { ProbeResult } from '../types.ts';
 import type { HttpProbeOptions } from './api.ts';
+import { versionReading } from './version-reading.ts';
 
 // Attribute order and quoting vary between builds and minifiers; both orders are accepted.
 const META_NAME_FIRST =
@@ -21,7 +21,7 @@ export async function probeWeb(webUrl: string, options: HttpProbeOptions): Promi
   try {
     const response = await boundedGet(jsonUrl, options);
     const version = response.status === 200 ? versionOfJson(response.body) : undefined;
-    if (version !== undefined) return { name: 'web', source: jsonUrl, version: printable(version) };
+    if (version !== undefined) return { name: 'web', source: jsonUrl, ...versionReading(version) };
     jsonProblem =
       response.status === 200 ? 'version.json has no "version" string' : `HTTP ${response.status}`;
   } catch (error) {
@@ -41,7 +41,7 @@ export async function probeWeb(webUrl: string, options: HttpProbeOptions): Promi
     return {
       name: 'web',
       source: `${pageUrl} (meta tag)`,
-      version: printable(decodeEntities(meta[1] ?? meta[2] ?? '')),
+      ...versionReading(decodeEntities(meta[1] ?? meta[2] ?? '')),
     };
   } catch (error) {
     return failed(pageUrl, (error as Error).message);

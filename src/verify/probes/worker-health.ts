@@ -1,8 +1,8 @@
 import { printable } from '../../shared/printable.ts';
 import { boundedGet } from '../http.ts';
-
 import type { ProbeResult } from '../types.ts';
 import type { HttpProbeOptions } from './api.ts';
+import { versionReading } from './version-reading.ts';
 
 /** The worker from its health endpoint: `GET <url>` -> `{"version": ..., "status": "ok"}`. */
 export async function probeWorkerHealth(url: string, options: HttpProbeOptions): Promise<ProbeResult> {
@@ -16,7 +16,7 @@ export async function probeWorkerHealth(url: string, options: HttpProbeOptions):
     return {
       name: 'worker',
       source: url,
-      version: printable(doc.version),
+      ...versionReading(doc.version),
       // A worker that answers but is unhealthy still reports its version; say so beside it.
       ...(response.status !== 200 || (status && status !== 'ok')
         ? { detail: `health: HTTP ${response.status}${status ? `, status ${status}` : ''}` }

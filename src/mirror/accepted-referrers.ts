@@ -1,0 +1,125 @@
+import { readEvidence } from '../evidence/attach-evidence.ts';
+import { ARTIFACT_TYPE, type EvidenceKind } from '../evidence/statements.ts';
+import { VSA_ARTIFACT_TYPE } from '../evidence/vsa.ts';
+import { listReferrers } from '../registry/referrers.ts';
+import type { Descriptor, ImageStore } from '../registry/store.ts';
+import { checkImageSignature, SIGNATURE_ARTIFACT_TYPE } from '../signing/image-signature.ts';
+import type { PublicSigningKey } from '../signing/keys.ts';
+
+/**
+ * A mirror carries only what it verified: the referrer kinds it accepts, each with how one
+ * referrer of that kind is verified. Anything else attached to a release image (another artifact
+ * type, a signature by another key, evidence about another image) is left behind with a notice,
+ * or refuses the mirror with `--strict-referrers`. A new kind (a verification summary signed by a
+ * verifier key, say) is one more entry here, with a key of its own in `TrustedKeys`.
+ */
+
+/** The keys a mirror checks referrers with (config `signing.publicKey`: the release key). */
+export interface TrustedKeys {
+  release: PublicSigningKey;
+}
+
+export interface ReferrerSubject {
+  repository: string;
+  digest: string;
+}
+
+export interface ReferrerKind {
+  /** For notices: "signature", "SBOM"... */
+  name: string;
+  artifactType: string;
+  /** The referrers of this kind on `subject` that verify, by digest; the others with why not. */
+  verify(store: ImageStore, keys: TrustedKeys, subject: ReferrerSubject): Promise<Verdicts>;
+}
+
+/** digest -> undefined when it verified, else the reason it did not. */
+export type Verdicts = Map<string, string | undefined>;
+
+const evidence = (name: string, kind: EvidenceKind): ReferrerKind => ({
+  name,
+  artifactType: ARTIFACT_TYPE[kind],
+  async verify(store, keys, subject) {
+    const entries = await readEvidence(store, keys.release, { ...subject, kind });
+    return new Map(
+      entries.map((e) => [e.referrer, e.status === 'valid' ? undefined : (e.reason ?? e.status)]),
+    );
+  },
+});
+
+export const ACCEPTED_REFERRERS: readonly ReferrerKind[] = [
+  {
+    name: 'signature',
+    artifactType: SIGNATURE_ARTIFACT_TYPE,
+    async verify(store, keys, subject) {
+      const check = await checkImageSignature(store, keys.release, subject);
+      return new Map(
+        check.signatures.map((s) => [s.digest, s.valid ? undefined : (s.reason ?? 'not valid')]),
+      );
+    },
+  },
+  evidence('SBOM', 'sbom'), // CycloneDX statement signed by the release key, about this image
+  evidence('provenance', 'provenance'), // SLSA v1 statement, the same way
+  evidence('release set', 'releaseSet'), // the release-set statement naming this image
+  // A verification summary is signed by the verifier, not the release key: collected here and
+  // checked as a whole by the mirror's next step (`mirror-vsa-step.ts`) with `verifier.publicKey`
+  // before anything is written. A bad one refuses the load; with no verifier key, all are left
+  // behind with a warning. Either way none is carried unverified.
+  {
+    name: 'verification summary',
+    artifactType: VSA_ARTIFACT_TYPE,
+    async verify(store, _keys, subject) {
+      const listed = await listReferrers(store, subject.repository, subject.digest);
+      return new Map(
+        listed.filter((r) => r.artifactType === VSA_ARTIFACT_TYPE).map((r) => [r.digest, undefined]),
+      );
+    },
+  },
+];
+
+/** A referrer left behind, and why: for the notice and `--json`. */
+export interface DroppedReferrer {
+  repository: string;
+  subject: string;
+  digest: string;
+  artifactType: string | undefined;
+  reason: string;
+}
+
+/**
+ * Split the referrers of `subject` into those a kind of `kinds` verifies and those it does not.
+ * Each kind's verification reads only referrers of its own artifact type.
+ */
+export async function verifiedReferrers(
+  store: ImageStore,
+  keys: TrustedKeys,
+  subject: ReferrerSubject,
+  kinds: readonly ReferrerKind[] = ACCEPTED_REFERRERS,
+): Promise<{ kept: Descriptor[]; dropped: DroppedReferrer[] }> {
+  const listed = await listReferrers(store, subject.repository, subject.digest);
+  const kept: Descriptor[] = [];
+  const dropped: DroppedReferrer[] = [];
+  const verdicts = new Map<string, Verdicts>();
+  for (const referrer of listed) {
+    const kind = kinds.find((k) => k.artifactType === referrer.artifactType);
+    const drop = (reason: string) =>
+      dropped.push({
+        repository: subject.repository,
+        subject: subject.digest,
+        digest: referrer.digest,
+        artifactType: referrer.artifactType,
+        reason,
+      });
+    if (!kind) {
+      drop(`artifact type ${referrer.artifactType ?? '(none)'} is not one a mirror carries`);
+      continue;
+    }
+    if (!verdicts.has(kind.artifactType))
+      verdicts.set(kind.artifactType, await kind.verify(store, keys, subject));
+    const verdict = verdicts.get(kind.artifactType)!;
+    if (!verdict.has(referrer.digest)) drop(`the ${kind.name} is not verified`);
+    else if (verdict.get(referrer.digest) !== undefined)
+      drop(`${kind.name}: ${verdict.get(referrer.digest)}`);
+    else kept.push(referrer);
+  }
+  return { kept, dropped };
+}
