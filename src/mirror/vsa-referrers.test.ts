@@ -22,6 +22,7 @@ const referrer = (digest: string, artifactType: string, layer: string): SetManif
 });
 const set: MirrorSet = {
   version: 'v1.0.0',
+  dropped: [],
   images: [],
   manifests: [
     referrer(d('1'), 'application/vnd.dev.sigstore.bundle.v0.3+json', d('b')),
