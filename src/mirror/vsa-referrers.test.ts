@@ -11,10 +11,11 @@ const referrer = (digest: string, artifactType: string, layer: string): SetManif
   mediaType: 'application/vnd.oci.image.manifest.v1+json',
   bytes: Buffer.from(
     JSON.stringify({
+      schemaVersion: 2,
       artifactType,
       config: { mediaType: 'application/vnd.oci.empty.v1+json', digest: EMPTY, size: 2 },
       layers: [{ mediaType: 'application/vnd.dev.sigstore.bundle.v0.3+json', digest: layer, size: 10 }],
-      subject: { digest: d('a') },
+      subject: { mediaType: 'application/vnd.oci.image.manifest.v1+json', digest: d('a'), size: 100 },
     }),
   ),
   role: 'referrer',
