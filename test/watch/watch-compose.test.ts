@@ -148,6 +148,60 @@ describe('release watch on a Compose deployment', { timeout: 120_000 }, () => {
     expect(workerRows(watched!)).toEqual(workerRows(jsonOf<Report>(verified)));
   });
 
+  it('--all reads a project whose file this Compose CLI cannot parse when the config names the project (getsentry/self-hosted)', async () => {
+    // Sentry's self-hosted compose file uses `depends_on.<service>.restart`, which docker-compose
+    // v1 refuses; with `projectName` (Sentry sets COMPOSE_PROJECT_NAME in its .env) the project's
+    // containers are still read, by watch as by verify, only its one-shot jobs unknown.
+    const dir = join(cwd, 'newer');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'docker-compose.yml'),
+      `services:
+  api:
+    image: ${registry.host}/service-api:${TAG}
+  worker:
+    image: ${registry.host}/service-worker:${TAG}
+    depends_on:
+      api:
+        condition: service_started
+        restart: true
+`,
+    );
+    writeFileSync(
+      join(cwd, 'newer.config.json'),
+      JSON.stringify({
+        registry: registry.host,
+        deployments: [
+          {
+            name: 'shop',
+            url: apiUrl,
+            compose: { files: ['newer/docker-compose.yml'], projectName: 'shop' },
+          },
+        ],
+      }),
+    );
+    const args = ['--all', '--config', 'newer.config.json', '--no-cli', '--expect', TAG, '--json'];
+    const [watched] = deploymentsOf(await release(['watch', '--once', ...args]));
+    const [verified] = deploymentsOf(await release(['verify', ...args]));
+    expect(workerRows(watched!)).toHaveLength(2);
+    expect(workerRows(watched!)).toEqual(workerRows(verified!));
+    // Without the name, the file must be read to name the project: refused alike with Compose's
+    // error (COMPOSE_INVALID, exit 2).
+    writeFileSync(
+      join(cwd, 'unnamed.config.json'),
+      JSON.stringify({
+        registry: registry.host,
+        deployments: [{ name: 'shop', url: apiUrl, compose: { files: ['newer/docker-compose.yml'] } }],
+      }),
+    );
+    const unnamed = ['--all', '--config', 'unnamed.config.json', '--no-cli'];
+    for (const command of [['watch', '--once'], ['verify']]) {
+      const result = await release([...command, ...unnamed]);
+      expect(result.code, result.stdout + result.stderr).toBe(2);
+      expect(result.stderr).toMatch(/Compose cannot read the project: .*restart/);
+    }
+  });
+
   it('the same engine read without the project sees the stray: drift (what --compose keeps out)', async () => {
     const result = await release(['watch', '--once', '--url', apiUrl, '--docker', '--no-cli', '--json']);
     expect(result.code, result.stdout + result.stderr).toBe(1);
