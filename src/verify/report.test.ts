@@ -1,6 +1,9 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { checkDeployment } from './checks.ts';
-import { buildReport, renderReport, reportJson } from './report.ts';
+import { buildReport, renderReport, reportJson, WHY } from './report.ts';
 import type { ProbeResult } from './types.ts';
 
 const URL = 'http://127.0.0.1:8080';
@@ -77,5 +80,20 @@ describe('report', () => {
       expect.objectContaining({ code: 'API_WORKER_MISMATCH', severity: 'drift', artifact: 'worker' }),
     );
     expect(typeof json.findings[0]!.fix).toBe('string');
+  });
+});
+
+describe('the "why" labels', () => {
+  it('name every finding code a check file gives, in words (not the code lower-cased)', () => {
+    const dir = dirname(fileURLToPath(import.meta.url));
+    const files = readdirSync(dir).filter((f) => /^check-.*\.ts$/.test(f) && !f.endsWith('.test.ts'));
+    const codes = new Set<string>(['API_UNREACHABLE', 'WORKER_UNREACHABLE', 'WEB_UNREACHABLE']);
+    for (const file of files) {
+      const text = readFileSync(join(dir, file), 'utf8');
+      for (const m of text.matchAll(/(?:code:\s*|\?\s*|:\s*)'([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)'/g))
+        codes.add(m[1]!);
+    }
+    expect(codes.size).toBeGreaterThan(40);
+    expect([...codes].filter((code) => !WHY[code])).toEqual([]);
   });
 });

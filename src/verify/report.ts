@@ -12,7 +12,8 @@ import type {
 } from './types.ts';
 
 // The table's "why" column: the finding in a few words (its message, with the fix, follows below).
-const WHY: Record<string, string> = {
+// Every code a check-*.ts file can give has one (report.test.ts reads them from the checks).
+export const WHY: Record<string, string> = {
   API_UNREACHABLE: 'unreachable',
   WEB_UNREACHABLE: 'unreachable',
   WORKER_UNREACHABLE: 'unreachable',
@@ -42,6 +43,22 @@ const WHY: Record<string, string> = {
   RELEASE_NOT_BOUND: 'release not signed for its rc',
   RELEASE_PLATFORM_MISSING: "lacks a platform of its rc's",
   RELEASE_PLATFORM_NOT_IN_RC: 'a platform is not from its rc',
+  RELEASE_ARCHIVE_UNSIGNED: 'CLI archive signature missing or invalid',
+  PROVENANCE_UNREADABLE: 'could not be traced to its rc',
+  REGISTRY_UNREACHABLE: 'registry unreachable',
+  REGISTRY_TAG_MISSING: 'tag not in the registry',
+  REGISTRY_DIGEST_UNKNOWN: 'no registry digest (built locally?)',
+  EVIDENCE_MISSING: 'no signed SBOM or provenance',
+  EVIDENCE_INVALID: 'SBOM or provenance does not verify',
+  EVIDENCE_UNCHECKED: 'evidence could not be read',
+  RELEASE_SET_MISSING: 'no signed release set',
+  RELEASE_SET_MISMATCH: 'not the image its release set names',
+  RELEASE_SET_INCOMPLETE: 'release set leaves out an artifact',
+  RELEASE_SET_NO_ARCHIVE: 'release set names no CLI archive',
+  CLI_PACKAGE_UNREADABLE: 'npm registry unreadable',
+  CLI_PACKAGE_MISSING: 'package of this version not published',
+  CLI_PACKAGE_LATEST_NEWER: 'latest is a newer release',
+  CLI_PACKAGE_LATEST_BEHIND: 'latest is not this release',
 };
 
 const RANK: Record<ArtifactStatus, number> = {

@@ -72,6 +72,12 @@ describe('release watch --once', () => {
     expect(result.stdout).toMatch(/WORKER_UNREACHABLE: .*connection refused/);
   });
 
+  it("accepts verify's --no-cli (the svc on PATH is left out, as it is by default)", async () => {
+    const result = await once(['--worker-url', urls.worker, '--no-cli', '--name', 'site-a']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^site-a: in step at v1\.4\.0 \(from api\)$/m);
+  });
+
   it('exits 0 for a warning the skew policy allows, 1 with --fail-on warn', async () => {
     const dir = cleanup.tempDir('watch-skew');
     writeFileSync(
@@ -106,6 +112,17 @@ describe('release watch refuses bad input with one line and a hint (exit 2)', ()
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(result.stderr).toMatch(/hint|--/);
+  });
+
+  it('refuses a flag naming one deployment beside --all, as verify does (--compose, --url-per-node)', async () => {
+    for (const extra of [['--compose', 'docker-compose.yml'], ['--url-per-node']]) {
+      const result = await watch(['--all', '--once', ...extra]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/--all reads every URL from the config/);
+      const verify = await runRelease(['verify', '--all', ...extra], { cwd });
+      expect(verify.code).toBe(2);
+      expect(verify.stderr).toMatch(/--all reads every URL from the config/);
+    }
   });
 
   it('says the address is in use when --listen names a taken port', async () => {

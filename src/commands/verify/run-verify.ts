@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import { imageArtifacts, imageOfRole } from '../../config/artifacts.ts';
 import { ExternalError, RuleError, UsageError } from '../../errors.ts';
 import type { VsaCheck } from '../../evidence/vsa-checks.ts';
@@ -21,26 +20,27 @@ import { parseVersion } from '../../version/parse.ts';
 import type { GlobalOptions } from '../command-context.ts';
 import { baseContext } from '../command-context.ts';
 import { printJson, printLine, warn } from '../output.ts';
+import { type DeploymentFlags, deploymentTargets, type TargetWording } from './deployment-targets.ts';
 import type { VerifyContext } from './verify-context.ts';
 import { verifyPipeline } from './verify-pipeline.ts';
 
-export interface VerifyFlags extends GlobalOptions {
-  url?: string;
-  webUrl?: string;
-  workerUrl?: string;
-  docker?: boolean;
-  dockerHost?: string;
-  urlPerNode?: boolean;
-  /** `--compose <file>`: the worker is read from this Compose project's containers only. */
-  compose?: string[];
-  projectName?: string;
+/** How `release verify` words a refusal of the flags naming its deployments. */
+const VERIFY_TARGETS: TargetWording = {
+  command: 'verify',
+  noUrl: {
+    message: 'which deployment? --url <api base URL> is required',
+    hint: 'release verify --url https://svc.example.com, or --all for the deployments in the config',
+  },
+  allHint: 'drop --web-url/--worker-url/--docker/--compose with --all, or check one deployment with --url',
+};
+
+export interface VerifyFlags extends GlobalOptions, DeploymentFlags {
   expect?: string;
   registry?: string | true;
   /** An image whose digest is not validly signed by signing.publicKey is drift. */
   requireSignature?: boolean;
   /** An image without a signed SBOM and provenance, or outside the release set, is drift. */
   requireAttestations?: boolean;
-  all?: boolean;
   /** `--manifests [dir]`: check deployment files offline instead of a live deployment. */
   manifests?: string | true;
   cli?: boolean;
@@ -137,38 +137,7 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
         hint: 'check signatures with --url <api> --require-signature, deployment by deployment',
       });
     }
-    if (flags.webUrl || flags.workerUrl || flags.docker || flags.dockerHost) {
-      throw new UsageError('VERIFY_ALL_WITH_TARGET', '--all reads every URL from the config', {
-        hint: 'drop --web-url/--worker-url/--docker with --all, or check one deployment with --url',
-      });
-    }
-    const targets = base.config.deployments;
-    if (targets.length === 0) {
-      throw new UsageError('VERIFY_NO_DEPLOYMENTS', 'no deployments are configured for --all', {
-        hint: 'add `deployments: [{ name, url, webUrl?, workerUrl? }]` to release.config.ts',
-      });
-    }
-    // A Compose deployment without a worker URL: its worker is read from its project's containers.
-    const withCompose = targets.some((d) => d.compose && !d.workerUrl)
-      ? await import('./compose-project.ts')
-      : undefined;
-    const fleetTargets: VerifyTarget[] = await Promise.all(
-      targets.map(async (d) =>
-        withCompose && d.compose && !d.workerUrl
-          ? {
-              ...d,
-              docker: composeDocker(
-                await withCompose.composeProjectOf(
-                  d.compose.files.map((f) => resolve(base.configDir, f)),
-                  d.compose.projectName,
-                  base,
-                  undefined,
-                ),
-              ),
-            }
-          : d,
-      ),
-    );
+    const fleetTargets = await deploymentTargets(flags, base, VERIFY_TARGETS);
     const fleet = await verifyFleet(fleetTargets, {
       ...options,
       concurrency: flags.concurrency,
@@ -183,51 +152,7 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
     return;
   }
 
-  if (!flags.url) {
-    throw new UsageError('VERIFY_NO_URL', 'which deployment? --url <api base URL> is required', {
-      hint: 'release verify --url https://svc.example.com, or --all for the deployments in the config',
-    });
-  }
-  if (flags.urlPerNode && !flags.docker && !flags.dockerHost) {
-    throw new UsageError(
-      'VERIFY_URL_PER_NODE',
-      '--url-per-node reads the nodes from a Swarm manager: it needs --docker or --docker-host',
-      {
-        hint: 'release verify --url http://node1:8080 --docker-host unix:///var/run/docker.sock --url-per-node',
-      },
-    );
-  }
-  if (flags.projectName && !flags.compose?.length) {
-    throw new UsageError(
-      'VERIFY_PROJECT_WITHOUT_COMPOSE',
-      '--project-name names a Compose project: give its files with --compose',
-      {
-        hint: 'release verify --url <api> --compose docker-compose.yml --project-name <name>',
-      },
-    );
-  }
-  const composeProject = flags.compose?.length
-    ? await (await import('./compose-project.ts')).composeProjectOf(
-        flags.compose,
-        flags.projectName,
-        base,
-        flags.dockerHost,
-      )
-    : undefined;
-  const docker =
-    flags.docker || flags.dockerHost || composeProject
-      ? {
-          ...(flags.dockerHost ? { host: flags.dockerHost } : {}),
-          ...(composeProject ? composeDocker(composeProject) : {}),
-        }
-      : undefined;
-  const target: VerifyTarget = {
-    url: checkedUrl(flags.url, '--url'),
-    ...(flags.webUrl ? { webUrl: checkedUrl(flags.webUrl, '--web-url') } : {}),
-    ...(flags.workerUrl ? { workerUrl: checkedUrl(flags.workerUrl, '--worker-url') } : {}),
-    ...(docker ? { docker } : {}),
-    ...(flags.urlPerNode ? { urlPerNode: true } : {}),
-  };
+  const [target] = (await deploymentTargets(flags, base, VERIFY_TARGETS)) as [VerifyTarget];
   // Without --docker, --registry still checks each release image against its rc; the
   // running digests are compared only when an engine was read.
   // Signatures live in the store: --require-signature reads the config's registry.
@@ -351,21 +276,6 @@ async function openRegistry(
   });
 }
 
-export function checkedUrl(value: string, flag: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError('VERIFY_BAD_URL', `${flag} "${value}" is not a URL`, {
-      hint: `give a full URL, like ${flag} http://127.0.0.1:8080`,
-    });
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError('VERIFY_BAD_URL', `${flag} must be http:// or https://, not ${url.protocol}`);
-  }
-  return value.replace(/\/+$/, '');
-}
-
 export function checkedExpect(tag: string): string {
   const kind = parseVersion(tag).kind;
   if (kind === 'invalid' || kind === 'unknown' || kind === 'hash') {
@@ -408,9 +318,4 @@ function renderFleet(fleet: FleetReport): string[] {
     `${total} deployments checked in ${(fleet.elapsedMs / 1000).toFixed(2)} s: ${inStep} in step, ${drift} drift, ${unreachable} unreachable`,
   );
   return lines;
-}
-
-/** The engine part of a Compose target: its project's containers, its one-shot jobs known. */
-function composeDocker(project: { name: string; oneShots: string[] }) {
-  return { composeProject: project.name, ...(project.oneShots.length ? { oneShots: project.oneShots } : {}) };
 }

@@ -1,34 +1,15 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { VSA_CHECKS } from '../../evidence/vsa-checks.ts';
+import { deploymentOptions } from './deployment-options.ts';
 import type { VerifyFlags } from './run-verify.ts';
 
 export function verifyCommand(program: Command): void {
-  program
-    .command('verify')
-    .description('prove a live deployment is in step: API, worker, web and the svc on PATH share one tag')
-    .option('--url <api>', "the API's base URL (reads {url}/api/version)")
-    .option('--web-url <url>', 'the web client (reads version.json, else the page meta tag)')
-    .addOption(
-      new Option('--worker-url <url>', "the worker's health URL (…/healthz)").conflicts([
-        'docker',
-        'dockerHost',
-      ]),
-    )
-    .option('--docker', 'read the worker from the Docker engine: containers and Swarm services of its image')
-    .option('--docker-host <sock>', 'the engine to read (unix:///path or tcp://host:port; implies --docker)')
-    .option(
-      '--compose <file>',
-      "read the worker from this Compose project's containers (by Compose's labels), running or not; repeatable, first file first",
-      (value: string, previous: string[] = []) => [...previous, value],
-    )
-    .option(
-      '--project-name <name>',
-      'with --compose: the Compose project name (default: as Compose chooses it)',
-    )
-    .option(
-      '--url-per-node',
-      "with --docker on a Swarm manager: also read the API's version on every node's address (--url's scheme, port and path)",
-    )
+  deploymentOptions(
+    program
+      .command('verify')
+      .description('prove a live deployment is in step: API, worker, web and the svc on PATH share one tag'),
+    "the API's base URL (reads {url}/api/version)",
+  )
     .option(
       '--manifests [dir]',
       "offline: the deployment files (default: deploy.manifests) carry the release record's tag (or --expect) for every image, appVersion and version variable",

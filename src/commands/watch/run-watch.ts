@@ -1,5 +1,6 @@
 import { imageOfRole } from '../../config/artifacts.ts';
 import { ExternalError, RuleError, UsageError } from '../../errors.ts';
+import type { BaseContext } from '../../pipeline/context.ts';
 import { isPortClash } from '../../util/free-port.ts';
 import { onStop, stopCleanly } from '../../util/interrupt.ts';
 import { exitCodeOf, type FailOn, renderFindings, reportJson, verdictLine } from '../../verify/report.ts';
@@ -12,16 +13,10 @@ import { statusDocument } from '../../watch/status-json.ts';
 import { loopRounds, parseDuration } from '../../watch/watch-loop.ts';
 import { baseContext, type GlobalOptions } from '../command-context.ts';
 import { printJson, printLine } from '../output.ts';
-import { checkedExpect, checkedUrl } from '../verify/run-verify.ts';
+import { type DeploymentFlags, deploymentTargets, type TargetWording } from '../verify/deployment-targets.ts';
+import { checkedExpect } from '../verify/run-verify.ts';
 
-export interface WatchFlags extends GlobalOptions {
-  all?: boolean;
-  url?: string;
-  webUrl?: string;
-  workerUrl?: string;
-  docker?: boolean;
-  dockerHost?: string;
-  name?: string;
+export interface WatchFlags extends GlobalOptions, DeploymentFlags {
   listen?: string;
   interval: string;
   once?: boolean;
@@ -35,6 +30,17 @@ export interface WatchFlags extends GlobalOptions {
 }
 
 const MIN_INTERVAL_MS = 200;
+
+/** How `release watch` words a refusal of the flags naming its deployments. */
+const WATCH_TARGETS: TargetWording = {
+  command: 'watch',
+  noUrl: {
+    message: 'which deployment? --url <api base URL> or --all is required',
+    hint: 'release watch --url https://svc.example.com --worker-url … --listen 127.0.0.1:9464',
+  },
+  allHint:
+    'drop --web-url/--worker-url/--docker/--compose/--name with --all, or watch one deployment with --url',
+};
 
 export async function runWatch(flags: WatchFlags): Promise<void> {
   const intervalMs = parseDuration(flags.interval);
@@ -58,8 +64,8 @@ export async function runWatch(flags: WatchFlags): Promise<void> {
     );
   }
   const base = await baseContext(flags);
-  const targets = watchedTargets(flags, base.config.deployments);
   const expect = flags.expect === undefined ? undefined : checkedExpect(flags.expect);
+  const targets = await watchedTargets(flags, base);
   const options: RoundOptions = {
     env: base.env,
     cwd: base.cwd,
@@ -134,45 +140,11 @@ export async function runWatch(flags: WatchFlags): Promise<void> {
   }
 }
 
-/** The deployments to watch: the config's with --all, else the one the verify flags name. */
-function watchedTargets(flags: WatchFlags, configured: WatchedTarget[]): WatchedTarget[] {
-  if (flags.all) {
-    if (flags.webUrl || flags.workerUrl || flags.docker || flags.dockerHost || flags.name) {
-      throw new UsageError('WATCH_ALL_WITH_TARGET', '--all reads every URL from the config', {
-        hint: 'drop --web-url/--worker-url/--docker/--name with --all, or watch one deployment with --url',
-      });
-    }
-    if (configured.length === 0) {
-      throw new UsageError('WATCH_NO_DEPLOYMENTS', 'no deployments are configured for --all', {
-        hint: 'add `deployments: [{ name, url, webUrl?, workerUrl? }]` to release.config.ts',
-      });
-    }
-    return configured.map(({ name, url, webUrl, workerUrl }) => ({
-      name,
-      url,
-      ...(webUrl ? { webUrl } : {}),
-      ...(workerUrl ? { workerUrl } : {}),
-    }));
-  }
-  if (!flags.url) {
-    throw new UsageError('WATCH_NO_URL', 'which deployment? --url <api base URL> or --all is required', {
-      hint: 'release watch --url https://svc.example.com --worker-url … --listen 127.0.0.1:9464',
-    });
-  }
-  const url = checkedUrl(flags.url, '--url');
-  const docker =
-    flags.docker || flags.dockerHost
-      ? { ...(flags.dockerHost ? { host: flags.dockerHost } : {}) }
-      : undefined;
-  return [
-    {
-      name: flags.name ?? new URL(url).host,
-      url,
-      ...(flags.webUrl ? { webUrl: checkedUrl(flags.webUrl, '--web-url') } : {}),
-      ...(flags.workerUrl ? { workerUrl: checkedUrl(flags.workerUrl, '--worker-url') } : {}),
-      ...(docker ? { docker } : {}),
-    },
-  ];
+/** The deployments to watch, built as verify builds its own: the config's with --all, else the one the flags name. */
+async function watchedTargets(flags: WatchFlags, base: BaseContext): Promise<WatchedTarget[]> {
+  const targets = await deploymentTargets(flags, base, WATCH_TARGETS);
+  // Metrics and the page need a label: one deployment named by flags alone goes by its host.
+  return targets.map((t) => ({ ...t, name: t.name ?? new URL(t.url).host }));
 }
 
 /** `127.0.0.1:9464`, `[::1]:9464`, `:9464` (every interface). */

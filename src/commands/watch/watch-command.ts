@@ -1,23 +1,19 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { deploymentOptions } from '../verify/deployment-options.ts';
 import type { WatchFlags } from './run-watch.ts';
 
 export function watchCommand(program: Command): void {
-  program
-    .command('watch')
-    .description(
-      'keep verifying deployments: version drift as Prometheus metrics (/metrics) and a status page (/)',
-    )
-    .addOption(new Option('--all', 'watch every deployment in the config (deployments:)').conflicts(['url']))
-    .option('--url <api>', "the API's base URL of the one deployment to watch")
-    .option('--web-url <url>', 'the web client (reads version.json, else the page meta tag)')
-    .addOption(
-      new Option('--worker-url <url>', "the worker's health URL (…/healthz)").conflicts([
-        'docker',
-        'dockerHost',
-      ]),
-    )
-    .option('--docker', 'read the worker from the Docker engine')
-    .option('--docker-host <sock>', 'the engine to read (implies --docker)')
+  deploymentOptions(
+    program
+      .command('watch')
+      .description(
+        'keep verifying deployments: version drift as Prometheus metrics (/metrics) and a status page (/)',
+      )
+      .addOption(
+        new Option('--all', 'watch every deployment in the config (deployments:)').conflicts(['url']),
+      ),
+    "the API's base URL of the one deployment to watch",
+  )
     .option(
       '--name <name>',
       'with --url: the deployment label in metrics and on the page (default: the host)',
@@ -29,6 +25,7 @@ export function watchCommand(program: Command): void {
     .option('--interval <duration>', 'time between rounds, with ±10% jitter (15s, 500ms, 1m)', '15s')
     .option('--once', 'run one round, print it as verify does and exit with its code (for cron)')
     .option('--cli', "also read the svc on this host's PATH (off: a server's PATH is rarely an operator's)")
+    .option('--no-cli', 'leave the svc on PATH out (the default; accepted as verify accepts it)')
     .option('--expect <tag>', 'require every artifact to be this tag')
     .addOption(
       new Option('--fail-on <grade>', 'with --once: exit 1 on drift only, or also on a warning')
