@@ -1,6 +1,8 @@
 import { IMAGE_ROLES, type ImageRole, REPOSITORY } from '../config/constants.ts';
 import type { Detection, FoundDockerfile } from './detect.ts';
 import type { DockerRecipe } from './dockerfile.ts';
+import { type ImageSource, imageSources } from './image-candidates.ts';
+import { versionVariables } from './version-variables.ts';
 
 /** What the written config says about one artifact, and the comment lines that go above it. */
 export interface PlannedArtifact {
@@ -13,6 +15,8 @@ export interface PlannedArtifact {
 export interface InitPlan {
   registry: string;
   artifacts: PlannedArtifact[];
+  /** Build args and client variables that carry the version, besides the standard names. */
+  versionVariables: { server: string[]; client: string[] };
   /** Read from the repository as it is. */
   found: string[];
   /** Decided by a rule of thumb: check these. */
@@ -25,6 +29,10 @@ export interface InitChoices {
   /** The project's name (image names are `<name>-<artifact>`): --name, else detected, else the folder. */
   name: string;
   registry?: string;
+  /** `--compose-file`: the compose files to read instead of `docker compose`'s default one. */
+  composeFiles?: readonly string[];
+  /** Whether a repository path exists (a file or a folder): for the build context of a Dockerfile. */
+  exists?: (path: string) => boolean;
 }
 
 const ROLE_PATTERNS: Record<ImageRole, RegExp> = {
@@ -32,31 +40,48 @@ const ROLE_PATTERNS: Record<ImageRole, RegExp> = {
   worker: /(^|-)(worker|workers|jobs?|queue|consumer|tasks?)($|-)/,
   web: /(^|-)(web|frontend|ui|client|site|www)($|-)/,
 };
+// What a command says about a role of one image: `celery worker`, `docker-entrypoint-worker.sh`.
+const COMMAND_ROLES: [ImageRole, RegExp][] = [
+  ['worker', /(?:^|[^a-z])(?:worker|celery|rq|sidekiq)(?:[^a-z]|$)/],
+  ['api', /(?:^|[^a-z])(?:api|gunicorn|uvicorn|server)(?:[^a-z]|$)/],
+];
+const REGISTRY = /^[a-z0-9.-]+(?::[0-9]+)?(?:\/[a-z0-9._-]+)*$/;
 
 interface Candidate {
   name: string;
   from: string;
+  source?: ImageSource;
   docker?: { context: string; dockerfile?: string; target?: string };
+  buildArgs?: Record<string, string>;
   recipe?: DockerRecipe & { base: string };
   unsupported?: string;
   cliArchive?: string;
   role?: ImageRole;
+  /** The artifact whose image this one runs. */
+  runs?: Candidate;
+  image?: string;
 }
 
 export function planConfig(detection: Detection, choices: InitChoices): InitPlan {
+  const sources = imageSources(detection, choices.exists ?? (() => false), choices.composeFiles ?? []);
+  const fromCompose =
+    sources.registry && REGISTRY.test(sources.registry.registry) ? sources.registry : undefined;
   const plan: InitPlan = {
-    registry: choices.registry ?? 'oci-layout:.release/oci',
+    registry: choices.registry ?? fromCompose?.registry ?? 'oci-layout:.release/oci',
     artifacts: [],
-    found: [],
+    versionVariables: { server: [], client: [] },
+    found: [...sources.found],
     guessed: [],
-    todo: [],
+    todo: [...sources.refused],
   };
-  if (!choices.registry)
+  if (!choices.registry && fromCompose)
+    plan.guessed.push(`registry: "${fromCompose.registry}", from ${fromCompose.from}`);
+  else if (!choices.registry)
     plan.todo.push(
       'registry: images go to the embedded OCI layout (.release/oci); set your registry (e.g. "ghcr.io/<org>") or pass --registry',
     );
   const prefix = repositoryName(choices.name);
-  const candidates = imageCandidates(detection, plan);
+  const candidates = imageCandidates(sources.sources, plan);
   assignRoles(candidates, plan);
   for (const candidate of candidates) plan.artifacts.push(imageArtifact(candidate, prefix, detection, plan));
   for (const role of IMAGE_ROLES) {
@@ -68,54 +93,45 @@ export function planConfig(detection: Detection, choices: InitChoices): InitPlan
     });
   }
   plan.artifacts.push(cliArtifact(detection, prefix, plan));
-  for (const compose of detection.compose)
-    plan.found.push(`${compose.path}: services ${compose.services.map((s) => s.name).join(', ')}`);
+  const variables = versionVariables(
+    candidates
+      .filter((c) => !c.runs)
+      .flatMap((c) =>
+        [
+          ...(c.source?.dockerfile?.facts.args ?? []),
+          ...Object.entries(c.source?.docker?.args ?? {}).map(([name, value]) => ({ name, default: value })),
+        ].map((arg) => ({ ...arg, web: c.role === 'web' })),
+      ),
+  );
+  plan.versionVariables = { server: variables.server, client: variables.client };
+  if (variables.server.length || variables.client.length)
+    plan.found.push(
+      `versionVariables: ${[...variables.server, ...variables.client].join(', ')} (build args that carry the version; release build sets them)`,
+    );
+  for (const pinned of variables.pinned)
+    plan.found.push(`ARG ${pinned}: a pinned tool version, not the service's (left alone)`);
+  plan.found.push(...sources.skipped.map((s) => `skipped ${s}`));
   return plan;
 }
 
-function imageCandidates(detection: Detection, plan: InitPlan): Candidate[] {
+function imageCandidates(sources: ImageSource[], plan: InitPlan): Candidate[] {
   const out: Candidate[] = [];
-  const used = new Set<string>();
-  // Compose services that build an image name the artifacts, with the context and target they use.
-  for (const { path, services } of detection.compose) {
-    for (const service of services) {
-      if (!service.build) continue;
-      const context = clean(service.build.context);
-      const dockerfile = clean(join(context, service.build.dockerfile ?? 'Dockerfile'));
-      const found = detection.dockerfiles.find((d) => d.path === dockerfile);
-      if (found) used.add(found.path);
-      out.push({
-        ...fromDockerfile(service.name, found, context, service.build.target),
-        from: `${path} service ${service.name}${found ? ` (${found.path})` : ''}`,
-      });
-    }
-  }
-  for (const found of detection.dockerfiles) {
-    if (used.has(found.path)) continue;
-    const roleTargets = found.facts.targets.filter((t) => (IMAGE_ROLES as readonly string[]).includes(t));
-    if (roleTargets.length > 1) {
-      for (const target of roleTargets)
-        out.push({
-          ...fromDockerfile(target, found, found.dir, target),
-          from: `${found.path}, target ${target}`,
-        });
+  for (const source of sources) {
+    if (source.runs) {
+      out.push({ name: source.name, from: source.from, source });
       continue;
     }
-    out.push({ ...fromDockerfile(nameOfDockerfile(found), found, found.dir, undefined), from: found.path });
-  }
-  for (const folder of detection.nodeFolders) {
-    out.push({
-      name: folder.dir,
-      from: `${folder.dir}/ (a Node service, ${folder.entry}; no Dockerfile)`,
-      recipe: {
-        base: 'node',
-        copies: [{ from: folder.dir, to: `/srv/${folder.dir}` }],
-        entrypoint: ['/usr/local/bin/node', `/srv/${folder.dir}/${folder.entry}`],
-        env: {},
-        exposedPorts: [],
-        user: '65534:65534',
-      },
-    });
+    const docker = source.docker!;
+    const candidate: Candidate = {
+      ...fromDockerfile(source.name, source.dockerfile, docker.context, docker.dockerfile, docker.target),
+      from: source.from,
+      source,
+    };
+    const args = Object.fromEntries(
+      Object.entries(docker.args).filter(([name, value]) => !value.includes('$') && !/VERSION/i.test(name)),
+    );
+    if (Object.keys(args).length) candidate.buildArgs = args;
+    out.push(candidate);
   }
   const names = new Set<string>();
   for (const candidate of out) {
@@ -125,9 +141,10 @@ function imageCandidates(detection: Detection, plan: InitPlan): Candidate[] {
     candidate.name = name;
   }
   for (const candidate of out) {
-    plan.found.push(
-      `${candidate.from}${candidate.docker?.target ? ` (target ${candidate.docker.target})` : ''}`,
-    );
+    if (candidate.source?.runs) candidate.runs = out.find((c) => c.source?.name === candidate.source!.runs);
+    plan.found.push(candidate.from);
+    if (candidate.source?.contextReason)
+      plan.guessed.push(`artifacts.${candidate.name}.${candidate.source.contextReason}`);
   }
   return out;
 }
@@ -136,9 +153,9 @@ function fromDockerfile(
   name: string,
   found: FoundDockerfile | undefined,
   context: string,
+  dockerfile: string,
   target: string | undefined,
 ): Omit<Candidate, 'from'> {
-  const dockerfile = found?.path ?? join(context, 'Dockerfile');
   const candidate: Omit<Candidate, 'from'> = {
     name,
     docker: {
@@ -147,11 +164,15 @@ function fromDockerfile(
       ...(target ? { target } : {}),
     },
   };
+  if (!found) {
+    candidate.unsupported = `${dockerfile} was not found in the repository`;
+    return candidate;
+  }
   // A target other than the last stage is not what the recipe read; only the final stage translates.
-  const lastTarget = found?.facts.targets.at(-1);
-  const recipe = found?.facts.recipe;
-  if (recipe && 'unsupported' in recipe) candidate.unsupported = recipe.unsupported;
-  else if (recipe && (!target || target === lastTarget)) {
+  const lastTarget = found.facts.targets.at(-1);
+  const recipe = found.facts.recipe;
+  if ('unsupported' in recipe) candidate.unsupported = recipe.unsupported;
+  else if (!target || target === lastTarget) {
     const archive = recipe.copies.find((c) => /\.(tar\.gz|tgz)$/.test(c.from));
     if (archive) candidate.cliArchive = archive.from;
     const copies = recipe.copies
@@ -179,6 +200,17 @@ function assignRoles(candidates: Candidate[], plan: InitPlan): void {
     if (guess) {
       guess.role = role;
       plan.guessed.push(`artifacts.${guess.name}: role ${role}, from its name`);
+      continue;
+    }
+    // Roles of one image are told apart by the command each runs.
+    const pattern = COMMAND_ROLES.find(([r]) => r === role)?.[1];
+    const byCommand =
+      pattern && candidates.find((c) => !c.role && pattern.test((c.source?.command ?? '').toLowerCase()));
+    if (byCommand) {
+      byCommand.role = role;
+      plan.guessed.push(
+        `artifacts.${byCommand.name}: role ${role}, from its command (${byCommand.source!.command!.slice(0, 80)})`,
+      );
     }
   }
   // One image and no role matched: a single-image service is its API.
@@ -198,11 +230,16 @@ function imageArtifact(
   const notes = [`found: ${candidate.from}`];
   const at = `artifacts.${candidate.name}`;
   if (candidate.role && candidate.role !== candidate.name) value['role'] = candidate.role;
-  value['image'] =
-    candidate.name.startsWith(`${prefix}-`) || candidate.name === prefix
-      ? candidate.name
-      : `${prefix}-${candidate.name}`;
-  plan.guessed.push(`${at}.image: "${String(value['image'])}"`);
+  if (candidate.runs) {
+    // A role of one image: built, signed and promoted once, by the artifact that declares the build.
+    value['image'] = imageName(candidate.runs, prefix);
+    notes.push(`runs the image of ${candidate.runs.name} (built once, by ${candidate.runs.name})`);
+    return { name: candidate.name, value, notes };
+  }
+  value['image'] = imageName(candidate, prefix);
+  plan.guessed.push(
+    `${at}.image: "${String(value['image'])}"${candidate.source?.imageName === value['image'] ? ' (its image: line)' : ''}`,
+  );
   const script = detection.buildScripts.find((s) => s.artifact === candidate.name);
   const web = detection.webBuild;
   if (script) {
@@ -218,6 +255,7 @@ function imageArtifact(
   if (candidate.docker) {
     notes.push('docker engine: built from the Dockerfile in its context');
     Object.assign(value, candidate.docker);
+    if (candidate.buildArgs) value['buildArgs'] = candidate.buildArgs;
     if (candidate.cliArchive) {
       value['cliArchive'] = candidate.cliArchive;
       notes.push(
@@ -251,11 +289,26 @@ function imageArtifact(
   return { name: candidate.name, value, notes };
 }
 
+function interpreterOf(path: string): string {
+  if (path.endsWith('.py')) return 'python3';
+  if (path.endsWith('.sh')) return 'sh';
+  return 'node';
+}
+
+function imageName(candidate: Candidate, prefix: string): string {
+  const line = candidate.source?.imageName;
+  if (line && REPOSITORY.test(line)) return line;
+  return candidate.name.startsWith(`${prefix}-`) || candidate.name === prefix
+    ? candidate.name
+    : `${prefix}-${candidate.name}`;
+}
+
 function cliArtifact(detection: Detection, prefix: string, plan: InitPlan): PlannedArtifact {
   const script = detection.buildScripts.find((s) => s.artifact === 'cli');
   const python = detection.pythonClis[0];
   const node = detection.nodeBins[0];
-  if (!script && !python && !node)
+  const named = detection.cliScripts[0];
+  if (!script && !named && !python && !node)
     return {
       name: 'cli',
       value: false,
@@ -283,6 +336,15 @@ function cliArtifact(detection: Detection, prefix: string, plan: InitPlan): Plan
     value['build'] = { command: script.command, archive: script.archive };
     notes.push(`build: ${script.path} writes ${script.archive}`);
     plan.found.push(`${script.path}: builds the CLI archive ${script.archive}`);
+  } else if (script || named) {
+    // The project's own CLI build, before any guess: only the archive it writes is to confirm.
+    const path = script?.path ?? named!;
+    const command = script?.command ?? [interpreterOf(path), path];
+    const archive = `dist/${repositoryName(pkg)}.tar.gz`;
+    value['build'] = { command, archive };
+    notes.push(`build: ${path}, the project's own CLI build (its archive path is a guess: check it)`);
+    plan.found.push(`${path}: builds the CLI`);
+    plan.todo.push(`artifacts.cli.build.archive: the archive ${path} writes (guessed ${archive})`);
   } else {
     // A build is needed whenever the API image is built (it serves the archive): the packaging
     // tool of the CLI's own language, renamed to one archive name the config can give.
@@ -303,13 +365,6 @@ function cliArtifact(detection: Detection, prefix: string, plan: InitPlan): Plan
   }
   if (!archiveName) plan.guessed.push(`artifacts.cli.package: "${pkg}"`);
   return { name: 'cli', value, notes };
-}
-
-function nameOfDockerfile(found: FoundDockerfile): string {
-  const file = found.path.split('/').pop()!;
-  const suffix = /^Dockerfile\.(.+)$/.exec(file)?.[1] ?? /^(.+)\.Dockerfile$/.exec(file)?.[1];
-  if (suffix) return suffix;
-  return found.dir === '.' ? 'app' : found.dir.split('/').pop()!;
 }
 
 function isRole(name: string): boolean {

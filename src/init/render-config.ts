@@ -4,7 +4,12 @@ import type { InitPlan } from './plan-config.ts';
 /** The config as `release.config.json`: the plan's values, with the `$schema` line editors read. */
 export function renderJsonConfig(plan: InitPlan): string {
   const artifacts = Object.fromEntries(plan.artifacts.map((a) => [a.name, a.value]));
-  return `${JSON.stringify({ $schema: SCHEMA_REF, registry: plan.registry, artifacts }, null, 2)}\n`;
+  const versionVariables = hasVersionVariables(plan) ? { versionVariables: plan.versionVariables } : {};
+  return `${JSON.stringify({ $schema: SCHEMA_REF, registry: plan.registry, ...versionVariables, artifacts }, null, 2)}\n`;
+}
+
+function hasVersionVariables(plan: InitPlan): boolean {
+  return plan.versionVariables.server.length + plan.versionVariables.client.length > 0;
 }
 
 /**
@@ -28,6 +33,13 @@ export function renderTsConfig(plan: InitPlan, withTypes: boolean): string {
   lines.push(
     '  // Where images go: a registry and namespace, or an OCI layout directory (no registry needed).',
     `  registry: ${literal(plan.registry)},`,
+    ...(hasVersionVariables(plan)
+      ? [
+          '  // Build args and client variables that carry the version: release build sets each to it,',
+          '  // beside SERVICE_VERSION (server) and SERVICE_CLIENT_VERSION (client).',
+          `  versionVariables: ${value(plan.versionVariables, '  ')},`,
+        ]
+      : []),
     '  // What is released and how each artifact is built; `false` drops a role this service does not have.',
     '  artifacts: {',
   );

@@ -44,9 +44,16 @@ export async function runInit(options: InitOptions): Promise<void> {
         hint: 'pass a registry and namespace like "ghcr.io/acme", or "oci-layout:<dir>"',
       },
     );
-  const detection = detectProject(listProject(cwd));
+  const listing = listProject(cwd);
+  const composeFiles = (options.composeFile ?? []).map((f) => composePath(f, listing.paths));
+  const detection = detectProject(listing, composeFiles);
   const name = options.name ?? detection.name ?? basename(cwd);
-  const plan = planConfig(detection, { name, ...(options.registry ? { registry: options.registry } : {}) });
+  const plan = planConfig(detection, {
+    name,
+    composeFiles,
+    ...(listing.exists ? { exists: listing.exists } : {}),
+    ...(options.registry ? { registry: options.registry } : {}),
+  });
   const format = options.format ?? 'ts';
   const withTypes = existsSync(join(cwd, 'node_modules/service-release/package.json'));
   const files: PlannedFile[] = [
@@ -75,6 +82,7 @@ export async function runInit(options: InitOptions): Promise<void> {
     const full = join(cwd, file.path);
     if (existsSync(full)) file.existing = readFileSync(full, 'utf8');
   }
+  const ignore = gitignoreUpdate(cwd);
   // Another form of config would be read instead of (or before) the one written: refuse that too.
   const otherConfigs = CONFIG_NAMES.filter((n) => n !== files[0]!.path && existsSync(join(cwd, n)));
   const conflicts = [...files.filter((f) => f.existing !== undefined).map((f) => f.path), ...otherConfigs];
@@ -103,9 +111,16 @@ export async function runInit(options: InitOptions): Promise<void> {
     await mkdir(dirname(join(cwd, file.path)), { recursive: true });
     await writeFileAtomically(join(cwd, file.path), file.content);
   }
+  if (ignore) await writeFileAtomically(join(cwd, '.gitignore'), ignore.content);
+  const written = [...files.map((f) => f.path), ...(ignore ? ['.gitignore'] : [])];
+  const commitNote = `commit ${written.join(', ')} before an rc: until then the tree is dirty and a stamp says -dirty`;
   if (options.json) {
     printJson({
-      written: files.map((f) => ({ path: f.path, replaced: f.existing !== undefined })),
+      written: [
+        ...files.map((f) => ({ path: f.path, replaced: f.existing !== undefined })),
+        ...(ignore ? [{ path: '.gitignore', replaced: ignore.existed, added: ignore.added }] : []),
+      ],
+      next: commitNote,
       found: plan.found,
       guessed: plan.guessed,
       todo: plan.todo,
@@ -114,11 +129,49 @@ export async function runInit(options: InitOptions): Promise<void> {
     return;
   }
   for (const file of files) printLine(`${file.existing === undefined ? 'wrote' : 'replaced'} ${file.path}`);
+  if (ignore) printLine(`${ignore.existed ? 'added to' : 'wrote'} .gitignore: ${ignore.added.join(' ')}`);
+  printLine(`next: ${commitNote}`);
   if (otherConfigs.length)
     printLine(
       `note: ${otherConfigs.join(', ')} also exist; release reads release.config.ts first, then .mjs, .js, .json`,
     );
   printLine('next: npx release build --dry-run   (checks the config and its inputs, builds nothing)');
+}
+
+// What the toolkit writes in a project and never commits: the OCI layout and bases, the stamp's
+// and the build's output.
+const IGNORED = ['.release/', 'dist/'];
+
+/** The .gitignore with what it lacks of IGNORED appended (git's own answer), or nothing to do. */
+function gitignoreUpdate(cwd: string): { content: string; added: string[]; existed: boolean } | undefined {
+  // git's own answer (every rule file, negations included): status 0 ignored, 1 not ignored.
+  const answers = IGNORED.map((p) => ({
+    p,
+    status: spawnSync('git', ['check-ignore', '--no-index', '-q', `${p}x`], { cwd }).status,
+  }));
+  if (answers.some((a) => a.status !== 0 && a.status !== 1)) return undefined; // not a git repository
+  const missing = answers.filter((a) => a.status === 1).map((a) => a.p);
+  if (!missing.length) return undefined;
+  const path = join(cwd, '.gitignore');
+  const existed = existsSync(path);
+  const before = existed ? readFileSync(path, 'utf8') : '';
+  const lead = before && !before.endsWith('\n') ? '\n' : '';
+  const content = `${before}${lead}# written by release init: what service-release writes here\n${missing.map((p) => `/${p}`).join('\n')}\n`;
+  return { content, added: missing.map((p) => `/${p}`), existed };
+}
+
+/** A `--compose-file` as a path of the listing (relative to the project), or a usage error. */
+function composePath(file: string, paths: readonly string[]): string {
+  const relative = file.replace(/^\.\//, '');
+  if (!paths.includes(relative))
+    throw new UsageError(
+      'COMPOSE_FILE_NOT_FOUND',
+      `--compose-file ${JSON.stringify(file)} is not a file of this repository`,
+      {
+        hint: 'name it relative to the project folder (symbolic links and paths outside it are not read)',
+      },
+    );
+  return relative;
 }
 
 function report(plan: ReturnType<typeof planConfig>, files: PlannedFile[]): void {
