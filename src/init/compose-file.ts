@@ -1,4 +1,5 @@
 import { parseDocument } from 'yaml';
+import { shellWords } from './shell-words.ts';
 
 /**
  * The services of a Compose file as `docker compose` reads them: a real YAML parser (comments,
@@ -11,8 +12,8 @@ export interface ComposeService {
   name: string;
   image?: string;
   build?: ComposeBuild;
-  /** The command it runs, as written (a string or an argv): what tells roles of one image apart. */
-  command?: string;
+  /** The command it runs as an argv (a string split as Compose splits it): roles of one image differ by it. */
+  command?: string[];
 }
 
 export interface ComposeBuild {
@@ -52,8 +53,8 @@ function serviceOf(name: string, raw: Record<string, unknown>): ComposeService {
   const service: ComposeService = { name };
   if (typeof raw['image'] === 'string' && raw['image']) service.image = raw['image'];
   const command = raw['command'];
-  if (typeof command === 'string') service.command = command;
-  else if (Array.isArray(command)) service.command = command.map(String).join(' ');
+  if (typeof command === 'string' && command.trim()) service.command = shellWords(command);
+  else if (Array.isArray(command) && command.length) service.command = command.map(String);
   const build = raw['build'];
   if (typeof build === 'string') service.build = { context: build, args: {} };
   else if (record(build)) {

@@ -23,11 +23,13 @@ export interface ImageSource {
   runs?: string;
   /** The last component of its `image:` line. */
   imageName?: string;
-  /** What a role guess may read besides the name: the command it runs. */
-  command?: string;
+  /** The command it runs (compose `command:`): what tells roles of one image apart. */
+  command?: string[];
   role?: ImageRole;
   /** Why its context was chosen, when no compose file said. */
   contextReason?: string;
+  /** A Node folder without a Dockerfile: built daemonlessly from the folder. */
+  nodeFolder?: { dir: string; entry: string };
 }
 
 export interface ImageSources {
@@ -175,6 +177,12 @@ export function imageSources(
       docker: { context, dockerfile: found.path, args: {} },
     });
   }
+  for (const folder of detection.nodeFolders)
+    out.sources.push({
+      name: folder.dir,
+      from: `${folder.dir}/ (a Node service, ${folder.entry}; no Dockerfile)`,
+      nodeFolder: folder,
+    });
   // An image-only production compose file (images pulled, built elsewhere) still names them.
   for (const source of out.sources) {
     if (source.imageName || source.runs) continue;

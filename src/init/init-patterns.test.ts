@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { validateConfig } from '../config/validate.ts';
 import { readComposeFile } from './compose-file.ts';
 import { detectProject, type ProjectFiles } from './detect.ts';
 import { readDockerfile } from './dockerfile.ts';
@@ -96,13 +97,21 @@ describe('release init on a service whose image runs several roles', () => {
   it('makes the services of one image roles of it, told apart by their command; the build context as written', () => {
     expect(artifacts['api']).toEqual({
       image: 'acme-app',
+      command: ['gunicorn', 'acme.wsgi'],
       context: '.',
       dockerfile: 'api/Dockerfile',
       buildArgs: { PIP_NO_CACHE: '1' },
     });
-    expect(artifacts['worker']).toEqual({ image: 'acme-app' });
-    expect(artifacts['scheduler']).toEqual({ image: 'acme-app' });
-    expect(artifacts['init']).toEqual({ image: 'acme-app' });
+    expect(artifacts['worker']).toEqual({ image: 'acme-app', command: ['celery', '-A', 'acme', 'worker'] });
+    expect(artifacts['scheduler']).toEqual({
+      role: 'worker',
+      image: 'acme-app',
+      command: ['celery', '-A', 'acme', 'beat'],
+    });
+    expect(artifacts['init']).toEqual({ image: 'acme-app', command: ['python', '-m', 'acme.migrate'] });
+    expect(() =>
+      validateConfig({ registry: plan.registry, versionVariables: plan.versionVariables, artifacts }, 'plan'),
+    ).not.toThrow();
     expect(artifacts['client']).toEqual({
       role: 'web',
       image: 'acme-client',

@@ -45,6 +45,8 @@ const COMMAND_ROLES: [ImageRole, RegExp][] = [
   ['worker', /(?:^|[^a-z])(?:worker|celery|rq|sidekiq)(?:[^a-z]|$)/],
   ['api', /(?:^|[^a-z])(?:api|gunicorn|uvicorn|server)(?:[^a-z]|$)/],
 ];
+// What `cli.bin` accepts: a command name, no path (src/config/artifacts-schema.ts).
+const BIN = /^[A-Za-z0-9_@][A-Za-z0-9._@+-]{0,63}$/;
 const REGISTRY = /^[a-z0-9.-]+(?::[0-9]+)?(?:\/[a-z0-9._-]+)*$/;
 
 interface Candidate {
@@ -59,6 +61,8 @@ interface Candidate {
   role?: ImageRole;
   /** The artifact whose image this one runs. */
   runs?: Candidate;
+  /** Other artifacts run this one's image. */
+  shared?: boolean;
   image?: string;
 }
 
@@ -121,6 +125,23 @@ function imageCandidates(sources: ImageSource[], plan: InitPlan): Candidate[] {
       out.push({ name: source.name, from: source.from, source });
       continue;
     }
+    if (source.nodeFolder) {
+      const { dir, entry } = source.nodeFolder;
+      out.push({
+        name: dir,
+        from: source.from,
+        source,
+        recipe: {
+          base: 'node',
+          copies: [{ from: dir, to: `/srv/${dir}` }],
+          entrypoint: ['/usr/local/bin/node', `/srv/${dir}/${entry}`],
+          env: {},
+          exposedPorts: [],
+          user: '65534:65534',
+        },
+      });
+      continue;
+    }
     const docker = source.docker!;
     const candidate: Candidate = {
       ...fromDockerfile(source.name, source.dockerfile, docker.context, docker.dockerfile, docker.target),
@@ -142,6 +163,7 @@ function imageCandidates(sources: ImageSource[], plan: InitPlan): Candidate[] {
   }
   for (const candidate of out) {
     if (candidate.source?.runs) candidate.runs = out.find((c) => c.source?.name === candidate.source!.runs);
+    if (candidate.runs) candidate.runs.shared = true;
     plan.found.push(candidate.from);
     if (candidate.source?.contextReason)
       plan.guessed.push(`artifacts.${candidate.name}.${candidate.source.contextReason}`);
@@ -205,13 +227,23 @@ function assignRoles(candidates: Candidate[], plan: InitPlan): void {
     // Roles of one image are told apart by the command each runs.
     const pattern = COMMAND_ROLES.find(([r]) => r === role)?.[1];
     const byCommand =
-      pattern && candidates.find((c) => !c.role && pattern.test((c.source?.command ?? '').toLowerCase()));
+      pattern &&
+      candidates.find((c) => !c.role && pattern.test((c.source?.command ?? []).join(' ').toLowerCase()));
     if (byCommand) {
       byCommand.role = role;
       plan.guessed.push(
-        `artifacts.${byCommand.name}: role ${role}, from its command (${byCommand.source!.command!.slice(0, 80)})`,
+        `artifacts.${byCommand.name}: role ${role}, from its command (${byCommand.source!.command!.join(' ').slice(0, 80)})`,
       );
     }
+  }
+  // Several workers may run one image (a worker and a scheduler): by their command.
+  const worker = COMMAND_ROLES.find(([r]) => r === 'worker')![1];
+  for (const c of candidates) {
+    if (c.role || !c.runs || !worker.test((c.source?.command ?? []).join(' ').toLowerCase())) continue;
+    c.role = 'worker';
+    plan.guessed.push(
+      `artifacts.${c.name}: role worker, from its command (${c.source!.command!.join(' ').slice(0, 80)})`,
+    );
   }
   // One image and no role matched: a single-image service is its API.
   if (candidates.length === 1 && !candidates[0]!.role) {
@@ -234,9 +266,11 @@ function imageArtifact(
     // A role of one image: built, signed and promoted once, by the artifact that declares the build.
     value['image'] = imageName(candidate.runs, prefix);
     notes.push(`runs the image of ${candidate.runs.name} (built once, by ${candidate.runs.name})`);
+    commandOf(candidate, value, plan);
     return { name: candidate.name, value, notes };
   }
   value['image'] = imageName(candidate, prefix);
+  if (candidate.shared) commandOf(candidate, value, plan);
   plan.guessed.push(
     `${at}.image: "${String(value['image'])}"${candidate.source?.imageName === value['image'] ? ' (its image: line)' : ''}`,
   );
@@ -289,6 +323,16 @@ function imageArtifact(
   return { name: candidate.name, value, notes };
 }
 
+/** The command a role of one image runs: how verify, watch and upgrade tell the roles apart. */
+function commandOf(candidate: Candidate, value: Record<string, unknown>, plan: InitPlan): void {
+  const command = candidate.source?.command;
+  if (command) value['command'] = command;
+  else if (candidate.runs)
+    plan.todo.push(
+      `artifacts.${candidate.name}.command: the command its containers run (the compose file gives none; one role of ${candidate.runs.name}'s image may run its default)`,
+    );
+}
+
 function interpreterOf(path: string): string {
   if (path.endsWith('.py')) return 'python3';
   if (path.endsWith('.sh')) return 'sh';
@@ -328,9 +372,11 @@ function cliArtifact(detection: Detection, prefix: string, plan: InitPlan): Plan
       `${python.dir === '.' ? '' : `${python.dir}/`}pyproject.toml: Python CLI ${python.scripts.join(', ')}`,
     );
     value['installCommand'] = 'pipx install --force {url}';
+    if (BIN.test(python.scripts[0] ?? '')) value['bin'] = python.scripts[0];
   } else if (node) {
     notes.push(`found: ${node.dir}/package.json bin ${node.bins.join(', ')}`);
     plan.found.push(`${node.dir === '.' ? '' : `${node.dir}/`}package.json: bin ${node.bins.join(', ')}`);
+    if (BIN.test(node.bins[0] ?? '')) value['bin'] = node.bins[0];
   }
   if (script?.archive) {
     value['build'] = { command: script.command, archive: script.archive };

@@ -130,12 +130,12 @@ export async function runInit(options: InitOptions): Promise<void> {
   }
   for (const file of files) printLine(`${file.existing === undefined ? 'wrote' : 'replaced'} ${file.path}`);
   if (ignore) printLine(`${ignore.existed ? 'added to' : 'wrote'} .gitignore: ${ignore.added.join(' ')}`);
-  printLine(`next: ${commitNote}`);
+  printLine('next: npx release build --dry-run   (checks the config and its inputs, builds nothing)');
+  printLine(`then: ${commitNote}`);
   if (otherConfigs.length)
     printLine(
       `note: ${otherConfigs.join(', ')} also exist; release reads release.config.ts first, then .mjs, .js, .json`,
     );
-  printLine('next: npx release build --dry-run   (checks the config and its inputs, builds nothing)');
 }
 
 // What the toolkit writes in a project and never commits: the OCI layout and bases, the stamp's
