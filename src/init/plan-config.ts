@@ -115,6 +115,9 @@ export function planConfig(detection: Detection, choices: InitChoices): InitPlan
   for (const pinned of variables.pinned)
     plan.found.push(`ARG ${pinned}: a pinned tool version, not the service's (left alone)`);
   plan.found.push(...sources.skipped.map((s) => `skipped ${s}`));
+  plan.todo.push(
+    'signing: run `npx release keygen`, commit release-signing.pub, keep release-signing.key out of git (a CI secret, RELEASE_SIGNING_KEY, with RELEASE_SIGNING_PASSPHRASE)',
+  );
   return plan;
 }
 

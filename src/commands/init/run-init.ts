@@ -7,9 +7,11 @@ import { isRegistryReference } from '../../config/schema.ts';
 import { RuleError, UsageError } from '../../errors.ts';
 import { detectProject } from '../../init/detect.ts';
 import { listProject } from '../../init/list-project.ts';
+import { pipelineFacts } from '../../init/pipeline-facts.ts';
 import { planConfig } from '../../init/plan-config.ts';
 import { renderJsonConfig, renderTsConfig } from '../../init/render-config.ts';
-import { packageRoot } from '../../shared/package-root.ts';
+import { renderGithubWorkflow } from '../../init/render-github-workflow.ts';
+import { renderGitlabPipeline } from '../../init/render-gitlab-pipeline.ts';
 import { currentIo } from '../../util/cli-io.ts';
 import { projectDir } from '../command-context.ts';
 import { printJson, printLine } from '../output.ts';
@@ -18,8 +20,8 @@ import type { InitOptions } from './init-options.ts';
 const CONFIG_NAMES = ['release.config.ts', 'release.config.mjs', 'release.config.js', 'release.config.json'];
 // Where each platform's pipeline goes. GitLab's own file is the project's: ours is included from it.
 const CI_FILES = {
-  github: { template: 'templates/ci/github-actions.yml', path: '.github/workflows/release.yml' },
-  gitlab: { template: 'templates/ci/gitlab-ci.yml', path: '.gitlab/release.gitlab-ci.yml' },
+  github: { render: renderGithubWorkflow, path: '.github/workflows/release.yml' },
+  gitlab: { render: renderGitlabPipeline, path: '.gitlab/release.gitlab-ci.yml' },
 } as const;
 
 interface PlannedFile {
@@ -69,8 +71,8 @@ export async function runInit(options: InitOptions): Promise<void> {
         ? undefined
         : options.ci;
   if (ci) {
-    const { template, path } = CI_FILES[ci];
-    files.push({ path, content: readFileSync(join(packageRoot(), template), 'utf8') });
+    const { render, path } = CI_FILES[ci];
+    files.push({ path, content: render(pipelineFacts(plan, projectDependencies(cwd))) });
     if (ci === 'gitlab')
       plan.todo.push(`.gitlab-ci.yml: include the pipeline, \`include: { local: ${path} }\``);
   } else {
@@ -158,6 +160,18 @@ function gitignoreUpdate(cwd: string): { content: string; added: string[]; exist
   const lead = before && !before.endsWith('\n') ? '\n' : '';
   const content = `${before}${lead}# written by release init: what service-release writes here\n${missing.map((p) => `/${p}`).join('\n')}\n`;
   return { content, added: missing.map((p) => `/${p}`), existed };
+}
+
+/** The project's npm dependencies (package.json at its top), to install only what it lacks. */
+function projectDependencies(cwd: string): string[] {
+  try {
+    const pkg = JSON.parse(readFileSync(join(cwd, 'package.json'), 'utf8')) as Record<string, unknown>;
+    return ['dependencies', 'devDependencies', 'optionalDependencies'].flatMap((key) =>
+      pkg[key] && typeof pkg[key] === 'object' ? Object.keys(pkg[key] as object) : [],
+    );
+  } catch {
+    return [];
+  }
 }
 
 /** A `--compose-file` as a path of the listing (relative to the project), or a usage error. */
