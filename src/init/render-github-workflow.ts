@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the strings are GitHub expressions, ${{ }} is theirs
 import type { PipelineFacts } from './pipeline-facts.ts';
 
 /**

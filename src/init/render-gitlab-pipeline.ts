@@ -64,6 +64,7 @@ export function renderGitlabPipeline(facts: PipelineFacts): string {
     '    - if: $CI_COMMIT_TAG =~ /^v\\d+\\.\\d+\\.\\d+(-rc\\.\\d+)?$/',
     '  script:',
     ...(facts.engine === 'oci' ? ['    - npx release base-image'] : []),
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion in the job's script
     '    - SERVICE_VERSION="${CI_COMMIT_TAG:-}" npx release stamp --json > stamp.json',
     '    - channel=$(node -p "require(\'./stamp.json\').channel")',
     '    - tag=$(node -p "require(\'./stamp.json\').tag")',
