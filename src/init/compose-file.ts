@@ -100,12 +100,30 @@ export const DEFAULT_COMPOSE_FILES = [
 
 /**
  * `${VAR:-default}`, `${VAR-default}` and `$VAR` in an `image:` line, as they read with nothing
- * set: the default, or nothing. One left-to-right pass with a bounded pattern (linear time).
+ * set: the default, or nothing. One scan: each `${` looks for its `}` once and the scan goes on
+ * after it, so the time is linear in the text.
  */
 export function withDefaults(text: string): string {
-  // The default is bounded ({0,256}) so an unclosed `${` cannot make each match scan to the end.
-  return text.replace(
-    /\$\{[A-Za-z_][A-Za-z0-9_]{0,255}(?::?([-?+])([^}]{0,256}))?\}|\$[A-Za-z_][A-Za-z0-9_]{0,255}/g,
-    (_, op: string | undefined, d: string | undefined) => (op === '-' ? (d ?? '') : ''),
-  );
+  let out = '';
+  let i = 0;
+  while (i < text.length) {
+    const dollar = text.indexOf('$', i);
+    if (dollar < 0) return out + text.slice(i);
+    out += text.slice(i, dollar);
+    if (text[dollar + 1] === '{') {
+      const close = text.indexOf('}', dollar + 2);
+      if (close < 0) return out + text.slice(dollar);
+      const inner = text.slice(dollar + 2, close);
+      const dash = inner.indexOf('-');
+      // `${VAR:-x}` and `${VAR-x}` give x; `${VAR:+x}`, `${VAR:?x}` and `${VAR}` give nothing.
+      if (dash > 0 && /^[A-Za-z_][A-Za-z0-9_]*:?$/.test(inner.slice(0, dash))) out += inner.slice(dash + 1);
+      i = close + 1;
+    } else {
+      let end = dollar + 1;
+      while (end < text.length && /[A-Za-z0-9_]/.test(text[end]!)) end++;
+      if (end === dollar + 1) out += '$';
+      i = end;
+    }
+  }
+  return out;
 }

@@ -62,7 +62,8 @@ export interface FoundCompose {
 // Patterns below run on one path or one token at a time, anchored: linear in what they read.
 const COMPOSE = /^(?:docker-)?compose[\w.-]*\.ya?ml$/;
 const BUILD_SCRIPT = /^scripts\/build-([a-z][a-z0-9-]*)\.(mjs|js|cjs|sh)$/;
-const CLI_SCRIPT = /(?:^|\/)scripts\/[\w.-]*cli[\w.-]*\.(?:sh|py|mjs|js)$/;
+// `cli` as a word of the name (build_cli.sh, cli-build.mjs), not inside one (client).
+const CLI_SCRIPT = /(?:^|\/)scripts\/(?:[\w.-]*[-_.])?cli(?:[-_.][\w.-]*)?\.(?:sh|py|mjs|js)$/;
 const ARCHIVE = /^(?:dist|build|out)\/[\w.@/-]+\.(?:tar\.gz|tgz)$/;
 const NODE_ENTRIES = ['server.mjs', 'main.mjs', 'index.mjs', 'server.js', 'main.js', 'index.js'];
 const WEB_TOOLS = /\b(vite|webpack|next|react-scripts|parcel|astro|ng|nuxt|svelte-kit|rollup|esbuild)\b/;

@@ -1,5 +1,5 @@
 import { IMAGE_ROLES, type ImageRole } from '../config/constants.ts';
-import { DEFAULT_COMPOSE_FILES } from './compose-file.ts';
+import { type ComposeBuild, DEFAULT_COMPOSE_FILES } from './compose-file.ts';
 import type { Detection, FoundCompose, FoundDockerfile } from './detect.ts';
 import { commonRegistry, type ImageLine, readImageLine } from './image-reference.ts';
 import { dirOf, joinPath, resolveInRepo } from './repo-path.ts';
@@ -89,21 +89,27 @@ export function imageSources(
     out.found.push(`${compose.path}: services ${compose.services.map((s) => s.name).join(', ') || '(none)'}`);
     for (const service of compose.services) {
       const line = service.image ? readImageLine(service.image) : undefined;
-      if (!service.build) continue;
+      // An image-only production service may be built by a build file beside it
+      // (docker-compose.build.yml): the same service name, in a file not named for dev or test.
+      const builder = service.build
+        ? { path: compose.path, build: service.build }
+        : buildElsewhere(service.name, detection.compose, production);
+      if (!builder) continue;
+      const build = builder.build;
       if (line) imageLines.push(line);
-      const at = `${compose.path} service ${service.name}`;
-      const context = resolveInRepo(dirOf(compose.path), service.build.context);
+      const at = `${builder.path} service ${service.name}`;
+      const context = resolveInRepo(dirOf(builder.path), build.context);
       if ('refused' in context) {
         out.refused.push(`${at}: build.context ${context.refused}; not released (refused, never rewritten)`);
         continue;
       }
-      const dockerfile = resolveInRepo(context.path, service.build.dockerfile ?? 'Dockerfile');
+      const dockerfile = resolveInRepo(context.path, build.dockerfile ?? 'Dockerfile');
       if ('refused' in dockerfile) {
         out.refused.push(`${at}: build.dockerfile ${dockerfile.refused}; not released (refused)`);
         continue;
       }
       usedByProduction.add(dockerfile.path);
-      const target = service.build.target;
+      const target = build.target;
       const same = out.sources.find(
         (s) =>
           !s.runs &&
@@ -119,7 +125,7 @@ export function imageSources(
           context: context.path,
           dockerfile: dockerfile.path,
           ...(target ? { target } : {}),
-          args: service.build.args,
+          args: build.args,
         },
         ...(detection.dockerfiles.find((d) => d.path === dockerfile.path)
           ? { dockerfile: detection.dockerfiles.find((d) => d.path === dockerfile.path)! }
@@ -130,7 +136,7 @@ export function imageSources(
     }
     // Services that only name an image another service builds run that image: roles of it.
     for (const service of compose.services) {
-      if (service.build || !service.image) continue;
+      if (service.build || !service.image || out.sources.some((s) => s.name === service.name)) continue;
       const line = readImageLine(service.image);
       const built = line && out.sources.find((s) => !s.runs && s.imageName === line.name);
       if (built) {
@@ -200,6 +206,29 @@ export function imageSources(
       from: `the image: lines of ${production.map((c) => c.path).join(', ')} (${common.count} of them)`,
     };
   return out;
+}
+
+/** The build of a service of this name in another compose file that is not a dev or test one. */
+function buildElsewhere(
+  name: string,
+  all: readonly FoundCompose[],
+  production: readonly FoundCompose[],
+): { path: string; build: ComposeBuild } | undefined {
+  for (const compose of all) {
+    if (production.includes(compose) || devCompose(compose.path)) continue;
+    const build = compose.services.find((s) => s.name === name)?.build;
+    if (build) return { path: compose.path, build };
+  }
+  return undefined;
+}
+
+/** `docker-compose.dev.yml`, `compose.test.yaml`, `docker-compose-local.yml`: by its name. */
+function devCompose(path: string): boolean {
+  const base = path.slice(path.lastIndexOf('/') + 1).toLowerCase();
+  return base
+    .replace(/\.ya?ml$/, '')
+    .split(/[.-]/)
+    .some((part) => DEV_NAMES.has(part) || part.startsWith('dev') || part === 'override');
 }
 
 /** The Dockerfiles a compose file builds (whether or not they stay in the repository). */

@@ -14,6 +14,8 @@ export interface ImageLine {
 }
 
 export function readImageLine(line: string): ImageLine | undefined {
+  // No reference is this long (Docker caps a name at 255 characters): not worth reading.
+  if (line.length > 1024) return undefined;
   const text = withDefaults(line).trim();
   const at = text.indexOf('@');
   const withoutDigest = at < 0 ? text : text.slice(0, at);
