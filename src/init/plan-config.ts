@@ -282,7 +282,9 @@ function imageArtifact(
   if (script) {
     value['build'] = { command: script.command };
     notes.push(`build: ${script.path} runs before the image is assembled`);
-  } else if (candidate.role === 'web' && web) {
+  } else if (candidate.role === 'web' && web && (candidate.recipe || !candidate.docker)) {
+    // Only for an image assembled from the build's output: a Dockerfile that runs the build itself
+    // (a multi-stage one) needs nothing run before it.
     value['build'] = {
       command: ['npm', 'run', ...(web.dir === '.' ? [] : ['--prefix', web.dir]), web.script],
     };
