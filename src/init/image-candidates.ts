@@ -1,5 +1,5 @@
 import { IMAGE_ROLES, type ImageRole } from '../config/constants.ts';
-import { type ComposeBuild, DEFAULT_COMPOSE_FILES } from './compose-file.ts';
+import { type ComposeBuild, type ComposeService, DEFAULT_COMPOSE_FILES } from './compose-file.ts';
 import type { Detection, FoundCompose, FoundDockerfile } from './detect.ts';
 import { commonRegistry, type ImageLine, readImageLine } from './image-reference.ts';
 import { dirOf, joinPath, resolveInRepo } from './repo-path.ts';
@@ -60,6 +60,9 @@ const DEV_FOLDERS = new Set([
   '.devcontainer',
   '.cursor',
 ]);
+// Images a service runs beside its own and never releases: databases, caches, queues, proxies.
+const INFRASTRUCTURE =
+  /^(?:postgres|postgresql|mysql|mariadb|mongo|redis|valkey|memcached|rabbitmq|nats|kafka|zookeeper|clickhouse-server|clickhouse|minio|nginx|traefik|caddy|haproxy|elasticsearch|opensearch|busybox|alpine)$/;
 const DEV_NAMES = new Set(['dev', 'development', 'test', 'tests', 'debug', 'local', 'ci', 'e2e']);
 
 export function imageSources(
@@ -189,16 +192,44 @@ export function imageSources(
       from: `${folder.dir}/ (a Node service, ${folder.entry}; no Dockerfile)`,
       nodeFolder: folder,
     });
-  // An image-only production compose file (images pulled, built elsewhere) still names them.
-  for (const source of out.sources) {
-    if (source.imageName || source.runs) continue;
-    const line = production
-      .flatMap((c) => c.services)
-      .filter((s) => !s.build && s.image)
-      .map((s) => ({ service: s.name, line: readImageLine(s.image!) }))
-      .find((s) => s.line && (s.service === source.name || s.service.endsWith(`-${source.name}`)));
-    if (line?.line) source.imageName = line.line.name;
+  // An image-only production compose file (images pulled, built elsewhere) still names them:
+  // a service named like a Dockerfile's artifact, or, with one Dockerfile left and one image of
+  // the service's own (not a database or cache), that image and every service that runs it.
+  const pulled = production
+    .flatMap((c) => c.services)
+    .filter((s) => !s.build && s.image && !out.sources.some((o) => o.name === s.name))
+    .map((s) => ({ service: s, line: readImageLine(s.image!) }))
+    .filter((s): s is { service: ComposeService; line: ImageLine } => s.line !== undefined);
+  const unnamed = out.sources.filter((s) => !s.imageName && !s.runs && s.docker);
+  for (const source of unnamed) {
+    const match = pulled.find(
+      (p) => p.service.name === source.name || p.service.name.endsWith(`-${source.name}`),
+    );
+    if (match) source.imageName = match.line.name;
   }
+  const own = [...new Set(pulled.filter((p) => !INFRASTRUCTURE.test(p.line.name)).map((p) => p.line.name))];
+  const left = unnamed.filter((s) => !s.imageName);
+  if (left.length === 1 && own.length === 1) {
+    const source = left[0]!;
+    const runs = pulled.filter((p) => p.line.name === own[0]);
+    const first = runs[0]!;
+    source.from = `${source.from}, the image of ${runs.map((r) => r.service.name).join(', ')} in ${production.map((c) => c.path).join(', ')}`;
+    source.name = first.service.name;
+    source.imageName = first.line.name;
+    if (first.service.command) source.command = first.service.command;
+    imageLines.push(first.line);
+    for (const other of runs.slice(1))
+      out.sources.push({
+        name: other.service.name,
+        from: `${production[0]!.path} service ${other.service.name} (runs the image of ${source.name})`,
+        runs: source.name,
+        imageName: other.line.name,
+        ...(other.service.command ? { command: other.service.command } : {}),
+      });
+  }
+  // The registry of the images released, else of every image line with a host.
+  const released = imageLines.filter((l) => out.sources.some((s) => s.imageName === l.name));
+  if (released.some((l) => l.registry)) imageLines.splice(0, imageLines.length, ...released);
   const common = commonRegistry(imageLines);
   if (common)
     out.registry = {

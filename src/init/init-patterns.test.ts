@@ -192,6 +192,53 @@ describe('a production compose file of images only, built by a build file beside
   });
 });
 
+describe('a production compose file that pulls one image for several roles, built by the Dockerfile at the top', () => {
+  it('makes the Dockerfile that image, its services roles of it by command, the database and cache left out', () => {
+    const plan = planConfig(
+      detectProject(
+        files({
+          'docker-compose.yml': `services:
+  inventory: &inventory
+    image: docker.io/acmeinv/inventory:\${VERSION-v4.1}
+    env_file: env/inventory.env
+  inventory-worker:
+    <<: *inventory
+    command:
+      - /opt/inventory/venv/bin/python
+      - /opt/inventory/manage.py
+      - rqworker
+  inventory-housekeeping:
+    <<: *inventory
+    command: [/opt/inventory/housekeeping.sh]
+  postgres:
+    image: docker.io/postgres:16-alpine
+  redis:
+    image: docker.io/valkey/valkey:8.0-alpine
+`,
+          'docker-compose.test.yml':
+            'services:\n  inventory:\n    image: ${IMAGE-docker.io/acmeinv/inventory:latest}\n',
+          Dockerfile:
+            'ARG FROM\nFROM ${FROM} AS builder\nFROM ${FROM} AS main\nCOPY docker/ /opt/inventory/\n',
+        }),
+      ),
+      { name: 'inventory' },
+    );
+    const artifacts = Object.fromEntries(plan.artifacts.map((a) => [a.name, a.value]));
+    expect(artifacts['inventory']).toEqual({ role: 'api', image: 'inventory', context: '.' });
+    expect(artifacts['inventory-worker']).toEqual({
+      role: 'worker',
+      image: 'inventory',
+      command: ['/opt/inventory/venv/bin/python', '/opt/inventory/manage.py', 'rqworker'],
+    });
+    expect(artifacts['inventory-housekeeping']).toEqual({
+      image: 'inventory',
+      command: ['/opt/inventory/housekeeping.sh'],
+    });
+    expect(plan.registry).toBe('docker.io/acmeinv');
+    expect(() => validateConfig({ registry: plan.registry, artifacts }, 'plan')).not.toThrow();
+  });
+});
+
 describe('paths, context and hostile files', () => {
   it('refuses a build context that leaves the repository by name, never rewriting it', () => {
     const plan = planConfig(

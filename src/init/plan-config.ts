@@ -249,9 +249,10 @@ function assignRoles(candidates: Candidate[], plan: InitPlan): void {
     );
   }
   // One image and no role matched: a single-image service is its API.
-  if (candidates.length === 1 && !candidates[0]!.role) {
-    candidates[0]!.role = 'api';
-    plan.guessed.push(`artifacts.${candidates[0]!.name}: role api (the only image)`);
+  const built = candidates.filter((c) => !c.runs);
+  if (built.length === 1 && !built[0]!.role && !candidates.some((c) => c.role === 'api')) {
+    built[0]!.role = 'api';
+    plan.guessed.push(`artifacts.${built[0]!.name}: role api (the only image built)`);
   }
 }
 
