@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} in these strings is Compose and Dockerfile syntax
 import { describe, expect, it } from 'vitest';
 import { validateConfig } from '../config/validate.ts';
 import { readComposeFile } from './compose-file.ts';

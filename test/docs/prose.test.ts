@@ -23,7 +23,7 @@ function pages(): string[] {
 }
 
 /** Prose paragraphs: blank-line separated, outside code blocks, not headings, tables, lists or quotes. */
-export function paragraphs(markdown: string): string[] {
+function paragraphs(markdown: string): string[] {
   const prose = markdown.replace(/```[\s\S]*?```/g, '\n').replace(/<!--[\s\S]*?-->/g, '\n');
   return prose
     .split(/\n\s*\n/)
@@ -32,7 +32,7 @@ export function paragraphs(markdown: string): string[] {
 }
 
 /** Why a paragraph reads wrong, or nothing. */
-export function paragraphProblem(paragraph: string): string | undefined {
+function paragraphProblem(paragraph: string): string | undefined {
   const leads = [...paragraph.matchAll(/\*\*([^*\n]{1,60}?)\.\*\*/g)].map((m) => m[1]);
   const twice = leads.find((lead, i) => leads.indexOf(lead) !== i);
   if (twice) return `"**${twice}.**" starts it twice`;
