@@ -12,6 +12,8 @@ export interface DockerfileFacts {
   targets: string[];
   /** `ARG NAME[=default]` of every stage, in order, each name once. */
   args: { name: string; default?: string }[];
+  /** Build args a FROM line names whose ARG has no default: the build needs them given. */
+  fromArgs: string[];
   /** COPY/ADD sources of every stage (not `--from` ones): what the build context must hold. */
   copySources: string[];
   /** The final stage as an oci recipe, or why it cannot be one. */
@@ -53,6 +55,8 @@ export function readDockerfile(text: string): DockerfileFacts {
   const args: DockerfileFacts['args'] = [];
   const seen = new Set<string>();
   const copySources: string[] = [];
+  const fromArgs = new Set<string>();
+  const defaulted = new Set<string>();
   let stageStart = 0;
   instructions.forEach((instruction, i) => {
     if (instruction.keyword === 'ARG') {
@@ -61,6 +65,7 @@ export function readDockerfile(text: string): DockerfileFacts {
         const name = eq < 0 ? word : word.slice(0, eq);
         if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || seen.has(name)) continue;
         seen.add(name);
+        if (eq >= 0) defaulted.add(name);
         args.push(eq < 0 ? { name } : { name, default: word.slice(eq + 1) });
       }
     }
@@ -72,10 +77,16 @@ export function readDockerfile(text: string): DockerfileFacts {
     if (instruction.keyword !== 'FROM') return;
     stageStart = i;
     const words = shellWords(instruction.rest);
+    // `FROM ${FROM}`: a build arg the image cannot be built without, when its ARG has no default.
+    const image = words.find((w) => !w.startsWith('--')) ?? '';
+    if (image.startsWith('$')) {
+      const name = image.replace(/^\$\{?/, '').replace(/\}$/, '');
+      if (seen.has(name) && !defaulted.has(name)) fromArgs.add(name);
+    }
     if (words.length >= 3 && words.at(-2)!.toLowerCase() === 'as' && /^[A-Za-z0-9_.-]+$/.test(words.at(-1)!))
       targets.push(words.at(-1)!);
   });
-  return { targets, args, copySources, recipe: recipeOf(instructions.slice(stageStart)) };
+  return { targets, args, copySources, fromArgs: [...fromArgs], recipe: recipeOf(instructions.slice(stageStart)) };
 }
 
 function recipeOf(stage: { keyword: string; rest: string }[]): DockerfileFacts['recipe'] {

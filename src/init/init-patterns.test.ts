@@ -236,6 +236,9 @@ describe('a production compose file that pulls one image for several roles, buil
       command: ['/opt/inventory/housekeeping.sh'],
     });
     expect(plan.registry).toBe('docker.io/acmeinv');
+    expect(plan.todo).toContain(
+      'artifacts.inventory.buildArgs.FROM: the image its Dockerfile starts FROM (ARG FROM has no default; or use BASE_IMAGE, which release build sets from base)',
+    );
     expect(() => validateConfig({ registry: plan.registry, artifacts }, 'plan')).not.toThrow();
   });
 });

@@ -296,6 +296,12 @@ function imageArtifact(
     notes.push('docker engine: built from the Dockerfile in its context');
     Object.assign(value, candidate.docker);
     if (candidate.buildArgs) value['buildArgs'] = candidate.buildArgs;
+    // BASE_IMAGE is the one release build sets itself (the config's base).
+    for (const arg of candidate.source?.dockerfile?.facts.fromArgs ?? [])
+      if (arg !== 'BASE_IMAGE' && !candidate.buildArgs?.[arg])
+        plan.todo.push(
+          `${at}.buildArgs.${arg}: the image its Dockerfile starts FROM (ARG ${arg} has no default; or use BASE_IMAGE, which release build sets from base)`,
+        );
     if (candidate.cliArchive) {
       value['cliArchive'] = candidate.cliArchive;
       notes.push(
