@@ -86,7 +86,13 @@ export function readDockerfile(text: string): DockerfileFacts {
     if (words.length >= 3 && words.at(-2)!.toLowerCase() === 'as' && /^[A-Za-z0-9_.-]+$/.test(words.at(-1)!))
       targets.push(words.at(-1)!);
   });
-  return { targets, args, copySources, fromArgs: [...fromArgs], recipe: recipeOf(instructions.slice(stageStart)) };
+  return {
+    targets,
+    args,
+    copySources,
+    fromArgs: [...fromArgs],
+    recipe: recipeOf(instructions.slice(stageStart)),
+  };
 }
 
 function recipeOf(stage: { keyword: string; rest: string }[]): DockerfileFacts['recipe'] {
