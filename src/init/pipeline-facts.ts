@@ -13,6 +13,8 @@ export interface PipelineFacts {
   /** The registry host to log into, or none for an OCI layout (nothing to publish to). */
   registryHost?: string;
   web: boolean;
+  /** The CLI is built with Python's `build` package, which a runner does not have. */
+  pythonBuild: boolean;
 }
 
 export function pipelineFacts(plan: InitPlan, projectDependencies: readonly string[]): PipelineFacts {
@@ -26,6 +28,10 @@ export function pipelineFacts(plan: InitPlan, projectDependencies: readonly stri
     engine,
     installDockerode: engine === 'docker' && !projectDependencies.includes('dockerode'),
     ...(host ? { registryHost: host === 'docker.io' ? 'docker.io' : host } : {}),
+    pythonBuild: plan.artifacts.some(
+      (a) =>
+        a.name === 'cli' && a.value && JSON.stringify(a.value['build'] ?? '').includes('python3 -m build'),
+    ),
     web: plan.artifacts.some(
       (a) => a.value && (a.name === 'web' || (a.value as { role?: string }).role === 'web'),
     ),

@@ -64,6 +64,15 @@ export function renderGithubWorkflow(facts: PipelineFacts): string {
     '',
     '      - run: npm ci',
   ];
+  if (facts.pythonBuild)
+    lines.push(
+      '',
+      "      # The CLI's build runs python -m build.",
+      '      - uses: actions/setup-python@v5',
+      '        with:',
+      "          python-version: '3.12'",
+      '      - run: python3 -m pip install build',
+    );
   if (facts.installDockerode)
     lines.push(
       '',

@@ -42,6 +42,11 @@ export function renderGitlabPipeline(facts: PipelineFacts): string {
     '  image: node:22',
     '  before_script:',
     '    - npm ci',
+    ...(facts.pythonBuild
+      ? [
+          "    - apt-get update -qq && apt-get install -y -qq python3-pip >/dev/null && python3 -m pip install --break-system-packages build # the CLI's build",
+        ]
+      : []),
     ...(facts.installDockerode
       ? ['    - npm install --no-save dockerode@4 # the docker engine, an optional peer dependency']
       : []),

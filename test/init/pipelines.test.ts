@@ -27,7 +27,13 @@ for (const engine of ['oci', 'docker'] as const)
     for (const web of [true, false])
       cases.push([
         `${engine}, ${registryHost ?? 'an OCI layout'}, ${web ? 'web' : 'no web'}`,
-        { engine, installDockerode: engine === 'docker', web, ...(registryHost ? { registryHost } : {}) },
+        {
+          engine,
+          installDockerode: engine === 'docker',
+          web,
+          pythonBuild: web,
+          ...(registryHost ? { registryHost } : {}),
+        },
       ]);
 
 function schemaErrors(result: { errors: unknown[] }): unknown[] {
@@ -45,6 +51,7 @@ describe('GitHub workflows and the Action', () => {
     expect(text.includes('--push')).toBe(facts.registryHost !== undefined);
     if (facts.registryHost) expect(text).toContain(`registry: ${facts.registryHost}`);
     expect(text.includes('--web-url')).toBe(facts.web && facts.registryHost !== undefined);
+    expect(text.includes('pip install build')).toBe(facts.pythonBuild);
   });
 
   it('action.yml passes the action schema (node24 read as node20: the schema in @action-validator 0.6 predates node24)', () => {
@@ -154,6 +161,7 @@ describe('GitLab pipelines', () => {
     expect(gitlabProblems(text)).toEqual([]);
     expect(text.includes('docker:27-dind')).toBe(facts.engine === 'docker');
     expect(text.includes('$CI_REGISTRY_USER')).toBe(facts.registryHost === 'registry.gitlab.com');
+    expect(text.includes('pip install --break-system-packages build')).toBe(facts.pythonBuild);
   });
 
   it('the CI/CD component under templates/ declares spec: inputs and uses each', () => {
