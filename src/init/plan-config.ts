@@ -2,28 +2,12 @@ import { IMAGE_ROLES, type ImageRole, REPOSITORY } from '../config/constants.ts'
 import type { Detection, FoundDockerfile } from './detect.ts';
 import type { DockerRecipe } from './dockerfile.ts';
 import { type ImageSource, imageSources } from './image-candidates.ts';
+import type { InitPlan, PlannedArtifact } from './init-plan.ts';
+import { cliArtifact } from './plan-cli.ts';
+import { repositoryName } from './repository-name.ts';
 import { versionVariables } from './version-variables.ts';
 
-/** What the written config says about one artifact, and the comment lines that go above it. */
-export interface PlannedArtifact {
-  name: string;
-  value: Record<string, unknown> | false;
-  notes: string[];
-}
-
-/** `release init`'s decision, before anything is written: the config, and what to tell the user. */
-export interface InitPlan {
-  registry: string;
-  artifacts: PlannedArtifact[];
-  /** Build args and client variables that carry the version, besides the standard names. */
-  versionVariables: { server: string[]; client: string[] };
-  /** Read from the repository as it is. */
-  found: string[];
-  /** Decided by a rule of thumb: check these. */
-  guessed: string[];
-  /** Not knowable from the files: the user must fill these in. */
-  todo: string[];
-}
+export type { InitPlan, PlannedArtifact } from './init-plan.ts';
 
 export interface InitChoices {
   /** The project's name (image names are `<name>-<artifact>`): --name, else detected, else the folder. */
@@ -45,8 +29,6 @@ const COMMAND_ROLES: [ImageRole, RegExp][] = [
   ['worker', /(?:^|[^a-z])(?:worker|celery|rq|sidekiq)(?:[^a-z]|$)/],
   ['api', /(?:^|[^a-z])(?:api|gunicorn|uvicorn|server)(?:[^a-z]|$)/],
 ];
-// What `cli.bin` accepts: a command name, no path (src/config/artifacts-schema.ts).
-const BIN = /^[A-Za-z0-9_@][A-Za-z0-9._@+-]{0,63}$/;
 const REGISTRY = /^[a-z0-9.-]+(?::[0-9]+)?(?:\/[a-z0-9._-]+)*$/;
 
 interface Candidate {
@@ -345,84 +327,12 @@ function commandOf(candidate: Candidate, value: Record<string, unknown>, plan: I
     );
 }
 
-function interpreterOf(path: string): string {
-  if (path.endsWith('.py')) return 'python3';
-  if (path.endsWith('.sh')) return 'sh';
-  return 'node';
-}
-
 function imageName(candidate: Candidate, prefix: string): string {
   const line = candidate.source?.imageName;
   if (line && REPOSITORY.test(line)) return line;
   return candidate.name.startsWith(`${prefix}-`) || candidate.name === prefix
     ? candidate.name
     : `${prefix}-${candidate.name}`;
-}
-
-function cliArtifact(detection: Detection, prefix: string, plan: InitPlan): PlannedArtifact {
-  const script = detection.buildScripts.find((s) => s.artifact === 'cli');
-  const python = detection.pythonClis[0];
-  const node = detection.nodeBins[0];
-  const named = detection.cliScripts[0];
-  if (!script && !named && !python && !node)
-    return {
-      name: 'cli',
-      value: false,
-      notes: ['no CLI found (package.json "bin", pyproject.toml scripts, scripts/build-cli.*)'],
-    };
-  const value: Record<string, unknown> = {};
-  const notes: string[] = [];
-  const archiveName = script?.archive
-    ?.split('/')
-    .pop()
-    ?.replace(/\.(tar\.gz|tgz)$/, '');
-  const pkg = archiveName ?? python?.project ?? node?.package ?? `${prefix}-cli`;
-  value['package'] = pkg;
-  if (python) {
-    notes.push(`found: ${python.dir}/pyproject.toml, a Python CLI (${python.scripts.join(', ')})`);
-    plan.found.push(
-      `${python.dir === '.' ? '' : `${python.dir}/`}pyproject.toml: Python CLI ${python.scripts.join(', ')}`,
-    );
-    value['installCommand'] = 'pipx install --force {url}';
-    if (BIN.test(python.scripts[0] ?? '')) value['bin'] = python.scripts[0];
-  } else if (node) {
-    notes.push(`found: ${node.dir}/package.json bin ${node.bins.join(', ')}`);
-    plan.found.push(`${node.dir === '.' ? '' : `${node.dir}/`}package.json: bin ${node.bins.join(', ')}`);
-    if (BIN.test(node.bins[0] ?? '')) value['bin'] = node.bins[0];
-  }
-  if (script?.archive) {
-    value['build'] = { command: script.command, archive: script.archive };
-    notes.push(`build: ${script.path} writes ${script.archive}`);
-    plan.found.push(`${script.path}: builds the CLI archive ${script.archive}`);
-  } else if (script || named) {
-    // The project's own CLI build, before any guess: only the archive it writes is to confirm.
-    const path = script?.path ?? named!;
-    const command = script?.command ?? [interpreterOf(path), path];
-    const archive = `dist/${repositoryName(pkg)}.tar.gz`;
-    value['build'] = { command, archive };
-    notes.push(`build: ${path}, the project's own CLI build (its archive path is a guess: check it)`);
-    plan.found.push(`${path}: builds the CLI`);
-    plan.todo.push(`artifacts.cli.build.archive: the archive ${path} writes (guessed ${archive})`);
-  } else {
-    // A build is needed whenever the API image is built (it serves the archive): the packaging
-    // tool of the CLI's own language, renamed to one archive name the config can give.
-    const archive = `dist/${repositoryName(pkg)}.tar.gz`;
-    const command = python
-      ? `python3 -m build --sdist --outdir dist/cli-build ${python.dir} && mv dist/cli-build/*.tar.gz ${archive} && rm -rf dist/cli-build`
-      : `mkdir -p dist/cli-build && npm pack ${node!.dir === '.' ? '' : `./${node!.dir} `}--pack-destination dist/cli-build && mv dist/cli-build/*.tgz ${archive} && rm -rf dist/cli-build`;
-    value['build'] = { command: ['sh', '-c', command], archive };
-    notes.push(
-      python
-        ? 'build: guessed, an sdist by python -m build (pip install build); stamp SERVICE_VERSION into its version'
-        : 'build: guessed, the package by npm pack; stamp SERVICE_VERSION into its version',
-    );
-    plan.guessed.push(
-      `artifacts.cli.build: ${python ? 'python3 -m build --sdist' : 'npm pack'}, renamed to ${archive}`,
-    );
-    plan.todo.push('artifacts.cli.build: bake the release version (SERVICE_VERSION) into the CLI it builds');
-  }
-  if (!archiveName) plan.guessed.push(`artifacts.cli.package: "${pkg}"`);
-  return { name: 'cli', value, notes };
 }
 
 function isRole(name: string): boolean {
@@ -436,16 +346,6 @@ function artifactName(raw: string): string {
     .replace(/[^a-z0-9-]+/g, '-')
     .replace(/^[^a-z]+|-+$/g, '');
   return (name || 'image').slice(0, 63);
-}
-
-/** A repository path component for image names. */
-export function repositoryName(raw: string): string {
-  const name = raw
-    .replace(/^@.*\//, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '');
-  return REPOSITORY.test(name) ? name : 'service';
 }
 
 function join(dir: string, path: string): string {
