@@ -106,6 +106,21 @@ describe('the GitHub Action, run as the runner runs it', () => {
     expect(build.summary).toContain(digests['api']!);
   });
 
+  it('runs in the working-directory input, relative to the workspace', () => {
+    const repo = fixtureProject('acme-oci');
+    repos.push(repo);
+    spawnSync('mkdir', ['-p', join(repo.dir, 'node_modules/.bin')]);
+    symlinkSync(join(TOOLKIT_ROOT, 'bin/release.js'), join(repo.dir, 'node_modules/.bin/release'));
+    repo.commit('project');
+    repo.annotatedTag('v2.0.0');
+    const workspace = join(repo.dir, '..');
+    const stamp = runAction(workspace, { command: 'stamp', 'working-directory': repo.dir.split('/').pop()! });
+    expect(stamp.code, stamp.stderr).toBe(0);
+    expect(stamp.outputs['version']).toBe('v2.0.0');
+    expect(stamp.outputs['channel']).toBe('release');
+    expect(stamp.outputs['digests']).toBe('{}');
+  });
+
   it('refuses a command that is not one, with an annotation and exit 2; a failing command fails the step', () => {
     const repo = fixtureProject('acme-oci');
     repos.push(repo);
