@@ -34,13 +34,13 @@ function project(long: boolean): GitRepo {
 }
 
 /** Run `release init`, optionally signalling it after `signalAfterMs`: exit code and seconds taken. */
-function init(repo: GitRepo, signal?: { name: NodeJS.Signals; afterMs: number }) {
+function init(repo: GitRepo, signal?: { name: NodeJS.Signals; afterMs: number }, force = false) {
   return new Promise<{ code: number | null; signal: string | null; seconds: number; signalled: number }>(
     (done) => {
       const started = performance.now();
       const child = spawn(
         process.execPath,
-        [RELEASE_BIN, 'init', '--yes', '--ci', 'none', '--name', 'acme'],
+        [RELEASE_BIN, 'init', '--yes', '--ci', 'none', '--name', 'acme', ...(force ? ['--force'] : [])],
         {
           cwd: repo.dir,
           stdio: 'ignore',
@@ -66,12 +66,15 @@ function init(repo: GitRepo, signal?: { name: NodeJS.Signals; afterMs: number })
 
 describe('release init and long lines', () => {
   it('a Dockerfile and a compose file with a 1 MB line: done in under a second more than short ones', async () => {
-    const short = await init(project(false));
-    const long = await init(project(true));
-    expect(short.code).toBe(0);
-    expect(long.code).toBe(0);
+    // The faster of two runs each: a process start on a shared, loaded machine varies by itself.
+    const shortRepo = project(false);
+    const longRepo = project(true);
+    const short = [await init(shortRepo, undefined, true), await init(shortRepo, undefined, true)];
+    const long = [await init(longRepo, undefined, true), await init(longRepo, undefined, true)];
+    for (const run of [...short, ...long]) expect(run.code).toBe(0);
+    const seconds = (runs: { seconds: number }[]) => Math.min(...runs.map((r) => r.seconds));
     // A generous bound (the bin's start-up is in both): the reading itself takes tenths of a second.
-    expect(long.seconds - short.seconds).toBeLessThan(1);
+    expect(seconds(long) - seconds(short)).toBeLessThan(1);
   });
 
   it.each(['SIGTERM', 'SIGINT'] as const)('%s ends it at once', async (name) => {
