@@ -1,54 +1,129 @@
+import { parseDocument } from 'yaml';
+import { shellWords } from './shell-words.ts';
+
 /**
- * The services of a compose file and how each is built, read without a YAML library: the block
- * form compose files are written in (`services:` then two-space-indented names, `build:` as a path
- * or as a map with `context`, `dockerfile`, `target`). Enough for `release init` to name artifacts
- * after services; anything it cannot read is simply not found. Pure.
+ * The services of a Compose file as `docker compose` reads them: a real YAML parser (comments,
+ * quoting, anchors and merge keys are YAML's business, not ours), with limits a hostile file
+ * cannot get past (aliases expanded at most MAX_ALIASES times, MAX_TEXT characters). Values are
+ * kept as written; what they mean for a build (paths leaving the repository, registries) is
+ * plan-config's to decide. Pure.
  */
 export interface ComposeService {
   name: string;
   image?: string;
-  build?: { context: string; dockerfile?: string; target?: string };
+  build?: ComposeBuild;
+  /** The command it runs as an argv (a string split as Compose splits it): roles of one image differ by it. */
+  command?: string[];
 }
 
-export function readComposeServices(text: string): ComposeService[] {
-  const lines = text.split(/\r?\n/).filter((line) => line.trim() !== '' && !line.trim().startsWith('#'));
-  const start = lines.findIndex((line) => /^services:\s*$/.test(line));
-  if (start < 0) return [];
-  const services: ComposeService[] = [];
-  let serviceIndent = -1;
-  let current: ComposeService | undefined;
-  let inBuild = -1;
-  for (const line of lines.slice(start + 1)) {
-    const indent = line.length - line.trimStart().length;
-    if (indent === 0) break; // the next top-level key
-    const [, key = '', value = ''] = /^\s*([A-Za-z0-9_.-]+):\s*(.*?)\s*$/.exec(line) ?? [];
-    if (serviceIndent < 0) serviceIndent = indent;
-    if (indent === serviceIndent) {
-      if (!key) continue;
-      current = { name: key };
-      services.push(current);
-      inBuild = -1;
-      continue;
+export interface ComposeBuild {
+  /** As written, relative to the compose file's folder (Compose's rule); `.` when left out. */
+  context: string;
+  /** As written, relative to the context. */
+  dockerfile?: string;
+  target?: string;
+  args: Record<string, string>;
+}
+
+export type ComposeRead = { services: ComposeService[] } | { unreadable: string };
+
+const MAX_ALIASES = 1000;
+const MAX_TEXT = 4 * 1024 * 1024;
+
+export function readComposeFile(text: string): ComposeRead {
+  if (text.length > MAX_TEXT) return { unreadable: `over ${MAX_TEXT / 1024 / 1024} MB` };
+  let data: unknown;
+  try {
+    // merge: Compose files use `<<: *defaults`; YAML 1.2 left merge keys out, Compose keeps them.
+    const doc = parseDocument(text, { merge: true, prettyErrors: false, uniqueKeys: false });
+    if (doc.errors.length) return { unreadable: doc.errors[0]!.message.split('\n')[0]! };
+    data = doc.toJS({ maxAliasCount: MAX_ALIASES });
+  } catch (error) {
+    // toJS throws past maxAliasCount (a "billion laughs" file) and on a circular alias.
+    return { unreadable: (error as Error).message.split('\n')[0]! };
+  }
+  const services = record(record(data)?.['services']);
+  if (!services) return { services: [] };
+  return {
+    services: Object.entries(services).map(([name, raw]) => serviceOf(name, record(raw) ?? {})),
+  };
+}
+
+function serviceOf(name: string, raw: Record<string, unknown>): ComposeService {
+  const service: ComposeService = { name };
+  if (typeof raw['image'] === 'string' && raw['image']) service.image = raw['image'];
+  const command = raw['command'];
+  if (typeof command === 'string' && command.trim()) service.command = shellWords(command);
+  else if (Array.isArray(command) && command.length) service.command = command.map(String);
+  const build = raw['build'];
+  if (typeof build === 'string') service.build = { context: build, args: {} };
+  else if (record(build)) {
+    const b = record(build)!;
+    service.build = {
+      context: typeof b['context'] === 'string' && b['context'] ? b['context'] : '.',
+      args: argsOf(b['args']),
+      ...(typeof b['dockerfile'] === 'string' && b['dockerfile'] ? { dockerfile: b['dockerfile'] } : {}),
+      ...(typeof b['target'] === 'string' && b['target'] ? { target: b['target'] } : {}),
+    };
+  }
+  return service;
+}
+
+/** `args:` as a map or as a list of `NAME=value` (Compose takes both); a bare name has no value. */
+function argsOf(raw: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (Array.isArray(raw)) {
+    for (const item of raw) {
+      const text = String(item);
+      const eq = text.indexOf('=');
+      out[eq < 0 ? text : text.slice(0, eq)] = eq < 0 ? '' : text.slice(eq + 1);
     }
-    if (!current || !key) continue;
-    const clean = unquote(value);
-    if (inBuild >= 0 && indent > inBuild) {
-      current.build ??= { context: '.' };
-      if (key === 'context') current.build.context = clean;
-      if (key === 'dockerfile') current.build.dockerfile = clean;
-      if (key === 'target') current.build.target = clean;
-      continue;
-    }
-    inBuild = -1;
-    if (key === 'image' && clean) current.image = clean;
-    if (key === 'build') {
-      if (clean) current.build = { context: clean };
-      else inBuild = indent;
+  } else if (record(raw)) {
+    for (const [key, value] of Object.entries(record(raw)!)) out[key] = value == null ? '' : String(value);
+  }
+  return out;
+}
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return value && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+/** The files `docker compose` reads when none is named, in its order of preference. */
+export const DEFAULT_COMPOSE_FILES = [
+  'compose.yaml',
+  'compose.yml',
+  'docker-compose.yaml',
+  'docker-compose.yml',
+];
+
+/**
+ * `${VAR:-default}`, `${VAR-default}` and `$VAR` in an `image:` line, as they read with nothing
+ * set: the default, or nothing. One scan: each `${` looks for its `}` once and the scan goes on
+ * after it, so the time is linear in the text.
+ */
+export function withDefaults(text: string): string {
+  let out = '';
+  let i = 0;
+  while (i < text.length) {
+    const dollar = text.indexOf('$', i);
+    if (dollar < 0) return out + text.slice(i);
+    out += text.slice(i, dollar);
+    if (text[dollar + 1] === '{') {
+      const close = text.indexOf('}', dollar + 2);
+      if (close < 0) return out + text.slice(dollar);
+      const inner = text.slice(dollar + 2, close);
+      const dash = inner.indexOf('-');
+      // `${VAR:-x}` and `${VAR-x}` give x; `${VAR:+x}`, `${VAR:?x}` and `${VAR}` give nothing.
+      if (dash > 0 && /^[A-Za-z_][A-Za-z0-9_]*:?$/.test(inner.slice(0, dash))) out += inner.slice(dash + 1);
+      i = close + 1;
+    } else {
+      let end = dollar + 1;
+      while (end < text.length && /[A-Za-z0-9_]/.test(text[end]!)) end++;
+      if (end === dollar + 1) out += '$';
+      i = end;
     }
   }
-  return services;
-}
-
-function unquote(value: string): string {
-  return value.replace(/^(['"])(.*)\1$/, '$2');
+  return out;
 }

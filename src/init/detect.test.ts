@@ -76,8 +76,8 @@ describe('detectProject', () => {
     expect(detection.webBuild).toEqual({ dir: '.', script: 'build:client', command: 'vite build' });
     expect(detection.pythonClis).toEqual([{ dir: 'tools', project: 'shop-admin', scripts: ['shop-admin'] }]);
     expect(detection.compose[0]!.services).toEqual([
-      { name: 'api', build: { context: './api' } },
-      { name: 'jobs', build: { context: '.', dockerfile: 'Dockerfile.jobs', target: 'runtime' } },
+      { name: 'api', build: { context: './api', args: {} } },
+      { name: 'jobs', build: { context: '.', dockerfile: 'Dockerfile.jobs', target: 'runtime', args: {} } },
       { name: 'db', image: 'postgres:16' },
     ]);
     expect(detection.buildScripts).toEqual([

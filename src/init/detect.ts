@@ -1,4 +1,4 @@
-import { type ComposeService, readComposeServices } from './compose-file.ts';
+import { type ComposeService, readComposeFile } from './compose-file.ts';
 import { type DockerfileFacts, readDockerfile } from './dockerfile.ts';
 
 /**
@@ -9,6 +9,8 @@ export interface ProjectFiles {
   /** Paths relative to the project, `/`-separated (node_modules, .git and build output left out). */
   paths: readonly string[];
   read(path: string): string | undefined;
+  /** Whether a file or folder of the listing is at this path. */
+  exists?(path: string): boolean;
 }
 
 export interface FoundDockerfile {
@@ -31,11 +33,14 @@ export interface Detection {
   /** The project's name, for image names: package.json, pyproject.toml, else undefined. */
   name?: string;
   dockerfiles: FoundDockerfile[];
-  compose: { path: string; services: ComposeService[] }[];
+  /** Every compose file at the top (and those named), read or with why it could not be. */
+  compose: FoundCompose[];
   /** `bin` entries of package.json files (a Node CLI). */
   nodeBins: { dir: string; package: string; bins: string[] }[];
   /** A web client build among package.json scripts. */
   webBuild?: { dir: string; script: string; command: string };
+  /** A script whose name says it builds the CLI (`scripts/*cli*`, `api/scripts/build_cli.sh`). */
+  cliScripts: string[];
   /** `[project.scripts]` (or Poetry's) of a pyproject.toml: a Python CLI. */
   pythonClis: { dir: string; project: string; scripts: string[] }[];
   buildScripts: FoundScript[];
@@ -47,13 +52,35 @@ export interface Detection {
   ci?: 'github' | 'gitlab';
 }
 
-const DOCKERFILE = /(?:^|\/)(?:Dockerfile(?:\.[\w.-]+)?|[\w.-]+\.Dockerfile)$/;
-const COMPOSE = /^(?:docker-)?compose(?:\.[\w-]+)?\.ya?ml$/;
+export interface FoundCompose {
+  path: string;
+  services: ComposeService[];
+  /** Why it could not be read (not YAML, too many aliases, too large). */
+  unreadable?: string;
+}
+
+// Patterns below run on one path or one token at a time, anchored: linear in what they read.
+const COMPOSE = /^(?:docker-)?compose[\w.-]*\.ya?ml$/;
 const BUILD_SCRIPT = /^scripts\/build-([a-z][a-z0-9-]*)\.(mjs|js|cjs|sh)$/;
+// `cli` as a word of the name (build_cli.sh, cli-build.mjs), not inside one (client).
+const CLI_SCRIPT = /(?:^|\/)scripts\/(?:[\w.-]*[-_.])?cli(?:[-_.][\w.-]*)?\.(?:sh|py|mjs|js)$/;
+const ARCHIVE = /^(?:dist|build|out)\/[\w.@/-]+\.(?:tar\.gz|tgz)$/;
 const NODE_ENTRIES = ['server.mjs', 'main.mjs', 'index.mjs', 'server.js', 'main.js', 'index.js'];
 const WEB_TOOLS = /\b(vite|webpack|next|react-scripts|parcel|astro|ng|nuxt|svelte-kit|rollup|esbuild)\b/;
 
-export function detectProject(files: ProjectFiles): Detection {
+/** `Dockerfile`, `Dockerfile.<x>`, `<x>.Dockerfile` (and `<x>.dockerfile`): Docker's usual names. */
+export function isDockerfile(path: string): boolean {
+  const base = path.slice(path.lastIndexOf('/') + 1);
+  return (
+    base === 'Dockerfile' || base.startsWith('Dockerfile.') || base.toLowerCase().endsWith('.dockerfile')
+  );
+}
+
+/**
+ * `named`: compose files the user named (`--compose-file`), read wherever they are; otherwise the
+ * compose files at the top of the repository.
+ */
+export function detectProject(files: ProjectFiles, named: readonly string[] = []): Detection {
   const paths = [...files.paths].sort();
   const detection: Detection = {
     dockerfiles: [],
@@ -61,26 +88,29 @@ export function detectProject(files: ProjectFiles): Detection {
     nodeBins: [],
     pythonClis: [],
     buildScripts: [],
+    cliScripts: [],
     nodeFolders: [],
   };
   for (const path of paths) {
-    if (DOCKERFILE.test(path)) {
+    if (isDockerfile(path)) {
       const text = files.read(path);
       if (text !== undefined)
         detection.dockerfiles.push({ path, dir: dirOf(path), facts: readDockerfile(text) });
-    } else if (COMPOSE.test(path)) {
-      const services = readComposeServices(files.read(path) ?? '');
-      if (services.length) detection.compose.push({ path, services });
+    } else if (COMPOSE.test(path) || named.includes(path)) {
+      const text = files.read(path);
+      const read = text === undefined ? { unreadable: 'too large or unreadable' } : readComposeFile(text);
+      detection.compose.push({ path, ...('services' in read ? read : { services: [], ...read }) });
     } else if (path === 'package.json' || path.endsWith('/package.json')) {
       readPackageJson(path, files.read(path), detection);
     } else if (path === 'pyproject.toml' || path.endsWith('/pyproject.toml')) {
       readPyproject(path, files.read(path) ?? '', detection);
     }
+    if (CLI_SCRIPT.test(path) && !BUILD_SCRIPT.test(path)) detection.cliScripts.push(path);
     const script = BUILD_SCRIPT.exec(path);
     if (script) {
       const [, artifact, ext] = script;
       const text = files.read(path) ?? '';
-      const archive = /\b((?:dist|build|out)\/[\w.@/-]+\.(?:tar\.gz|tgz))\b/.exec(text)?.[1];
+      const archive = archiveNamedIn(text);
       detection.buildScripts.push({
         artifact: artifact!,
         path,
@@ -131,11 +161,38 @@ function readPackageJson(path: string, text: string | undefined, detection: Dete
   }
 }
 
+/** The first `dist/<x>.tar.gz` (or build/, out/, .tgz) a script names, token by token. */
+function archiveNamedIn(text: string): string | undefined {
+  for (const token of text.split(/[\s"'`(),;=]+/)) if (ARCHIVE.test(token)) return token;
+  return undefined;
+}
+
+/**
+ * `name` of `[project]` (or `[tool.poetry]`) and the keys of its scripts table, line by line (a
+ * TOML subset: enough for these keys, and linear).
+ */
 function readPyproject(path: string, text: string, detection: Detection): void {
-  const project = /^\[(?:project|tool\.poetry)\][^[]*?^name\s*=\s*["']([^"']+)["']/ms.exec(text)?.[1];
-  const scriptsBlock =
-    /^\[(?:project\.scripts|tool\.poetry\.scripts)\]\s*\n([\s\S]*?)(?=^\[|(?![\s\S]))/m.exec(text)?.[1];
-  const scripts = [...(scriptsBlock ?? '').matchAll(/^\s*([A-Za-z0-9_.-]+)\s*=/gm)].map((m) => m[1]!);
+  let section = '';
+  let project: string | undefined;
+  const scripts: string[] = [];
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line.startsWith('[')) {
+      section = line.slice(1, line.indexOf(']') < 0 ? undefined : line.indexOf(']')).trim();
+      continue;
+    }
+    const eq = line.indexOf('=');
+    if (eq < 0) continue;
+    const key = line
+      .slice(0, eq)
+      .trim()
+      .replace(/^["']|["']$/g, '');
+    const value = line.slice(eq + 1).trim();
+    if ((section === 'project' || section === 'tool.poetry') && key === 'name' && !project)
+      project = value.replace(/^["']|["']$/g, '') || undefined;
+    if ((section === 'project.scripts' || section === 'tool.poetry.scripts') && /^[\w.-]+$/.test(key))
+      scripts.push(key);
+  }
   if (!project) return;
   if (dirOf(path) === '.') detection.name ??= project;
   if (scripts.length) detection.pythonClis.push({ dir: dirOf(path), project, scripts });

@@ -22,9 +22,13 @@ const SKIP = new Set([
 ]);
 const MAX_DEPTH = 4;
 const MAX_FILES = 20_000;
-const MAX_READ = 512 * 1024;
+// Above a Dockerfile or compose file of any size seen in the wild; the readers are linear anyway.
+const MAX_READ = 2 * 1024 * 1024;
 
-/** The project's files as `release init` looks at them: a listing, and contents read on demand. */
+/**
+ * The project's files as `release init` looks at them: a listing, and contents read on demand.
+ * Symbolic links are neither listed nor followed, so nothing outside the repository is read.
+ */
 export function listProject(root: string): ProjectFiles {
   const paths: string[] = [];
   const walk = (dir: string, prefix: string, depth: number): void => {
@@ -43,9 +47,19 @@ export function listProject(root: string): ProjectFiles {
     }
   };
   walk(root, '', 0);
+  const known = new Set(paths);
+  for (const path of paths)
+    for (let i = path.indexOf('/'); i > 0; i = path.indexOf('/', i + 1)) known.add(path.slice(0, i));
   return {
     paths,
+    exists: (path) => {
+      let end = path.length;
+      while (end > 0 && path[end - 1] === '/') end--;
+      return known.has(path.slice(0, end));
+    },
     read(path) {
+      // Only files of the listing: never a path that leaves the repository or goes through a link.
+      if (!known.has(path)) return undefined;
       try {
         const full = join(root, path);
         return statSync(full).size <= MAX_READ ? readFileSync(full, 'utf8') : undefined;

@@ -1,30 +1,22 @@
 import { IMAGE_ROLES, type ImageRole, REPOSITORY } from '../config/constants.ts';
 import type { Detection, FoundDockerfile } from './detect.ts';
 import type { DockerRecipe } from './dockerfile.ts';
+import { type ImageSource, imageSources } from './image-candidates.ts';
+import type { InitPlan, PlannedArtifact } from './init-plan.ts';
+import { cliArtifact } from './plan-cli.ts';
+import { repositoryName } from './repository-name.ts';
+import { versionVariables } from './version-variables.ts';
 
-/** What the written config says about one artifact, and the comment lines that go above it. */
-export interface PlannedArtifact {
-  name: string;
-  value: Record<string, unknown> | false;
-  notes: string[];
-}
-
-/** `release init`'s decision, before anything is written: the config, and what to tell the user. */
-export interface InitPlan {
-  registry: string;
-  artifacts: PlannedArtifact[];
-  /** Read from the repository as it is. */
-  found: string[];
-  /** Decided by a rule of thumb: check these. */
-  guessed: string[];
-  /** Not knowable from the files: the user must fill these in. */
-  todo: string[];
-}
+export type { InitPlan, PlannedArtifact } from './init-plan.ts';
 
 export interface InitChoices {
   /** The project's name (image names are `<name>-<artifact>`): --name, else detected, else the folder. */
   name: string;
   registry?: string;
+  /** `--compose-file`: the compose files to read instead of `docker compose`'s default one. */
+  composeFiles?: readonly string[];
+  /** Whether a repository path exists (a file or a folder): for the build context of a Dockerfile. */
+  exists?: (path: string) => boolean;
 }
 
 const ROLE_PATTERNS: Record<ImageRole, RegExp> = {
@@ -32,31 +24,50 @@ const ROLE_PATTERNS: Record<ImageRole, RegExp> = {
   worker: /(^|-)(worker|workers|jobs?|queue|consumer|tasks?)($|-)/,
   web: /(^|-)(web|frontend|ui|client|site|www)($|-)/,
 };
+// What a command says about a role of one image: `celery worker`, `docker-entrypoint-worker.sh`.
+const COMMAND_ROLES: [ImageRole, RegExp][] = [
+  ['worker', /(?:^|[^a-z])(?:worker|celery|rq|sidekiq)(?:[^a-z]|$)/],
+  ['api', /(?:^|[^a-z])(?:api|gunicorn|uvicorn|server)(?:[^a-z]|$)/],
+];
+const REGISTRY = /^[a-z0-9.-]+(?::[0-9]+)?(?:\/[a-z0-9._-]+)*$/;
 
 interface Candidate {
   name: string;
   from: string;
+  source?: ImageSource;
   docker?: { context: string; dockerfile?: string; target?: string };
+  buildArgs?: Record<string, string>;
   recipe?: DockerRecipe & { base: string };
   unsupported?: string;
   cliArchive?: string;
   role?: ImageRole;
+  /** The artifact whose image this one runs. */
+  runs?: Candidate;
+  /** Other artifacts run this one's image. */
+  shared?: boolean;
+  image?: string;
 }
 
 export function planConfig(detection: Detection, choices: InitChoices): InitPlan {
+  const sources = imageSources(detection, choices.exists ?? (() => false), choices.composeFiles ?? []);
+  const fromCompose =
+    sources.registry && REGISTRY.test(sources.registry.registry) ? sources.registry : undefined;
   const plan: InitPlan = {
-    registry: choices.registry ?? 'oci-layout:.release/oci',
+    registry: choices.registry ?? fromCompose?.registry ?? 'oci-layout:.release/oci',
     artifacts: [],
-    found: [],
+    versionVariables: { server: [], client: [] },
+    found: [...sources.found],
     guessed: [],
-    todo: [],
+    todo: [...sources.refused],
   };
-  if (!choices.registry)
+  if (!choices.registry && fromCompose)
+    plan.guessed.push(`registry: "${fromCompose.registry}", from ${fromCompose.from}`);
+  else if (!choices.registry)
     plan.todo.push(
       'registry: images go to the embedded OCI layout (.release/oci); set your registry (e.g. "ghcr.io/<org>") or pass --registry',
     );
   const prefix = repositoryName(choices.name);
-  const candidates = imageCandidates(detection, plan);
+  const candidates = imageCandidates(sources.sources, plan);
   assignRoles(candidates, plan);
   for (const candidate of candidates) plan.artifacts.push(imageArtifact(candidate, prefix, detection, plan));
   for (const role of IMAGE_ROLES) {
@@ -68,54 +79,65 @@ export function planConfig(detection: Detection, choices: InitChoices): InitPlan
     });
   }
   plan.artifacts.push(cliArtifact(detection, prefix, plan));
-  for (const compose of detection.compose)
-    plan.found.push(`${compose.path}: services ${compose.services.map((s) => s.name).join(', ')}`);
+  const variables = versionVariables(
+    candidates
+      .filter((c) => !c.runs)
+      .flatMap((c) =>
+        [
+          ...(c.source?.dockerfile?.facts.args ?? []),
+          ...Object.entries(c.source?.docker?.args ?? {}).map(([name, value]) => ({ name, default: value })),
+        ].map((arg) => ({ ...arg, web: c.role === 'web' })),
+      ),
+  );
+  plan.versionVariables = { server: variables.server, client: variables.client };
+  if (variables.server.length || variables.client.length)
+    plan.found.push(
+      `versionVariables: ${[...variables.server, ...variables.client].join(', ')} (build args that carry the version; release build sets them)`,
+    );
+  for (const pinned of variables.pinned)
+    plan.found.push(`ARG ${pinned}: a pinned tool version, not the service's (left alone)`);
+  plan.found.push(...sources.skipped.map((s) => `skipped ${s}`));
+  plan.todo.push(
+    'signing: run `npx release keygen`, commit release-signing.pub, keep release-signing.key out of git (a CI secret, RELEASE_SIGNING_KEY, with RELEASE_SIGNING_PASSPHRASE)',
+  );
   return plan;
 }
 
-function imageCandidates(detection: Detection, plan: InitPlan): Candidate[] {
+function imageCandidates(sources: ImageSource[], plan: InitPlan): Candidate[] {
   const out: Candidate[] = [];
-  const used = new Set<string>();
-  // Compose services that build an image name the artifacts, with the context and target they use.
-  for (const { path, services } of detection.compose) {
-    for (const service of services) {
-      if (!service.build) continue;
-      const context = clean(service.build.context);
-      const dockerfile = clean(join(context, service.build.dockerfile ?? 'Dockerfile'));
-      const found = detection.dockerfiles.find((d) => d.path === dockerfile);
-      if (found) used.add(found.path);
-      out.push({
-        ...fromDockerfile(service.name, found, context, service.build.target),
-        from: `${path} service ${service.name}${found ? ` (${found.path})` : ''}`,
-      });
-    }
-  }
-  for (const found of detection.dockerfiles) {
-    if (used.has(found.path)) continue;
-    const roleTargets = found.facts.targets.filter((t) => (IMAGE_ROLES as readonly string[]).includes(t));
-    if (roleTargets.length > 1) {
-      for (const target of roleTargets)
-        out.push({
-          ...fromDockerfile(target, found, found.dir, target),
-          from: `${found.path}, target ${target}`,
-        });
+  for (const source of sources) {
+    if (source.runs) {
+      out.push({ name: source.name, from: source.from, source });
       continue;
     }
-    out.push({ ...fromDockerfile(nameOfDockerfile(found), found, found.dir, undefined), from: found.path });
-  }
-  for (const folder of detection.nodeFolders) {
-    out.push({
-      name: folder.dir,
-      from: `${folder.dir}/ (a Node service, ${folder.entry}; no Dockerfile)`,
-      recipe: {
-        base: 'node',
-        copies: [{ from: folder.dir, to: `/srv/${folder.dir}` }],
-        entrypoint: ['/usr/local/bin/node', `/srv/${folder.dir}/${folder.entry}`],
-        env: {},
-        exposedPorts: [],
-        user: '65534:65534',
-      },
-    });
+    if (source.nodeFolder) {
+      const { dir, entry } = source.nodeFolder;
+      out.push({
+        name: dir,
+        from: source.from,
+        source,
+        recipe: {
+          base: 'node',
+          copies: [{ from: dir, to: `/srv/${dir}` }],
+          entrypoint: ['/usr/local/bin/node', `/srv/${dir}/${entry}`],
+          env: {},
+          exposedPorts: [],
+          user: '65534:65534',
+        },
+      });
+      continue;
+    }
+    const docker = source.docker!;
+    const candidate: Candidate = {
+      ...fromDockerfile(source.name, source.dockerfile, docker.context, docker.dockerfile, docker.target),
+      from: source.from,
+      source,
+    };
+    const args = Object.fromEntries(
+      Object.entries(docker.args).filter(([name, value]) => !value.includes('$') && !/VERSION/i.test(name)),
+    );
+    if (Object.keys(args).length) candidate.buildArgs = args;
+    out.push(candidate);
   }
   const names = new Set<string>();
   for (const candidate of out) {
@@ -125,9 +147,11 @@ function imageCandidates(detection: Detection, plan: InitPlan): Candidate[] {
     candidate.name = name;
   }
   for (const candidate of out) {
-    plan.found.push(
-      `${candidate.from}${candidate.docker?.target ? ` (target ${candidate.docker.target})` : ''}`,
-    );
+    if (candidate.source?.runs) candidate.runs = out.find((c) => c.source?.name === candidate.source!.runs);
+    if (candidate.runs) candidate.runs.shared = true;
+    plan.found.push(candidate.from);
+    if (candidate.source?.contextReason)
+      plan.guessed.push(`artifacts.${candidate.name}.${candidate.source.contextReason}`);
   }
   return out;
 }
@@ -136,9 +160,9 @@ function fromDockerfile(
   name: string,
   found: FoundDockerfile | undefined,
   context: string,
+  dockerfile: string,
   target: string | undefined,
 ): Omit<Candidate, 'from'> {
-  const dockerfile = found?.path ?? join(context, 'Dockerfile');
   const candidate: Omit<Candidate, 'from'> = {
     name,
     docker: {
@@ -147,11 +171,15 @@ function fromDockerfile(
       ...(target ? { target } : {}),
     },
   };
+  if (!found) {
+    candidate.unsupported = `${dockerfile} was not found in the repository`;
+    return candidate;
+  }
   // A target other than the last stage is not what the recipe read; only the final stage translates.
-  const lastTarget = found?.facts.targets.at(-1);
-  const recipe = found?.facts.recipe;
-  if (recipe && 'unsupported' in recipe) candidate.unsupported = recipe.unsupported;
-  else if (recipe && (!target || target === lastTarget)) {
+  const lastTarget = found.facts.targets.at(-1);
+  const recipe = found.facts.recipe;
+  if ('unsupported' in recipe) candidate.unsupported = recipe.unsupported;
+  else if (!target || target === lastTarget) {
     const archive = recipe.copies.find((c) => /\.(tar\.gz|tgz)$/.test(c.from));
     if (archive) candidate.cliArchive = archive.from;
     const copies = recipe.copies
@@ -179,12 +207,34 @@ function assignRoles(candidates: Candidate[], plan: InitPlan): void {
     if (guess) {
       guess.role = role;
       plan.guessed.push(`artifacts.${guess.name}: role ${role}, from its name`);
+      continue;
+    }
+    // Roles of one image are told apart by the command each runs.
+    const pattern = COMMAND_ROLES.find(([r]) => r === role)?.[1];
+    const byCommand =
+      pattern &&
+      candidates.find((c) => !c.role && pattern.test((c.source?.command ?? []).join(' ').toLowerCase()));
+    if (byCommand) {
+      byCommand.role = role;
+      plan.guessed.push(
+        `artifacts.${byCommand.name}: role ${role}, from its command (${byCommand.source!.command!.join(' ').slice(0, 80)})`,
+      );
     }
   }
+  // Several workers may run one image (a worker and a scheduler): by their command.
+  const worker = COMMAND_ROLES.find(([r]) => r === 'worker')![1];
+  for (const c of candidates) {
+    if (c.role || !c.runs || !worker.test((c.source?.command ?? []).join(' ').toLowerCase())) continue;
+    c.role = 'worker';
+    plan.guessed.push(
+      `artifacts.${c.name}: role worker, from its command (${c.source!.command!.join(' ').slice(0, 80)})`,
+    );
+  }
   // One image and no role matched: a single-image service is its API.
-  if (candidates.length === 1 && !candidates[0]!.role) {
-    candidates[0]!.role = 'api';
-    plan.guessed.push(`artifacts.${candidates[0]!.name}: role api (the only image)`);
+  const built = candidates.filter((c) => !c.runs);
+  if (built.length === 1 && !built[0]!.role && !candidates.some((c) => c.role === 'api')) {
+    built[0]!.role = 'api';
+    plan.guessed.push(`artifacts.${built[0]!.name}: role api (the only image built)`);
   }
 }
 
@@ -198,17 +248,26 @@ function imageArtifact(
   const notes = [`found: ${candidate.from}`];
   const at = `artifacts.${candidate.name}`;
   if (candidate.role && candidate.role !== candidate.name) value['role'] = candidate.role;
-  value['image'] =
-    candidate.name.startsWith(`${prefix}-`) || candidate.name === prefix
-      ? candidate.name
-      : `${prefix}-${candidate.name}`;
-  plan.guessed.push(`${at}.image: "${String(value['image'])}"`);
+  if (candidate.runs) {
+    // A role of one image: built, signed and promoted once, by the artifact that declares the build.
+    value['image'] = imageName(candidate.runs, prefix);
+    notes.push(`runs the image of ${candidate.runs.name} (built once, by ${candidate.runs.name})`);
+    commandOf(candidate, value, plan);
+    return { name: candidate.name, value, notes };
+  }
+  value['image'] = imageName(candidate, prefix);
+  if (candidate.shared) commandOf(candidate, value, plan);
+  plan.guessed.push(
+    `${at}.image: "${String(value['image'])}"${candidate.source?.imageName === value['image'] ? ' (its image: line)' : ''}`,
+  );
   const script = detection.buildScripts.find((s) => s.artifact === candidate.name);
   const web = detection.webBuild;
   if (script) {
     value['build'] = { command: script.command };
     notes.push(`build: ${script.path} runs before the image is assembled`);
-  } else if (candidate.role === 'web' && web) {
+  } else if (candidate.role === 'web' && web && (candidate.recipe || !candidate.docker)) {
+    // Only for an image assembled from the build's output: a Dockerfile that runs the build itself
+    // (a multi-stage one) needs nothing run before it.
     value['build'] = {
       command: ['npm', 'run', ...(web.dir === '.' ? [] : ['--prefix', web.dir]), web.script],
     };
@@ -218,6 +277,13 @@ function imageArtifact(
   if (candidate.docker) {
     notes.push('docker engine: built from the Dockerfile in its context');
     Object.assign(value, candidate.docker);
+    if (candidate.buildArgs) value['buildArgs'] = candidate.buildArgs;
+    // BASE_IMAGE is the one release build sets itself (the config's base).
+    for (const arg of candidate.source?.dockerfile?.facts.fromArgs ?? [])
+      if (arg !== 'BASE_IMAGE' && !candidate.buildArgs?.[arg])
+        plan.todo.push(
+          `${at}.buildArgs.${arg}: the image its Dockerfile starts FROM (ARG ${arg} has no default; or use BASE_IMAGE, which release build sets from base)`,
+        );
     if (candidate.cliArchive) {
       value['cliArchive'] = candidate.cliArchive;
       notes.push(
@@ -251,65 +317,22 @@ function imageArtifact(
   return { name: candidate.name, value, notes };
 }
 
-function cliArtifact(detection: Detection, prefix: string, plan: InitPlan): PlannedArtifact {
-  const script = detection.buildScripts.find((s) => s.artifact === 'cli');
-  const python = detection.pythonClis[0];
-  const node = detection.nodeBins[0];
-  if (!script && !python && !node)
-    return {
-      name: 'cli',
-      value: false,
-      notes: ['no CLI found (package.json "bin", pyproject.toml scripts, scripts/build-cli.*)'],
-    };
-  const value: Record<string, unknown> = {};
-  const notes: string[] = [];
-  const archiveName = script?.archive
-    ?.split('/')
-    .pop()
-    ?.replace(/\.(tar\.gz|tgz)$/, '');
-  const pkg = archiveName ?? python?.project ?? node?.package ?? `${prefix}-cli`;
-  value['package'] = pkg;
-  if (python) {
-    notes.push(`found: ${python.dir}/pyproject.toml, a Python CLI (${python.scripts.join(', ')})`);
-    plan.found.push(
-      `${python.dir === '.' ? '' : `${python.dir}/`}pyproject.toml: Python CLI ${python.scripts.join(', ')}`,
+/** The command a role of one image runs: how verify, watch and upgrade tell the roles apart. */
+function commandOf(candidate: Candidate, value: Record<string, unknown>, plan: InitPlan): void {
+  const command = candidate.source?.command;
+  if (command) value['command'] = command;
+  else if (candidate.runs)
+    plan.todo.push(
+      `artifacts.${candidate.name}.command: the command its containers run (the compose file gives none; one role of ${candidate.runs.name}'s image may run its default)`,
     );
-    value['installCommand'] = 'pipx install --force {url}';
-  } else if (node) {
-    notes.push(`found: ${node.dir}/package.json bin ${node.bins.join(', ')}`);
-    plan.found.push(`${node.dir === '.' ? '' : `${node.dir}/`}package.json: bin ${node.bins.join(', ')}`);
-  }
-  if (script?.archive) {
-    value['build'] = { command: script.command, archive: script.archive };
-    notes.push(`build: ${script.path} writes ${script.archive}`);
-    plan.found.push(`${script.path}: builds the CLI archive ${script.archive}`);
-  } else {
-    // A build is needed whenever the API image is built (it serves the archive): the packaging
-    // tool of the CLI's own language, renamed to one archive name the config can give.
-    const archive = `dist/${repositoryName(pkg)}.tar.gz`;
-    const command = python
-      ? `python3 -m build --sdist --outdir dist/cli-build ${python.dir} && mv dist/cli-build/*.tar.gz ${archive} && rm -rf dist/cli-build`
-      : `mkdir -p dist/cli-build && npm pack ${node!.dir === '.' ? '' : `./${node!.dir} `}--pack-destination dist/cli-build && mv dist/cli-build/*.tgz ${archive} && rm -rf dist/cli-build`;
-    value['build'] = { command: ['sh', '-c', command], archive };
-    notes.push(
-      python
-        ? 'build: guessed, an sdist by python -m build (pip install build); stamp SERVICE_VERSION into its version'
-        : 'build: guessed, the package by npm pack; stamp SERVICE_VERSION into its version',
-    );
-    plan.guessed.push(
-      `artifacts.cli.build: ${python ? 'python3 -m build --sdist' : 'npm pack'}, renamed to ${archive}`,
-    );
-    plan.todo.push('artifacts.cli.build: bake the release version (SERVICE_VERSION) into the CLI it builds');
-  }
-  if (!archiveName) plan.guessed.push(`artifacts.cli.package: "${pkg}"`);
-  return { name: 'cli', value, notes };
 }
 
-function nameOfDockerfile(found: FoundDockerfile): string {
-  const file = found.path.split('/').pop()!;
-  const suffix = /^Dockerfile\.(.+)$/.exec(file)?.[1] ?? /^(.+)\.Dockerfile$/.exec(file)?.[1];
-  if (suffix) return suffix;
-  return found.dir === '.' ? 'app' : found.dir.split('/').pop()!;
+function imageName(candidate: Candidate, prefix: string): string {
+  const line = candidate.source?.imageName;
+  if (line && REPOSITORY.test(line)) return line;
+  return candidate.name.startsWith(`${prefix}-`) || candidate.name === prefix
+    ? candidate.name
+    : `${prefix}-${candidate.name}`;
 }
 
 function isRole(name: string): boolean {
@@ -323,16 +346,6 @@ function artifactName(raw: string): string {
     .replace(/[^a-z0-9-]+/g, '-')
     .replace(/^[^a-z]+|-+$/g, '');
   return (name || 'image').slice(0, 63);
-}
-
-/** A repository path component for image names. */
-export function repositoryName(raw: string): string {
-  const name = raw
-    .replace(/^@.*\//, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '');
-  return REPOSITORY.test(name) ? name : 'service';
 }
 
 function join(dir: string, path: string): string {

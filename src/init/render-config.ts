@@ -1,10 +1,18 @@
 import { CONFIG_SCHEMA_REF as SCHEMA_REF } from '../config/json-schema.ts';
 import type { InitPlan } from './plan-config.ts';
 
+// Release candidates are signed: the public key `release keygen` writes, committed beside the config.
+const SIGNING = { publicKey: 'release-signing.pub' };
+
 /** The config as `release.config.json`: the plan's values, with the `$schema` line editors read. */
 export function renderJsonConfig(plan: InitPlan): string {
   const artifacts = Object.fromEntries(plan.artifacts.map((a) => [a.name, a.value]));
-  return `${JSON.stringify({ $schema: SCHEMA_REF, registry: plan.registry, artifacts }, null, 2)}\n`;
+  const versionVariables = hasVersionVariables(plan) ? { versionVariables: plan.versionVariables } : {};
+  return `${JSON.stringify({ $schema: SCHEMA_REF, registry: plan.registry, ...versionVariables, signing: SIGNING, artifacts }, null, 2)}\n`;
+}
+
+function hasVersionVariables(plan: InitPlan): boolean {
+  return plan.versionVariables.server.length + plan.versionVariables.client.length > 0;
 }
 
 /**
@@ -28,6 +36,16 @@ export function renderTsConfig(plan: InitPlan, withTypes: boolean): string {
   lines.push(
     '  // Where images go: a registry and namespace, or an OCI layout directory (no registry needed).',
     `  registry: ${literal(plan.registry)},`,
+    ...(hasVersionVariables(plan)
+      ? [
+          '  // Build args and client variables that carry the version: release build sets each to it,',
+          '  // beside SERVICE_VERSION (server) and SERVICE_CLIENT_VERSION (client).',
+          `  versionVariables: ${value(plan.versionVariables, '  ')},`,
+        ]
+      : []),
+    '  // The key release candidates are signed with: `npx release keygen` writes release-signing.pub',
+    '  // (commit it) and release-signing.key (a CI secret, RELEASE_SIGNING_KEY; never commit it).',
+    `  signing: ${value(SIGNING, '  ')},`,
     '  // What is released and how each artifact is built; `false` drops a role this service does not have.',
     '  artifacts: {',
   );

@@ -127,7 +127,7 @@ async function locatePrivateKey(
     SIGNING_KEY_MISSING,
     'no signing key: pass --key <file>, set RELEASE_SIGNING_KEY, or set signing.privateKey in the config',
     {
-      hint: 'create one with `release keygen` (docs/guides/signing.md)',
+      hint: 'create one with `release keygen` (the signing guide: node_modules/service-release/docs/guides/signing.md)',
     },
   );
 }

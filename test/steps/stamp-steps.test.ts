@@ -133,9 +133,28 @@ describe('the stamp pipeline through the runner', () => {
       const ctx = stampTestContext(withCwd(repo.dir));
       expect(ctx.paths.record).toBe(join(repo.dir, 'dist/release.json'));
       const reports = await runPipeline(stampPipeline, ctx, { json: true, env: ctx.env });
-      expect(reports.map((r) => r.status)).toEqual(['done', 'done', 'done', 'skipped']);
-      expect(reports[3]!.reason).toBe('GITHUB_OUTPUT is not set');
+      expect(reports.map((r) => r.status)).toEqual(['done', 'skipped', 'done', 'done', 'skipped']);
+      expect(reports[1]!.reason).toBe('the tree is clean');
+      expect(reports[4]!.reason).toBe('GITHUB_OUTPUT is not set');
       expect(JSON.parse(readFileSync(ctx.paths.record, 'utf8'))).toMatchObject({ tag: 'v1.0.0' });
+    } finally {
+      repo.remove();
+    }
+  });
+
+  it('a dirty tree is said with its changed files (what release init just wrote)', async () => {
+    const repo = GitRepo.create('testctx-');
+    try {
+      repo.write('release.config.json', '{}');
+      repo.commit('initial');
+      repo.annotatedTag('v1.0.0');
+      repo.write('release.config.json', '{"registry": "ghcr.io/acme"}');
+      const ctx = stampTestContext(withCwd(repo.dir));
+      await runPipeline(stampPipeline, ctx, { json: true, env: ctx.env });
+      expect(ctx.decision!.record.tag).toMatch(/-dirty$/);
+      expect(ctx.warnings).toContain(
+        'the tree is dirty: 1 changed file (release.config.json); commit it: an rc and a release need a clean tree, and a dev stamp says -dirty until then',
+      );
     } finally {
       repo.remove();
     }

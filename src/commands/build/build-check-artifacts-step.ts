@@ -31,6 +31,6 @@ export const buildCheckArtifactsStep: Step<BuildContext> = {
 
 export function invalid(problems: string[]): ConfigError {
   return new ConfigError('the artifacts cannot be built as configured:', problems, {
-    hint: 'fix the keys listed above (docs/guides/your-own-service.md); nothing was built or written',
+    hint: 'fix the keys listed above (the guide: node_modules/service-release/docs/guides/your-own-service.md); nothing was built or written',
   });
 }

@@ -1,9 +1,11 @@
 import { createHash, type KeyObject } from 'node:crypto';
 import { readFile, rm, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { codeFiles } from '../../build/archive-code-files.ts';
 import { buildCommandEnv, runBuildCommand } from '../../build/run-build-command.ts';
 import { cliArtifact } from '../../config/artifacts.ts';
 import type { Step } from '../../pipeline/step.ts';
+import { archiveFiles } from '../../reversion/archive-files.ts';
 import { SIGNATURE_SUFFIX, signArchive, signatureFileText } from '../../shared/archive-signature.ts';
 import { writeFileAtomically } from '../../shared/atomic-write.ts';
 import { hasSigningKey, readPublicKey, readSigningKey } from '../../signing/key-files.ts';
@@ -58,6 +60,14 @@ export const buildCliArchiveStep: Step<BuildContext> = {
       ]);
     }
     const bytes = await readFile(path);
+    if (/\.(?:tar\.gz|tgz)$/.test(archive)) {
+      // A package of metadata only (a guessed sdist of the wrong folder) installs nothing to run.
+      const files = [...(await archiveFiles(bytes, archive)).keys()];
+      if (!codeFiles(files).length)
+        throw invalid([
+          `artifacts.${cli.name}.build.archive: "${archive}" holds no code files (${files.slice(0, 5).join(', ') || 'nothing'}): the build command packaged nothing to run`,
+        ]);
+    }
     ctx.cli = { path, sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length };
     // A signature of an older archive must never stay beside a new one.
     const signaturePath = `${path}${SIGNATURE_SUFFIX}`;

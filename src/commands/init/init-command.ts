@@ -19,6 +19,11 @@ export function initCommand(program: Command): void {
     )
     .option('--registry <registry>', 'where images go (default: the embedded OCI layout, .release/oci)')
     .option(
+      '--compose-file <file>',
+      'a compose file to read instead of the production one `docker compose` picks (compose.yaml, docker-compose.yml); repeat for several',
+      (file: string, previous: string[] = []) => [...previous, file],
+    )
+    .option(
       '--name <name>',
       'the project name image names start with (default: from package.json, pyproject.toml or the folder)',
     )

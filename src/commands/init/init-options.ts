@@ -8,4 +8,5 @@ export interface InitOptions extends GlobalOptions {
   ci?: 'auto' | 'github' | 'gitlab' | 'none';
   registry?: string;
   name?: string;
+  composeFile?: string[];
 }

@@ -7,9 +7,11 @@ import { isRegistryReference } from '../../config/schema.ts';
 import { RuleError, UsageError } from '../../errors.ts';
 import { detectProject } from '../../init/detect.ts';
 import { listProject } from '../../init/list-project.ts';
+import { pipelineFacts } from '../../init/pipeline-facts.ts';
 import { planConfig } from '../../init/plan-config.ts';
 import { renderJsonConfig, renderTsConfig } from '../../init/render-config.ts';
-import { packageRoot } from '../../shared/package-root.ts';
+import { renderGithubWorkflow } from '../../init/render-github-workflow.ts';
+import { renderGitlabPipeline } from '../../init/render-gitlab-pipeline.ts';
 import { currentIo } from '../../util/cli-io.ts';
 import { projectDir } from '../command-context.ts';
 import { printJson, printLine } from '../output.ts';
@@ -18,8 +20,8 @@ import type { InitOptions } from './init-options.ts';
 const CONFIG_NAMES = ['release.config.ts', 'release.config.mjs', 'release.config.js', 'release.config.json'];
 // Where each platform's pipeline goes. GitLab's own file is the project's: ours is included from it.
 const CI_FILES = {
-  github: { template: 'templates/ci/github-actions.yml', path: '.github/workflows/release.yml' },
-  gitlab: { template: 'templates/ci/gitlab-ci.yml', path: '.gitlab/release.gitlab-ci.yml' },
+  github: { render: renderGithubWorkflow, path: '.github/workflows/release.yml' },
+  gitlab: { render: renderGitlabPipeline, path: '.gitlab/release.gitlab-ci.yml' },
 } as const;
 
 interface PlannedFile {
@@ -44,9 +46,16 @@ export async function runInit(options: InitOptions): Promise<void> {
         hint: 'pass a registry and namespace like "ghcr.io/acme", or "oci-layout:<dir>"',
       },
     );
-  const detection = detectProject(listProject(cwd));
+  const listing = listProject(cwd);
+  const composeFiles = (options.composeFile ?? []).map((f) => composePath(f, listing.paths));
+  const detection = detectProject(listing, composeFiles);
   const name = options.name ?? detection.name ?? basename(cwd);
-  const plan = planConfig(detection, { name, ...(options.registry ? { registry: options.registry } : {}) });
+  const plan = planConfig(detection, {
+    name,
+    composeFiles,
+    ...(listing.exists ? { exists: listing.exists } : {}),
+    ...(options.registry ? { registry: options.registry } : {}),
+  });
   const format = options.format ?? 'ts';
   const withTypes = existsSync(join(cwd, 'node_modules/service-release/package.json'));
   const files: PlannedFile[] = [
@@ -62,8 +71,8 @@ export async function runInit(options: InitOptions): Promise<void> {
         ? undefined
         : options.ci;
   if (ci) {
-    const { template, path } = CI_FILES[ci];
-    files.push({ path, content: readFileSync(join(packageRoot(), template), 'utf8') });
+    const { render, path } = CI_FILES[ci];
+    files.push({ path, content: render(pipelineFacts(plan, projectDependencies(cwd))) });
     if (ci === 'gitlab')
       plan.todo.push(`.gitlab-ci.yml: include the pipeline, \`include: { local: ${path} }\``);
   } else {
@@ -75,6 +84,7 @@ export async function runInit(options: InitOptions): Promise<void> {
     const full = join(cwd, file.path);
     if (existsSync(full)) file.existing = readFileSync(full, 'utf8');
   }
+  const ignore = gitignoreUpdate(cwd);
   // Another form of config would be read instead of (or before) the one written: refuse that too.
   const otherConfigs = CONFIG_NAMES.filter((n) => n !== files[0]!.path && existsSync(join(cwd, n)));
   const conflicts = [...files.filter((f) => f.existing !== undefined).map((f) => f.path), ...otherConfigs];
@@ -103,9 +113,16 @@ export async function runInit(options: InitOptions): Promise<void> {
     await mkdir(dirname(join(cwd, file.path)), { recursive: true });
     await writeFileAtomically(join(cwd, file.path), file.content);
   }
+  if (ignore) await writeFileAtomically(join(cwd, '.gitignore'), ignore.content);
+  const written = [...files.map((f) => f.path), ...(ignore ? ['.gitignore'] : [])];
+  const commitNote = `commit ${written.join(', ')} before an rc: until then the tree is dirty and a stamp says -dirty`;
   if (options.json) {
     printJson({
-      written: files.map((f) => ({ path: f.path, replaced: f.existing !== undefined })),
+      written: [
+        ...files.map((f) => ({ path: f.path, replaced: f.existing !== undefined })),
+        ...(ignore ? [{ path: '.gitignore', replaced: ignore.existed, added: ignore.added }] : []),
+      ],
+      next: commitNote,
       found: plan.found,
       guessed: plan.guessed,
       todo: plan.todo,
@@ -114,11 +131,61 @@ export async function runInit(options: InitOptions): Promise<void> {
     return;
   }
   for (const file of files) printLine(`${file.existing === undefined ? 'wrote' : 'replaced'} ${file.path}`);
+  if (ignore) printLine(`${ignore.existed ? 'added to' : 'wrote'} .gitignore: ${ignore.added.join(' ')}`);
+  printLine('next: npx release build --dry-run   (checks the config and its inputs, builds nothing)');
+  printLine(`then: ${commitNote}`);
   if (otherConfigs.length)
     printLine(
       `note: ${otherConfigs.join(', ')} also exist; release reads release.config.ts first, then .mjs, .js, .json`,
     );
-  printLine('next: npx release build --dry-run   (checks the config and its inputs, builds nothing)');
+}
+
+// What the toolkit writes in a project and never commits: the OCI layout and bases, the stamp's
+// and the build's output.
+const IGNORED = ['.release/', 'dist/'];
+
+/** The .gitignore with what it lacks of IGNORED appended (git's own answer), or nothing to do. */
+function gitignoreUpdate(cwd: string): { content: string; added: string[]; existed: boolean } | undefined {
+  // git's own answer (every rule file, negations included): status 0 ignored, 1 not ignored.
+  const answers = IGNORED.map((p) => ({
+    p,
+    status: spawnSync('git', ['check-ignore', '--no-index', '-q', `${p}x`], { cwd }).status,
+  }));
+  if (answers.some((a) => a.status !== 0 && a.status !== 1)) return undefined; // not a git repository
+  const missing = answers.filter((a) => a.status === 1).map((a) => a.p);
+  if (!missing.length) return undefined;
+  const path = join(cwd, '.gitignore');
+  const existed = existsSync(path);
+  const before = existed ? readFileSync(path, 'utf8') : '';
+  const lead = before && !before.endsWith('\n') ? '\n' : '';
+  const content = `${before}${lead}# written by release init: what service-release writes here\n${missing.map((p) => `/${p}`).join('\n')}\n`;
+  return { content, added: missing.map((p) => `/${p}`), existed };
+}
+
+/** The project's npm dependencies (package.json at its top), to install only what it lacks. */
+function projectDependencies(cwd: string): string[] {
+  try {
+    const pkg = JSON.parse(readFileSync(join(cwd, 'package.json'), 'utf8')) as Record<string, unknown>;
+    return ['dependencies', 'devDependencies', 'optionalDependencies'].flatMap((key) =>
+      pkg[key] && typeof pkg[key] === 'object' ? Object.keys(pkg[key] as object) : [],
+    );
+  } catch {
+    return [];
+  }
+}
+
+/** A `--compose-file` as a path of the listing (relative to the project), or a usage error. */
+function composePath(file: string, paths: readonly string[]): string {
+  const relative = file.replace(/^\.\//, '');
+  if (!paths.includes(relative))
+    throw new UsageError(
+      'COMPOSE_FILE_NOT_FOUND',
+      `--compose-file ${JSON.stringify(file)} is not a file of this repository`,
+      {
+        hint: 'name it relative to the project folder (symbolic links and paths outside it are not read)',
+      },
+    );
+  return relative;
 }
 
 function report(plan: ReturnType<typeof planConfig>, files: PlannedFile[]): void {

@@ -1,5 +1,6 @@
 import type { Step } from '../../pipeline/step.ts';
 import { decideStampStep } from './decide-stamp-step.ts';
+import { explainDirtyStep } from './explain-dirty-step.ts';
 import { githubOutputStep } from './github-output-step.ts';
 import { resolveVersionStep } from './resolve-version-step.ts';
 import type { StampContext } from './stamp-context.ts';
@@ -12,6 +13,7 @@ import { writeStampFilesStep } from './write-stamp-files-step.ts';
  */
 export const stampPipeline: readonly Step<StampContext>[] = [
   resolveVersionStep, // SERVICE_VERSION -> git describe -> unknown, and the repository's state
+  explainDirtyStep, // a dirty tree: which files, and that an rc needs them committed
   decideStampStep, // channel, image tag and references; refusals happen here, before any write
   writeStampFilesStep, // env file, build args, CLI metadata, release record: all or none
   githubOutputStep, // $GITHUB_OUTPUT for the next workflow step

@@ -1,0 +1,321 @@
+import { IMAGE_ROLES, type ImageRole } from '../config/constants.ts';
+import { type ComposeBuild, type ComposeService, DEFAULT_COMPOSE_FILES } from './compose-file.ts';
+import type { Detection, FoundCompose, FoundDockerfile } from './detect.ts';
+import { commonRegistry, type ImageLine, readImageLine } from './image-reference.ts';
+import { dirOf, joinPath, resolveInRepo } from './repo-path.ts';
+
+/**
+ * Which images a repository releases, read as Docker Compose and Docker read it: the production
+ * compose file (`docker compose`'s own pick, or the files named) decides first, with its
+ * `build.context`, `dockerfile`, `target` and `args` as written; services built the same way, or
+ * named by the same `image:`, are roles of one image; Dockerfiles of test, example, hack and dev
+ * folders, of development names (`Dockerfile.dev`), or used only by other compose files, are
+ * left out with the reason. Pure.
+ */
+export interface ImageSource {
+  /** The artifact's key (a compose service name, a folder, a Dockerfile's suffix). */
+  name: string;
+  from: string;
+  /** Repository paths, resolved: the context and the Dockerfile. */
+  docker?: { context: string; dockerfile: string; target?: string; args: Record<string, string> };
+  dockerfile?: FoundDockerfile;
+  /** Another source's name: this one runs that image (a role of one image), it is not built. */
+  runs?: string;
+  /** The last component of its `image:` line. */
+  imageName?: string;
+  /** The command it runs (compose `command:`): what tells roles of one image apart. */
+  command?: string[];
+  role?: ImageRole;
+  /** Why its context was chosen, when no compose file said. */
+  contextReason?: string;
+  /** A Node folder without a Dockerfile: built daemonlessly from the folder. */
+  nodeFolder?: { dir: string; entry: string };
+}
+
+export interface ImageSources {
+  sources: ImageSource[];
+  /** The registry the production compose file's `image:` lines name. */
+  registry?: { registry: string; from: string };
+  found: string[];
+  /** Left out on purpose, with why: shown so a user can name it. */
+  skipped: string[];
+  /** Refused (a path leaving the repository, an unreadable file): the user must decide. */
+  refused: string[];
+}
+
+const DEV_FOLDERS = new Set([
+  'test',
+  'tests',
+  'e2e',
+  'example',
+  'examples',
+  'hack',
+  'dev',
+  'fixtures',
+  'testdata',
+  'sample',
+  'samples',
+  'demo',
+  'docs',
+  '.devcontainer',
+  '.cursor',
+]);
+// Images a service runs beside its own and never releases: databases, caches, queues, proxies.
+const INFRASTRUCTURE =
+  /^(?:postgres|postgresql|mysql|mariadb|mongo|redis|valkey|memcached|rabbitmq|nats|kafka|zookeeper|clickhouse-server|clickhouse|minio|nginx|traefik|caddy|haproxy|elasticsearch|opensearch|busybox|alpine)$/;
+const DEV_NAMES = new Set(['dev', 'development', 'test', 'tests', 'debug', 'local', 'ci', 'e2e']);
+
+export function imageSources(
+  detection: Detection,
+  exists: (path: string) => boolean,
+  named: readonly string[],
+): ImageSources {
+  const out: ImageSources = { sources: [], found: [], skipped: [], refused: [] };
+  const production = named.length
+    ? detection.compose.filter((c) => named.includes(c.path))
+    : DEFAULT_COMPOSE_FILES.map((f) => detection.compose.find((c) => c.path === f))
+        .filter((c): c is FoundCompose => c !== undefined)
+        .slice(0, 1);
+  for (const compose of detection.compose) {
+    if (compose.unreadable && production.includes(compose))
+      out.refused.push(
+        `${compose.path}: not read (${compose.unreadable}); fix it or name another with --compose-file`,
+      );
+    else if (!production.includes(compose))
+      out.skipped.push(
+        `${compose.path}: not read (not the production compose file; name it with --compose-file to use it)`,
+      );
+  }
+  const usedByProduction = new Set<string>();
+  const imageLines: ImageLine[] = [];
+  for (const compose of production) {
+    out.found.push(`${compose.path}: services ${compose.services.map((s) => s.name).join(', ') || '(none)'}`);
+    for (const service of compose.services) {
+      const line = service.image ? readImageLine(service.image) : undefined;
+      // An image-only production service may be built by a build file beside it
+      // (docker-compose.build.yml): the same service name, in a file not named for dev or test.
+      const builder = service.build
+        ? { path: compose.path, build: service.build }
+        : buildElsewhere(service.name, detection.compose, production);
+      if (!builder) continue;
+      const build = builder.build;
+      if (line) imageLines.push(line);
+      const at = `${builder.path} service ${service.name}`;
+      const context = resolveInRepo(dirOf(builder.path), build.context);
+      if ('refused' in context) {
+        out.refused.push(`${at}: build.context ${context.refused}; not released (refused, never rewritten)`);
+        continue;
+      }
+      const dockerfile = resolveInRepo(context.path, build.dockerfile ?? 'Dockerfile');
+      if ('refused' in dockerfile) {
+        out.refused.push(`${at}: build.dockerfile ${dockerfile.refused}; not released (refused)`);
+        continue;
+      }
+      usedByProduction.add(dockerfile.path);
+      const target = build.target;
+      const same = out.sources.find(
+        (s) =>
+          !s.runs &&
+          s.docker?.context === context.path &&
+          s.docker.dockerfile === dockerfile.path &&
+          s.docker.target === target,
+      );
+      out.sources.push({
+        name: service.name,
+        from: `${at} (${dockerfile.path}${target ? `, target ${target}` : ''})`,
+        ...(same ? { runs: same.name } : {}),
+        docker: {
+          context: context.path,
+          dockerfile: dockerfile.path,
+          ...(target ? { target } : {}),
+          args: build.args,
+        },
+        ...(detection.dockerfiles.find((d) => d.path === dockerfile.path)
+          ? { dockerfile: detection.dockerfiles.find((d) => d.path === dockerfile.path)! }
+          : {}),
+        ...(line ? { imageName: line.name } : {}),
+        ...(service.command ? { command: service.command } : {}),
+      });
+    }
+    // Services that only name an image another service builds run that image: roles of it.
+    for (const service of compose.services) {
+      if (service.build || !service.image || out.sources.some((s) => s.name === service.name)) continue;
+      const line = readImageLine(service.image);
+      const built = line && out.sources.find((s) => !s.runs && s.imageName === line.name);
+      if (built) {
+        out.sources.push({
+          name: service.name,
+          from: `${compose.path} service ${service.name} (runs the image of ${built.name})`,
+          runs: built.name,
+          imageName: line.name,
+          ...(service.command ? { command: service.command } : {}),
+        });
+      } else if (line?.registry && !out.sources.some((s) => s.docker)) imageLines.push(line);
+    }
+  }
+  // Other Dockerfiles: the usual names, unless a rule says they are not a release's.
+  const fromCompose = new Set(detection.compose.flatMap((c) => dockerfilesOf(c)));
+  const composeBuilds = out.sources.length > 0;
+  for (const found of detection.dockerfiles) {
+    if (usedByProduction.has(found.path)) continue;
+    const why =
+      devReason(found.path) ??
+      (fromCompose.has(found.path) ? 'used only by a development or test compose file' : undefined) ??
+      (composeBuilds ? 'not built by the production compose file' : undefined);
+    if (why) {
+      out.skipped.push(`${found.path}: not an artifact (${why}); declare it if you release it`);
+      continue;
+    }
+    const roleTargets = found.facts.targets.filter((t) => (IMAGE_ROLES as readonly string[]).includes(t));
+    const { context, reason } = contextOf(found, exists);
+    const base = { dockerfile: found, ...(reason ? { contextReason: reason } : {}) };
+    if (roleTargets.length > 1) {
+      for (const target of roleTargets)
+        out.sources.push({
+          ...base,
+          name: target,
+          from: `${found.path}, target ${target}`,
+          docker: { context, dockerfile: found.path, target, args: {} },
+        });
+      continue;
+    }
+    out.sources.push({
+      ...base,
+      name: nameOfDockerfile(found),
+      from: found.path,
+      docker: { context, dockerfile: found.path, args: {} },
+    });
+  }
+  for (const folder of detection.nodeFolders)
+    out.sources.push({
+      name: folder.dir,
+      from: `${folder.dir}/ (a Node service, ${folder.entry}; no Dockerfile)`,
+      nodeFolder: folder,
+    });
+  // An image-only production compose file (images pulled, built elsewhere) still names them:
+  // a service named like a Dockerfile's artifact, or, with one Dockerfile left and one image of
+  // the service's own (not a database or cache), that image and every service that runs it.
+  const pulled = production
+    .flatMap((c) => c.services)
+    .filter((s) => !s.build && s.image && !out.sources.some((o) => o.name === s.name))
+    .map((s) => ({ service: s, line: readImageLine(s.image!) }))
+    .filter((s): s is { service: ComposeService; line: ImageLine } => s.line !== undefined);
+  const unnamed = out.sources.filter((s) => !s.imageName && !s.runs && s.docker);
+  for (const source of unnamed) {
+    const match = pulled.find(
+      (p) => p.service.name === source.name || p.service.name.endsWith(`-${source.name}`),
+    );
+    if (match) source.imageName = match.line.name;
+  }
+  const own = [...new Set(pulled.filter((p) => !INFRASTRUCTURE.test(p.line.name)).map((p) => p.line.name))];
+  const left = unnamed.filter((s) => !s.imageName);
+  if (left.length === 1 && own.length === 1) {
+    const source = left[0]!;
+    const runs = pulled.filter((p) => p.line.name === own[0]);
+    const first = runs[0]!;
+    source.from = `${source.from}, the image of ${runs.map((r) => r.service.name).join(', ')} in ${production.map((c) => c.path).join(', ')}`;
+    source.name = first.service.name;
+    source.imageName = first.line.name;
+    if (first.service.command) source.command = first.service.command;
+    imageLines.push(first.line);
+    for (const other of runs.slice(1))
+      out.sources.push({
+        name: other.service.name,
+        from: `${production[0]!.path} service ${other.service.name} (runs the image of ${source.name})`,
+        runs: source.name,
+        imageName: other.line.name,
+        ...(other.service.command ? { command: other.service.command } : {}),
+      });
+  }
+  // The registry of the images released, else of every image line with a host.
+  const released = imageLines.filter((l) => out.sources.some((s) => s.imageName === l.name));
+  if (released.some((l) => l.registry)) imageLines.splice(0, imageLines.length, ...released);
+  const common = commonRegistry(imageLines);
+  if (common)
+    out.registry = {
+      registry: common.registry,
+      from: `the image: lines of ${production.map((c) => c.path).join(', ')} (${common.count} of them)`,
+    };
+  return out;
+}
+
+/** The build of a service of this name in another compose file that is not a dev or test one. */
+function buildElsewhere(
+  name: string,
+  all: readonly FoundCompose[],
+  production: readonly FoundCompose[],
+): { path: string; build: ComposeBuild } | undefined {
+  for (const compose of all) {
+    if (production.includes(compose) || devCompose(compose.path)) continue;
+    const build = compose.services.find((s) => s.name === name)?.build;
+    if (build) return { path: compose.path, build };
+  }
+  return undefined;
+}
+
+/** `docker-compose.dev.yml`, `compose.test.yaml`, `docker-compose-local.yml`: by its name. */
+function devCompose(path: string): boolean {
+  const base = path.slice(path.lastIndexOf('/') + 1).toLowerCase();
+  return base
+    .replace(/\.ya?ml$/, '')
+    .split(/[.-]/)
+    .some((part) => DEV_NAMES.has(part) || part.startsWith('dev') || part === 'override');
+}
+
+/** The Dockerfiles a compose file builds (whether or not they stay in the repository). */
+function dockerfilesOf(compose: FoundCompose): string[] {
+  return compose.services.flatMap((s) => {
+    if (!s.build) return [];
+    const context = resolveInRepo(dirOf(compose.path), s.build.context);
+    if ('refused' in context) return [];
+    const file = resolveInRepo(context.path, s.build.dockerfile ?? 'Dockerfile');
+    return 'path' in file ? [file.path] : [];
+  });
+}
+
+function devReason(path: string): string | undefined {
+  const folder = path
+    .split('/')
+    .slice(0, -1)
+    .find((part) => DEV_FOLDERS.has(part.toLowerCase()));
+  if (folder) return `under ${folder}/`;
+  const base = path.slice(path.lastIndexOf('/') + 1).toLowerCase();
+  const suffix = base.startsWith('dockerfile.')
+    ? base.slice('dockerfile.'.length)
+    : base.replace(/\.dockerfile$/, '');
+  if (suffix.split(/[.-]/).some((part) => DEV_NAMES.has(part)))
+    return 'a development or test Dockerfile by its name';
+  return undefined;
+}
+
+/**
+ * Where a Dockerfile no compose file builds is built from: its own folder, unless its COPY
+ * sources are found from the top of the repository and not from its folder (`COPY api/src ...`
+ * in `api/Dockerfile` is built with `context: .`).
+ */
+function contextOf(
+  found: FoundDockerfile,
+  exists: (path: string) => boolean,
+): { context: string; reason?: string } {
+  if (found.dir === '.') return { context: '.' };
+  const sources = found.facts.copySources.filter(
+    (s) => !s.includes('$') && s !== '.' && s !== './' && !s.includes('*'),
+  );
+  if (!sources.length) return { context: found.dir };
+  const inDir = sources.filter((s) => exists(joinPath(found.dir, s.replace(/^\.\//, '')))).length;
+  const atTop = sources.filter((s) => exists(s.replace(/^\.\//, ''))).length;
+  if (atTop > inDir)
+    return {
+      context: '.',
+      reason: `context ".": ${atTop} of its ${sources.length} COPY sources are found from the top of the repository, ${inDir} from ${found.dir}/`,
+    };
+  return { context: found.dir };
+}
+
+function nameOfDockerfile(found: FoundDockerfile): string {
+  const file = found.path.split('/').pop()!;
+  const lower = file.toLowerCase();
+  if (file.startsWith('Dockerfile.')) return file.slice('Dockerfile.'.length);
+  if (lower.endsWith('.dockerfile')) return file.slice(0, -'.dockerfile'.length);
+  return found.dir === '.' ? 'app' : found.dir.split('/').pop()!;
+}

@@ -1,0 +1,39 @@
+import { OCI_LAYOUT_PREFIX } from '../config/constants.ts';
+import type { InitPlan } from './plan-config.ts';
+
+/**
+ * What a CI pipeline must know of the config `release init` wrote to run as written: the engine
+ * its images can be built with, what to install for it, the registry to log into (and with which
+ * credentials), whether there is a web client to verify. Pure.
+ */
+export interface PipelineFacts {
+  engine: 'oci' | 'docker';
+  /** The docker engine needs dockerode (an optional peer dependency) and the project lacks it. */
+  installDockerode: boolean;
+  /** The registry host to log into, or none for an OCI layout (nothing to publish to). */
+  registryHost?: string;
+  web: boolean;
+  /** The CLI is built with Python's `build` package, which a runner does not have. */
+  pythonBuild: boolean;
+}
+
+export function pipelineFacts(plan: InitPlan, projectDependencies: readonly string[]): PipelineFacts {
+  const images = plan.artifacts
+    .filter((a) => a.name !== 'cli' && a.value && ('context' in a.value || 'files' in a.value))
+    .map((a) => a.value as Record<string, unknown>);
+  // The daemonless engine needs a recipe for every image it builds; one without: docker.
+  const engine = images.length > 0 && images.every((v) => 'files' in v) ? 'oci' : 'docker';
+  const host = plan.registry.startsWith(OCI_LAYOUT_PREFIX) ? undefined : plan.registry.split('/')[0];
+  return {
+    engine,
+    installDockerode: engine === 'docker' && !projectDependencies.includes('dockerode'),
+    ...(host ? { registryHost: host === 'docker.io' ? 'docker.io' : host } : {}),
+    pythonBuild: plan.artifacts.some(
+      (a) =>
+        a.name === 'cli' && a.value && JSON.stringify(a.value['build'] ?? '').includes('python3 -m build'),
+    ),
+    web: plan.artifacts.some(
+      (a) => a.value && (a.name === 'web' || (a.value as { role?: string }).role === 'web'),
+    ),
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * Which build args carry the service's version (`versionVariables` of the config): `ARG
+ * <NAME>_VERSION` and client variables (`VITE_`, `REACT_APP_`, `NEXT_PUBLIC_`) with VERSION in the
+ * name. An arg whose default pins a version (`ARG TURBO_VERSION=2.9.4`) is a tool's version, not
+ * the service's, and is left out, saying so. Pure.
+ */
+export interface VersionVariables {
+  server: string[];
+  client: string[];
+  /** `NAME=default`: left out, a pinned tool version. */
+  pinned: string[];
+}
+
+const CLIENT_PREFIXES = ['VITE_', 'REACT_APP_', 'NEXT_PUBLIC_'];
+// The names release build sets itself.
+const STANDARD = new Set(['SERVICE_VERSION', 'SERVICE_CLIENT_VERSION']);
+
+export function versionVariables(
+  args: readonly { name: string; default?: string; web?: boolean }[],
+): VersionVariables {
+  const out: VersionVariables = { server: [], client: [], pinned: [] };
+  for (const arg of args) {
+    if (STANDARD.has(arg.name) || !arg.name.toUpperCase().includes('VERSION')) continue;
+    const client = CLIENT_PREFIXES.some((p) => arg.name.startsWith(p));
+    if (!client && !arg.name.endsWith('_VERSION')) continue;
+    if (
+      arg.default !== undefined &&
+      arg.default.length <= 64 &&
+      /^v?\d+(?:\.\d+)*(?:[-+.][\w.-]*)?$/.test(arg.default)
+    ) {
+      if (!out.pinned.includes(`${arg.name}=${arg.default}`)) out.pinned.push(`${arg.name}=${arg.default}`);
+      continue;
+    }
+    const list = client || arg.web ? out.client : out.server;
+    if (!list.includes(arg.name)) list.push(arg.name);
+  }
+  return out;
+}
