@@ -10,7 +10,9 @@ import {
 } from './constants.ts';
 
 const NPM_NAME = /^(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+// A command name npm can link into node_modules/.bin: no path, no leading dot or dash.
+const BIN_NAME = /^[A-Za-z0-9_@][A-Za-z0-9._@+-]{0,63}$/;
 // An image reference: a layout path or a registry host, a repository, then a tag or a digest.
 const BASE_IMAGE =
   /^(?:oci-layout:[^\s:@]*[a-z0-9]|[A-Za-z0-9.[\]:-]+\/[a-z0-9][a-z0-9._/-]*)(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}|@sha256:[0-9a-f]{64})?$/;
@@ -66,6 +68,13 @@ const reversionSchema = z.enum(REVERSION_STRATEGIES, 'expected "in-place", "rebu
 export const imageArtifactSchema = z.strictObject({
   role: z.enum(IMAGE_ROLES, 'expected "api", "worker" or "web" (or no role for an extra image)').optional(),
   image: z.string().regex(REPOSITORY, 'expected a lowercase repository name like "service-api"').optional(),
+  /**
+   * The command this artifact's containers run, as Compose's `command:` or a Swarm service's args
+   * give it (`["celery", "-A", "acme", "worker"]`): how verify, watch and upgrade tell the roles of
+   * one image apart. Matched as a run of consecutive words of the container's entrypoint and
+   * command; of the artifacts naming one image, one may leave it out (it runs the image's default).
+   */
+  command: argv.optional(),
   /** The image the build starts from; `release base-image` makes the default. */
   base: z
     .string()
@@ -110,6 +119,11 @@ export const imageArtifactSchema = z.strictObject({
 export const cliArtifactSchema = z.strictObject({
   role: z.literal('cli').optional(),
   package: z.string().regex(NPM_NAME, 'expected an npm package name').default('service-cli'),
+  /**
+   * The command the package installs (`acme`), which `release verify` runs as `<bin> --version`
+   * from PATH. Unset: the package's own `bin`, read from the package.json of its built archive.
+   */
+  bin: z.string().regex(BIN_NAME, 'expected a command name like "acme", without a path').optional(),
   build: z.strictObject({ command: argv, archive: relativePath }).optional(),
   /** The upgrade command the gate prints; `{url}` is the archive URL on the API. */
   installCommand: z
@@ -135,11 +149,21 @@ export type ImageArtifactConfig = z.output<typeof imageArtifactSchema> & {
   /** The key under `artifacts`. */
   name: string;
   image: string;
+  /**
+   * Set when this artifact is a role run from an image another artifact builds (a worker, a
+   * scheduler from the API's image): the name of that artifact. Such an artifact is never built,
+   * signed, promoted or mirrored itself; verify, watch and upgrade read it as a role of its own.
+   */
+  roleOf?: string;
+  /** Set on a role's default that the config did not declare (a config that only names images). */
+  implicit?: true;
 };
 export type CliArtifactConfig = z.output<typeof cliArtifactSchema> & {
   kind: 'cli';
   name: string;
   role: 'cli';
+  /** Set on the default CLI when the config declares none: verify then checks no CLI. */
+  implicit?: true;
 };
 export type ArtifactConfig = ImageArtifactConfig | CliArtifactConfig;
 export type ImageArtifactInput = z.input<typeof imageArtifactSchema>;
@@ -157,6 +181,7 @@ export const artifactsSchema = z
   .transform((raw, ctx) => {
     const out: Record<string, ArtifactConfig> = {};
     const dropped = new Set<string>();
+    const recipeKeys = new Map<string, string[]>();
     for (const [name, value] of Object.entries(raw)) {
       if (!ARTIFACT_NAME.test(name)) {
         ctx.issues.push({
@@ -181,17 +206,68 @@ export const artifactsSchema = z
       out[name] = isCli
         ? { ...(parsed.data as z.output<typeof cliArtifactSchema>), kind: 'cli', name, role: 'cli' }
         : imageArtifact(name, parsed.data as z.output<typeof imageArtifactSchema>);
+      if (!isCli)
+        recipeKeys.set(
+          name,
+          Object.keys(value ?? {}).filter((key) => !ROLE_KEYS.has(key)),
+        );
     }
     for (const role of ROLES) {
       if (dropped.has(role) || Object.values(out).some((a) => a.role === role)) continue;
       if (raw[role] !== undefined) continue; // declared but invalid: already reported
       out[role] =
         role === 'cli'
-          ? { ...cliArtifactSchema.parse({}), kind: 'cli', name: role, role }
-          : imageArtifact(role, { ...imageArtifactSchema.parse({}), role });
+          ? { ...cliArtifactSchema.parse({}), kind: 'cli', name: role, role, implicit: true }
+          : { ...imageArtifact(role, { ...imageArtifactSchema.parse({}), role }), implicit: true };
     }
+    for (const issue of markSharedImages(out, recipeKeys)) ctx.issues.push({ ...issue, input: undefined });
     return out;
   });
+
+/** What an artifact that runs another artifact's image may say: which image, which role, which command. */
+const ROLE_KEYS = new Set(['role', 'image', 'command']);
+
+/**
+ * Several artifacts may name one image (one application image run as API, worker and scheduler).
+ * One of them builds it: the one with a recipe, else the first in role order. The others become
+ * roles of it (`roleOf`) and may say no more than `ROLE_KEYS`, since the image is built once.
+ */
+function markSharedImages(
+  out: Record<string, ArtifactConfig>,
+  recipeKeys: ReadonlyMap<string, string[]>,
+): { code: 'custom'; message: string; path: string[] }[] {
+  const issues: { code: 'custom'; message: string; path: string[] }[] = [];
+  const byImage = new Map<string, ImageArtifactConfig[]>();
+  for (const artifact of Object.values(out)) {
+    // A role's default the config never declared keeps its own image (artifact-rules.ts refuses the clash).
+    if (artifact.kind !== 'image' || artifact.implicit) continue;
+    byImage.set(artifact.image, [...(byImage.get(artifact.image) ?? []), artifact]);
+  }
+  for (const [image, sharing] of byImage) {
+    if (sharing.length < 2) continue;
+    const recipes = sharing.filter((a) => (recipeKeys.get(a.name) ?? []).length > 0);
+    const builder = recipes[0] ?? [...sharing].sort(roleOrder)[0]!;
+    for (const extra of recipes.slice(1)) {
+      issues.push({
+        code: 'custom',
+        path: [extra.name],
+        message: `"${image}" is built by artifacts.${builder.name}: a role run from it says only role, image and command (remove ${recipeKeys.get(extra.name)!.join(', ')})`,
+      });
+    }
+    for (const role of sharing) if (role !== builder) role.roleOf = builder.name;
+  }
+  return issues;
+}
+
+/**
+ * api, worker, web by role, then the rest; within a role, the artifact named for it first (the
+ * `worker` before a `scheduler` worker), then by name: the order every list of images follows.
+ */
+export function roleOrder(a: ImageArtifactConfig, b: ImageArtifactConfig): number {
+  const rank = (x: ImageArtifactConfig) => (x.role ? IMAGE_ROLES.indexOf(x.role) : IMAGE_ROLES.length);
+  const named = (x: ImageArtifactConfig) => (x.name === x.role ? 0 : 1);
+  return rank(a) - rank(b) || named(a) - named(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+}
 
 function imageArtifact(name: string, data: z.output<typeof imageArtifactSchema>): ImageArtifactConfig {
   const role =

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../errors.ts';
-import { artifactWithRole, cliArtifact, imageArtifactNames, imageArtifacts } from './artifacts.ts';
+import {
+  artifactWithRole,
+  builderOf,
+  builtImageArtifacts,
+  cliArtifact,
+  declaredCliArtifact,
+  imageArtifactNames,
+  imageArtifacts,
+  rolesOfImage,
+} from './artifacts.ts';
 import { validateConfig } from './validate.ts';
 
 const problemsOf = (raw: unknown): string[] => {
@@ -51,7 +60,7 @@ describe('artifacts', () => {
     expect(cliArtifact(config)?.name).toBe('tool');
   });
 
-  it('refuses a role used twice, one image for two artifacts, and cliArchive off the api', () => {
+  it('refuses a single role used twice, a default on a declared image, and cliArchive off the api', () => {
     expect(
       problemsOf({
         artifacts: {
@@ -64,7 +73,121 @@ describe('artifacts', () => {
       'artifacts.backend.role: the role "api" is already taken by artifacts.api',
       'artifacts.scheduler.cliArchive: only the api artifact serves the CLI archive',
       // web is not declared: its default image is the one taken.
-      'artifacts.web.image: "service-web" is already the image of artifacts.scheduler',
+      'artifacts.web.image: "service-web" is already the image of artifacts.scheduler (declare web with its role and command to run it from that image, or give it another image)',
+    ]);
+    expect(problemsOf({ artifacts: { web: {}, site: { role: 'web', image: 'site' } } })).toEqual([
+      'artifacts.site.role: the role "web" is already taken by artifacts.web',
+    ]);
+  });
+
+  describe('one image, several roles', () => {
+    // Sentry's web, worker and cron share one image; so do a uvicorn API and its celery worker.
+    const oneImage = {
+      api: { role: 'api', image: 'acme-app', dockerfile: 'Dockerfile', buildArgs: { PY: '3.12' } },
+      worker: { role: 'worker', image: 'acme-app', command: ['celery', '-A', 'acme', 'worker'] },
+      scheduler: { role: 'worker', image: 'acme-app', command: ['celery', '-A', 'acme', 'beat'] },
+    };
+
+    it('builds the image once, from the artifact with the recipe, and keeps every role', () => {
+      const config = validateConfig({ artifacts: { ...oneImage, web: false } }, 'x');
+      expect(imageArtifactNames(config)).toEqual(['api', 'worker', 'scheduler']);
+      expect(builtImageArtifacts(config).map((a) => a.name)).toEqual(['api']);
+      expect(config.artifacts['worker']).toMatchObject({
+        roleOf: 'api',
+        command: ['celery', '-A', 'acme', 'worker'],
+      });
+      expect(config.artifacts['api']).not.toHaveProperty('roleOf');
+      expect(rolesOfImage(config, 'acme-app').map((a) => [a.name, a.role])).toEqual([
+        ['api', 'api'],
+        ['worker', 'worker'],
+        ['scheduler', 'worker'],
+      ]);
+      expect(builderOf(config, config.artifacts['scheduler'] as never).name).toBe('api');
+      // Two workers: the one named for the role leads, as before there could be two.
+      expect(artifactWithRole(config, 'worker')?.name).toBe('worker');
+    });
+
+    it('lets the recipe sit on any of them; with none, the api (first in role order) builds', () => {
+      const config = validateConfig(
+        {
+          artifacts: {
+            api: { image: 'acme-app', command: ['acme', 'serve'] },
+            worker: { image: 'acme-app', context: '.', dockerfile: 'Dockerfile' },
+            web: false,
+          },
+        },
+        'x',
+      );
+      expect(builtImageArtifacts(config).map((a) => a.name)).toEqual(['worker']);
+      expect(config.artifacts['api']).toMatchObject({ roleOf: 'worker' });
+      const bare = validateConfig(
+        {
+          artifacts: {
+            api: { image: 'app' },
+            worker: { image: 'app', command: ['app', 'work'] },
+            web: false,
+          },
+        },
+        'x',
+      );
+      expect(builtImageArtifacts(bare).map((a) => a.name)).toEqual(['api']);
+    });
+
+    it('serves the CLI archive from the image an api role runs, whichever artifact builds it', () => {
+      const config = validateConfig(
+        {
+          artifacts: {
+            app: { image: 'app', context: '.', cliArchive: 'cli.tgz', minCliVersion: '1.0.0' },
+            api: { image: 'app', command: ['app', 'api'] },
+            web: false,
+            worker: false,
+          },
+        },
+        'x',
+      );
+      expect(config.artifacts['api']).toMatchObject({ roleOf: 'app', role: 'api' });
+    });
+
+    it('refuses two recipes for one image, and roles it cannot tell apart by command', () => {
+      expect(
+        problemsOf({
+          artifacts: {
+            ...oneImage,
+            worker: {
+              role: 'worker',
+              image: 'acme-app',
+              command: ['celery', 'worker'],
+              dockerfile: 'Dockerfile.worker',
+              env: { A: 'b' },
+            },
+          },
+        }),
+      ).toEqual([
+        'artifacts.worker: "acme-app" is built by artifacts.api: a role run from it says only role, image and command (remove dockerfile, env)',
+      ]);
+      expect(
+        problemsOf({
+          artifacts: {
+            ...oneImage,
+            worker: { role: 'worker', image: 'acme-app' },
+            cron: { role: 'worker', image: 'acme-app', command: ['celery', 'beat'] },
+            beat: { role: 'worker', image: 'acme-app', command: ['celery', 'beat'] },
+          },
+        }),
+      ).toEqual([
+        'artifacts.worker.command: artifacts.api also runs "acme-app" with its default command; give every role of one image but one the command its containers run',
+        'artifacts.beat.command: artifacts.cron runs "acme-app" with the same command; each role of one image needs its own',
+      ]);
+    });
+  });
+
+  it('knows a declared CLI from the default of a config that declares none', () => {
+    expect(declaredCliArtifact(validateConfig({}, 'x'))).toBeUndefined();
+    expect(cliArtifact(validateConfig({}, 'x'))?.package).toBe('service-cli');
+    const config = validateConfig({ artifacts: { cli: { package: '@acme/cli', bin: 'acme' } } }, 'x');
+    expect(declaredCliArtifact(config)).toMatchObject({ package: '@acme/cli', bin: 'acme' });
+    expect(problemsOf({ artifacts: { cli: { bin: '../acme' } } })).toEqual([
+      'artifacts.cli.bin: expected a command name like "acme", without a path',
     ]);
   });
 

@@ -1,6 +1,10 @@
-import type { ArtifactConfig, CliArtifactConfig, ImageArtifactConfig } from './artifacts-schema.ts';
+import {
+  type ArtifactConfig,
+  type CliArtifactConfig,
+  type ImageArtifactConfig,
+  roleOrder,
+} from './artifacts-schema.ts';
 import type { ImageRole } from './constants.ts';
-import { IMAGE_ROLES } from './constants.ts';
 import type { ReleaseConfig } from './schema.ts';
 
 type WithArtifacts = Pick<ReleaseConfig, 'artifacts'>;
@@ -11,8 +15,34 @@ type WithArtifacts = Pick<ReleaseConfig, 'artifacts'>;
  */
 export function imageArtifacts(config: WithArtifacts): ImageArtifactConfig[] {
   const images = Object.values(config.artifacts).filter((a): a is ImageArtifactConfig => a.kind === 'image');
-  const rank = (a: ImageArtifactConfig) => (a.role ? IMAGE_ROLES.indexOf(a.role) : IMAGE_ROLES.length);
-  return images.sort((a, b) => rank(a) - rank(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return images.sort(roleOrder);
+}
+
+/**
+ * The image artifacts that build an image, one per image: what build, sign, attest, promote,
+ * re-version and mirror go over (a role run from another artifact's image is not among them).
+ */
+export function builtImageArtifacts(config: WithArtifacts): ImageArtifactConfig[] {
+  return imageArtifacts(config).filter((a) => a.roleOf === undefined);
+}
+
+/** Every image artifact that runs `image` (its builder first): the roles verify, watch and upgrade read. */
+export function rolesOfImage(config: WithArtifacts, image: string): ImageArtifactConfig[] {
+  return imageArtifacts(config)
+    .filter((a) => a.image === image)
+    .sort((a, b) => Number(a.roleOf !== undefined) - Number(b.roleOf !== undefined));
+}
+
+/** The artifact that builds the image `artifact` runs: itself, or the one it is a role of. */
+export function builderOf(config: WithArtifacts, artifact: ImageArtifactConfig): ImageArtifactConfig {
+  const builder = artifact.roleOf ? config.artifacts[artifact.roleOf] : undefined;
+  return builder?.kind === 'image' ? builder : artifact;
+}
+
+/** The CLI the config declares (not the default of a config that names none): what verify checks. */
+export function declaredCliArtifact(config: WithArtifacts): CliArtifactConfig | undefined {
+  const cli = cliArtifact(config);
+  return cli?.implicit ? undefined : cli;
 }
 
 /** The names of the image artifacts, in the order of `imageArtifacts`. */
@@ -20,7 +50,10 @@ export function imageArtifactNames(config: WithArtifacts): string[] {
   return imageArtifacts(config).map((a) => a.name);
 }
 
-/** The image artifact with this role, if the config has one (`worker: false` drops it). */
+/**
+ * The image artifact with this role, if the config has one (`worker: false` drops it); of several
+ * workers (a worker and a scheduler), the one named for the role, else the first by name.
+ */
 export function artifactWithRole(config: WithArtifacts, role: ImageRole): ImageArtifactConfig | undefined {
   return imageArtifacts(config).find((a) => a.role === role);
 }

@@ -27,10 +27,19 @@ describe('validateConfig', () => {
       record: 'dist/release.json',
       deployments: [],
       artifacts: {
-        api: { kind: 'image', name: 'api', role: 'api', image: 'service-api', base },
-        worker: { kind: 'image', name: 'worker', role: 'worker', image: 'service-worker', base },
-        web: { kind: 'image', name: 'web', role: 'web', image: 'service-web', base },
+        // `implicit`: defaults of roles the config does not declare (verify checks no implicit CLI).
+        api: { kind: 'image', name: 'api', role: 'api', image: 'service-api', base, implicit: true },
+        worker: {
+          kind: 'image',
+          name: 'worker',
+          role: 'worker',
+          image: 'service-worker',
+          base,
+          implicit: true,
+        },
+        web: { kind: 'image', name: 'web', role: 'web', image: 'service-web', base, implicit: true },
         cli: {
+          implicit: true,
           kind: 'cli',
           name: 'cli',
           role: 'cli',
@@ -46,6 +55,7 @@ describe('validateConfig', () => {
         dev: 'drift',
         unknown: 'drift',
       },
+      versionVariables: { server: [], client: [] },
     });
   });
 
@@ -173,5 +183,80 @@ describe('a config module read twice by one process', () => {
     });
     writeFileSync(join(dir, 'release.config.mjs'), 'export default { signing: { publicKey: "a.pub" } };');
     expect((await loadConfig({ cwd: dir })).config.signing).toEqual({ publicKey: 'a.pub' });
+  });
+});
+
+describe('versionVariables', () => {
+  const problems = (raw: unknown): string[] => {
+    try {
+      validateConfig(raw, 'x');
+    } catch (error) {
+      return (error as ConfigError).problems;
+    }
+    return [];
+  };
+
+  it('adds the names the service reads beside the standard ones', async () => {
+    const { serverVersionVariables, clientVersionVariables, versionEnv } = await import(
+      './version-variables.ts'
+    );
+    const config = validateConfig(
+      { versionVariables: { server: ['ACME_VERSION'], client: ['VITE_ACME_VERSION'] } },
+      'x',
+    );
+    expect(serverVersionVariables(config)).toEqual(['SERVICE_VERSION', 'ACME_VERSION']);
+    expect(clientVersionVariables(config)).toEqual(['SERVICE_CLIENT_VERSION', 'VITE_ACME_VERSION']);
+    expect(versionEnv(config, 'v1.3.0-rc.1')).toEqual({
+      SERVICE_VERSION: 'v1.3.0-rc.1',
+      ACME_VERSION: 'v1.3.0-rc.1',
+      SERVICE_CLIENT_VERSION: 'v1.3.0-rc.1',
+      VITE_ACME_VERSION: 'v1.3.0-rc.1',
+    });
+    // A config validated before the key existed (a kept cache) reads as no extra names.
+    expect(serverVersionVariables({})).toEqual(['SERVICE_VERSION']);
+    expect(validateConfig({ versionVariables: { client: ['VITE_V'] } }, 'x').versionVariables).toEqual({
+      server: [],
+      client: ['VITE_V'],
+    });
+  });
+
+  it('refuses names that are not variables, the standard ones, the system ones, repeats and overlaps', () => {
+    expect(
+      problems({ versionVariables: { server: ['ACME-VERSION', 'SERVICE_VERSION', 'PATH', 'LD_PRELOAD'] } }),
+    ).toEqual([
+      'versionVariables.server.0: expected an environment variable name like "ACME_VERSION"',
+      'versionVariables.server.1: SERVICE_VERSION is always set; list only the names beside it',
+      'versionVariables.server.2: expected a name of your own, not one the system reads',
+      'versionVariables.server.3: expected a name of your own, not one the system reads',
+    ]);
+    expect(problems({ versionVariables: { server: ['A', 'A'] } })).toEqual([
+      'versionVariables.server: expected each name once',
+    ]);
+    expect(problems({ versionVariables: { server: ['A'], client: ['A'] } })).toEqual([
+      'versionVariables: a name is either a server or a client version variable, not both',
+    ]);
+    expect(problems({ versionVariables: { server: [], other: [] } })).toEqual([
+      'versionVariables.other: unknown key',
+    ]);
+  });
+
+  it('lets a deployment name the service of every role, and only of artifacts the config has', () => {
+    const artifacts = {
+      api: { image: 'app' },
+      worker: { image: 'app', command: ['app', 'work'] },
+      scheduler: { role: 'worker', image: 'app', command: ['app', 'cron'] },
+    };
+    const services = { api: 'acme_api', worker: 'acme_worker', scheduler: 'acme_cron' };
+    const config = validateConfig(
+      { artifacts, deployments: [{ name: 'prod', url: 'https://acme.example', services }] },
+      'x',
+    );
+    expect(config.deployments[0]!.services).toEqual(services);
+    expect(
+      problems({
+        artifacts,
+        deployments: [{ name: 'prod', url: 'https://acme.example', services: { ...services, cron: 'x' } }],
+      }),
+    ).toEqual(['deployments.0.services.cron: expected api, worker, web or the name of an image artifact']);
   });
 });

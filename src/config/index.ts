@@ -1,10 +1,14 @@
 export {
   artifactWithRole,
+  builderOf,
+  builtImageArtifacts,
   cliArtifact,
+  declaredCliArtifact,
   imageArtifact,
   imageArtifactNames,
   imageArtifacts,
   imageOfRole,
+  rolesOfImage,
 } from './artifacts.ts';
 export type {
   ArtifactConfig,
@@ -23,3 +27,11 @@ export {
   type ReleaseConfigInput,
 } from './schema.ts';
 export { formatIssues, validateConfig } from './validate.ts';
+export {
+  CLIENT_VERSION_VARIABLE,
+  clientVersionVariables,
+  SERVER_VERSION_VARIABLE,
+  serverVersionVariables,
+  type VersionVariables,
+  versionEnv,
+} from './version-variables.ts';

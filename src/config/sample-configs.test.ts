@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../errors.ts';
-import { artifactWithRole, imageArtifactNames } from './artifacts.ts';
+import { artifactWithRole, builtImageArtifacts, imageArtifactNames } from './artifacts.ts';
 import { validateConfig } from './validate.ts';
 
 // The sample configurations in fixtures/configs: what they mean, and the problems an invalid one
@@ -27,6 +27,13 @@ describe('fixtures/configs', () => {
   it('no-worker.json gives the api role to another key and drops the worker', () => {
     const config = validateConfig(sample('no-worker.json'), 'no-worker.json');
     expect(imageArtifactNames(config)).toEqual(['backend', 'web']);
+  });
+
+  it('one-image.json runs api, worker and scheduler from one image, with its own version names', () => {
+    const config = validateConfig(sample('one-image.json'), 'one-image.json');
+    expect(imageArtifactNames(config)).toEqual(['api', 'worker', 'scheduler', 'web']);
+    expect(builtImageArtifacts(config).map((a) => a.name)).toEqual(['api', 'web']);
+    expect(config.versionVariables).toEqual({ server: ['ACME_VERSION'], client: ['VITE_ACME_VERSION'] });
   });
 
   it('invalid.json is refused with every problem at once', () => {

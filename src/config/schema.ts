@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { artifactsSchema, type CliArtifactInput, type ImageArtifactInput } from './artifacts-schema.ts';
 import { OCI_LAYOUT_PREFIX } from './constants.ts';
 import { skewSchema } from './skew-schema.ts';
+import { versionVariablesSchema } from './version-variables-schema.ts';
 
 // A registry host (with a dot, a port, or `localhost`, as docker requires) and an optional namespace.
 export const REGISTRY =
@@ -31,11 +32,13 @@ export const configSchema = z.strictObject({
         workerUrl: z.url({ protocol: /^https?$/, error: "expected the worker's /healthz URL" }).optional(),
         /** `release upgrade --deployment <name>`: the Swarm service of each role (docs/guides/upgrading-a-deployment.md). */
         services: z
-          .strictObject({
+          .object({
             api: z.string().min(1),
             worker: z.string().min(1),
             web: z.string().min(1).optional(),
           })
+          // Any other key is an artifact that runs as a role (a `scheduler`): its service's name.
+          .catchall(z.string().min(1))
           .optional(),
         /** `release upgrade/verify --deployment <name>` on a Compose project: its files (guide "Upgrading a Compose deployment"). */
         compose: z
@@ -64,6 +67,11 @@ export const configSchema = z.strictObject({
         .optional(),
     })
     .optional(),
+  /**
+   * The names the service reads its version from, beside `SERVICE_VERSION` and
+   * `SERVICE_CLIENT_VERSION` (always set): `{ server: ['ACME_VERSION'], client: ['VITE_ACME_VERSION'] }`.
+   */
+  versionVariables: versionVariablesSchema,
   /** How far web and CLI may be from the API (`release verify`, `release watch`); default: equal. */
   skew: skewSchema,
   /**

@@ -10,11 +10,25 @@ import { configSchema, type ReleaseConfig } from './schema.ts';
  */
 export function validateConfig(raw: unknown, where: string): ReleaseConfig {
   const result = configSchema.safeParse(withoutSchemaLine(raw ?? {}));
-  const problems = result.success ? artifactRuleProblems(result.data.artifacts) : formatIssues(result.error);
+  const problems = result.success
+    ? [...artifactRuleProblems(result.data.artifacts), ...deploymentServiceProblems(result.data)]
+    : formatIssues(result.error);
   if (result.success && problems.length === 0) return result.data;
   throw new ConfigError(`invalid configuration in ${where}:`, problems, {
     hint: 'fix the keys listed above; every key is in docs/reference/config.md',
   });
+}
+
+/** `deployments[].services`: a key beside api, worker and web names an image artifact of the config. */
+function deploymentServiceProblems(config: ReleaseConfig): string[] {
+  return config.deployments.flatMap((deployment, index) =>
+    Object.keys(deployment.services ?? {})
+      .filter((key) => !['api', 'worker', 'web'].includes(key) && config.artifacts[key]?.kind !== 'image')
+      .map(
+        (key) =>
+          `deployments.${index}.services.${key}: expected api, worker, web or the name of an image artifact`,
+      ),
+  );
 }
 
 export function formatIssues(error: z.ZodError): string[] {

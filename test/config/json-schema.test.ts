@@ -63,6 +63,11 @@ const INVALID: [string, unknown][] = [
   ['minCliVersion with a v', { api: { minCliVersion: 'v1.0.0' } }],
   ['signing with an unknown key', { signing: { key: 'k.pem' } }],
   ['publish as a string', { artifacts: { cli: { publish: 'yes' } } }],
+  ['a version variable with a dash', { versionVariables: { server: ['ACME-VERSION'] } }],
+  ['a version variable that is not a list', { versionVariables: { client: 'VITE_V' } }],
+  ['an unknown versionVariables key', { versionVariables: { worker: ['A'] } }],
+  ['a role command as a string', { artifacts: { worker: { image: 'app', command: 'celery worker' } } }],
+  ['a CLI bin with a path', { artifacts: { cli: { bin: 'bin/acme' } } }],
 ];
 
 describe('config.schema.json', () => {
