@@ -6,7 +6,17 @@ import { DEFAULT_SKEW_POLICY, gradeSkew, type SkewPolicy, type SkewVerdict } fro
 import { checkRegistry } from './check-registry.ts';
 import { checkSignatures } from './check-signatures.ts';
 import { gradeDeployment, ruleOf } from './check-skew.ts';
-import { displayTag, type FixContext, fixFor, fixForUnreachable, fixForUnversioned } from './fixes.ts';
+import {
+  cliInstall,
+  cliProgram,
+  cliUpdate,
+  displayTag,
+  type FixContext,
+  fixFor,
+  fixForUnreachable,
+  fixForUnversioned,
+  type Naming,
+} from './fixes.ts';
 import type { ArtifactName, Finding, ProbeResult, RegistryReading, SignatureReading } from './types.ts';
 
 /** Everything the checks look at. Pure data: the probes have already done the IO. */
@@ -24,6 +34,8 @@ export interface CheckInput {
   requireSignature?: boolean;
   /** How far each artifact may be from the API (config `skew:`); the default is "equal". */
   skew?: SkewPolicy;
+  /** The service's own version variables and CLI, for the fixes (fixes.ts). */
+  naming?: Naming;
 }
 
 export interface Reference {
@@ -50,7 +62,12 @@ export const API_WORKER_CONSEQUENCE =
 export function checkDeployment(input: CheckInput): CheckOutcome {
   const live = input.results.filter((r) => r.version !== undefined && r.running !== false);
   const reference = referenceOf(live, input.expect);
-  const ctx: FixContext = { apiUrl: input.apiUrl, images: input.images, tag: reference?.tag };
+  const ctx: FixContext = {
+    apiUrl: input.apiUrl,
+    images: input.images,
+    tag: reference?.tag,
+    ...(input.naming ? { naming: input.naming } : {}),
+  };
   const policy = input.skew ?? DEFAULT_SKEW_POLICY;
   const findings = [
     ...checkReadable(input.results, input.probed, ctx),
@@ -108,8 +125,8 @@ export function checkReadable(results: ProbeResult[], probed: ArtifactName[], ct
   if (probed.includes('cli') && !results.some((r) => r.name === 'cli')) {
     findings.push({
       code: 'CLI_NOT_FOUND',
-      message: 'no `svc` on PATH: the operator CLI is not installed',
-      fix: `npm install -g ${ctx.apiUrl.replace(/\/+$/, '')}/api/cli/download/service-cli.tar.gz (or pass --no-cli to leave the CLI out)`,
+      message: `no \`${cliProgram(ctx)}\` on PATH: the operator CLI is not installed`,
+      fix: `${cliInstall(ctx)} (or pass --no-cli to leave the CLI out)`,
       severity: 'drift',
       artifact: 'cli',
     });
@@ -295,8 +312,8 @@ export function checkCli(live: ProbeResult[], ctx: FixContext): Finding[] {
       return [
         {
           code: 'CLI_SHADOWED',
-          message: `two svc on PATH: ${first.source} (${first.version}) is found before ${better.source} (${better.version}), so the ${passes(first) ? 'other' : 'older'} one runs`,
-          fix: `remove ${first.source} (or put ${better.source.replace(/\/svc$/, '')} before it in PATH)`,
+          message: `two ${cliProgram(ctx)} on PATH: ${first.source} (${first.version}) is found before ${better.source} (${better.version}), so the ${passes(first) ? 'other' : 'older'} one runs`,
+          fix: `remove ${first.source} (or put ${better.source.slice(0, better.source.lastIndexOf('/'))} before it in PATH)`,
           severity: 'drift',
           artifact: 'cli',
           source: first.source,
@@ -308,8 +325,8 @@ export function checkCli(live: ProbeResult[], ctx: FixContext): Finding[] {
     return [
       {
         code: 'CLI_BELOW_MINIMUM',
-        message: `${first.source} is ${first.version}, below the API's min_cli_version ${min}: every svc command is blocked`,
-        fix: `svc update --url ${ctx.apiUrl} (or npm install -g ${ctx.apiUrl.replace(/\/+$/, '')}/api/cli/download/service-cli.tar.gz)`,
+        message: `${first.source} is ${first.version}, below the API's min_cli_version ${min}: every ${cliProgram(ctx)} command is blocked`,
+        fix: cliProgram(ctx) === 'svc' ? `${cliUpdate(ctx)} (or ${cliInstall(ctx)})` : cliInstall(ctx),
         severity: 'drift',
         artifact: 'cli',
         source: first.source,

@@ -1,5 +1,5 @@
 import { relative } from 'node:path';
-import { cliArtifact, imageArtifacts } from '../../config/artifacts.ts';
+import { cliArtifact } from '../../config/artifacts.ts';
 import type { EngineName } from '../../engine/engine.ts';
 import { rfc3339 } from '../../engine/oci/image-config.ts';
 import { storeOpener } from '../../engine/store-cache.ts';
@@ -9,7 +9,7 @@ import { recordPath } from '../../record/release-record.ts';
 import { artifactStrategies } from '../../reversion/artifact-strategies.ts';
 import { baseContext, type GlobalOptions } from '../command-context.ts';
 import { printJson, printLine, warn } from '../output.ts';
-import { type BuildContext, imagesToBuild } from './build-context.ts';
+import { type BuildContext, imagesIn, imagesToBuild } from './build-context.ts';
 import { buildPipeline } from './build-pipeline.ts';
 
 export async function runBuild(
@@ -20,7 +20,7 @@ export async function runBuild(
   if (base.dryRun) {
     // Needs no record, no engine and no store: a config just written by `release init` is checked as is.
     const { runBuildDryRun } = await import('./run-build-dry-run.ts');
-    const images = imageArtifacts(base.config).filter((artifact) => only.has(artifact.name));
+    const images = imagesIn(base.config, only);
     return runBuildDryRun(base, images, only, options.engine);
   }
   const ctx: BuildContext = {

@@ -1,4 +1,4 @@
-import { imageArtifacts } from '../../config/artifacts.ts';
+import { builtImageArtifacts } from '../../config/artifacts.ts';
 import { RuleError } from '../../errors.ts';
 import { checkSet } from '../../mirror/check-set.ts';
 import { collectSet } from '../../mirror/collect-set.ts';
@@ -10,7 +10,8 @@ import type { MirrorContext } from './mirror-context.ts';
 const collectStep: Step<MirrorContext> = {
   title: 'Read the release set from the source',
   async run(ctx, io) {
-    const artifacts = imageArtifacts(ctx.config).map((a) => ({ name: a.name, repository: a.image }));
+    // One entry per image: the roles run from another artifact's image are in it already.
+    const artifacts = builtImageArtifacts(ctx.config).map((a) => ({ name: a.name, repository: a.image }));
     ctx.set = await collectSet({ store: ctx.from, version: ctx.version, artifacts });
     for (const image of ctx.set.images)
       io.progress(

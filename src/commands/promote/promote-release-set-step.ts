@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { imageArtifacts } from '../../config/artifacts.ts';
+import { artifactWithRole, builderOf } from '../../config/artifacts.ts';
 import { ExternalError } from '../../errors.ts';
 import { attachEvidence } from '../../evidence/attach-evidence.ts';
 import { archiveInImage, childDigests } from '../../evidence/release-images.ts';
@@ -100,7 +100,9 @@ export const promoteReleaseSetStep: Step<PromoteContext> = {
 
 /** The CLI archive the api image ships; else the record's, for an rc built without one in an image. */
 async function archiveOf(ctx: PromoteContext, images: ReleaseSetImage[]) {
-  const api = imageArtifacts(ctx.config).find((a) => a.role === 'api');
+  // The image an api role runs, by the artifact that builds it (one image may run several roles).
+  const role = artifactWithRole(ctx.config, 'api');
+  const api = role && builderOf(ctx.config, role);
   const image = images.find((i) => i.artifact === api?.name);
   const inImage = image ? await archiveInImage(ctx.store, image.repository, image.digest) : undefined;
   if (inImage) return { archive: inImage };

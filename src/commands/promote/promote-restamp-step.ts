@@ -1,6 +1,7 @@
 import { short } from '../../channels/promotion-plan.ts';
 import { restampCliArchive } from '../../cli-package/restamp-archive.ts';
 import { cliArtifact, imageArtifact } from '../../config/artifacts.ts';
+import { versionEnv } from '../../config/version-variables.ts';
 import { isReleaseError, SIGNING_KEY_MISSING } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import type { Manifest } from '../../registry/store.ts';
@@ -82,7 +83,7 @@ async function rebuildImage(
     projectDir: ctx.configDir,
     rcTag: imageTagOf(from),
     version,
-    env: ctx.env,
+    env: { ...ctx.env, ...versionEnv(ctx.config, version) },
     progress,
   });
   if (made) {
@@ -113,7 +114,7 @@ function cliReversion(
       rcTag: imageTagOf(from),
       version,
       rcArchive,
-      env: ctx.env,
+      env: { ...ctx.env, ...versionEnv(ctx.config, version) },
       progress,
       restampNpm: (archive, v, files) => restampCliArchive(archive, v, {}, files),
     });
