@@ -30,8 +30,13 @@ export interface ProbeOptions {
   workerImage: string;
   /** With `--registry`: also read which digests the engine runs for the API and web images. */
   digestImages?: { api: string; web: string };
-  /** Probe the `svc` on PATH. A fleet probes it once and passes `cliResults` instead. */
+  /**
+   * Probe the CLI on PATH (`cliProgram`, the config's CLI's bin). A fleet probes it once and passes
+   * `cliResults` instead. Without a program (the config declares no CLI) nothing is probed and the
+   * report has no CLI row.
+   */
   cli: boolean;
+  cliProgram?: string;
   cliResults?: ProbeResult[];
 }
 
@@ -96,9 +101,18 @@ export async function probeDeployment(
   if (options.cliResults) {
     probed.push('cli');
     pending.push(Promise.resolve(options.cliResults));
-  } else if (options.cli) {
+  } else if (options.cli && options.cliProgram) {
     probed.push('cli');
-    pending.push(probeCli({ env: options.env, cwd: options.cwd, timeoutMs: options.timeoutMs }));
+    pending.push(
+      probeCli({
+        program: options.cliProgram,
+        env: options.env,
+        cwd: options.cwd,
+        timeoutMs: options.timeoutMs,
+      }),
+    );
+  } else if (options.cli) {
+    // The config declares no CLI: there is none to check, and no row says otherwise.
   } else {
     notChecked.push({ name: 'cli', reason: 'left out with --no-cli' });
   }

@@ -20,6 +20,7 @@ import { parseVersion } from '../../version/parse.ts';
 import type { GlobalOptions } from '../command-context.ts';
 import { baseContext } from '../command-context.ts';
 import { printJson, printLine } from '../output.ts';
+import { serviceNaming } from './service-naming.ts';
 import type { VerifyContext } from './verify-context.ts';
 import { verifyPipeline } from './verify-pipeline.ts';
 
@@ -54,11 +55,14 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
   const [api, worker, web] = (['api', 'worker', 'web'] as const).map((role) => ({
     image: imageOfRole(base.config, role),
   })) as [{ image: string }, { image: string }, { image: string }];
+  const naming = await serviceNaming(base.config, base.configDir);
   const options: VerifyOptions = {
     env: base.env,
     cwd: base.cwd,
     timeoutMs: flags.timeout,
     cli: flags.cli !== false,
+    ...(naming.cli ? { cliProgram: naming.cli.program } : {}),
+    naming,
     images: { api: api.image, worker: worker.image, web: web.image },
     skew: base.config.skew,
     ...(expect !== undefined ? { expect } : {}),

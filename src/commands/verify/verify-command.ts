@@ -4,7 +4,7 @@ import type { VerifyFlags } from './run-verify.ts';
 export function verifyCommand(program: Command): void {
   program
     .command('verify')
-    .description('prove a live deployment is in step: API, worker, web and the svc on PATH share one tag')
+    .description('prove a live deployment is in step: API, worker(s), web and the CLI the config declares share one tag')
     .option('--url <api>', "the API's base URL (reads {url}/api/version)")
     .option('--web-url <url>', 'the web client (reads version.json, else the page meta tag)')
     .addOption(
@@ -42,7 +42,7 @@ export function verifyCommand(program: Command): void {
       "drift unless each image's digest has an SBOM and provenance signed by signing.publicKey and is in the signed release set (reads the config's registry)",
     )
     .addOption(new Option('--all', 'check every deployment in the config (deployments:)').conflicts(['url']))
-    .option('--no-cli', 'leave the svc on PATH out')
+    .option('--no-cli', 'leave out the CLI the config declares (its bin on PATH)')
     .addOption(
       new Option('--fail-on <grade>', 'exit 1 on drift only, or also on a warning the skew policy allows')
         .choices(['drift', 'warn'])

@@ -13,6 +13,7 @@ import { loopRounds, parseDuration } from '../../watch/watch-loop.ts';
 import { baseContext, type GlobalOptions } from '../command-context.ts';
 import { printJson, printLine } from '../output.ts';
 import { checkedExpect, checkedUrl } from '../verify/run-verify.ts';
+import { serviceNaming } from '../verify/service-naming.ts';
 
 export interface WatchFlags extends GlobalOptions {
   all?: boolean;
@@ -60,11 +61,14 @@ export async function runWatch(flags: WatchFlags): Promise<void> {
   const base = await baseContext(flags);
   const targets = watchedTargets(flags, base.config.deployments);
   const expect = flags.expect === undefined ? undefined : checkedExpect(flags.expect);
+  const naming = await serviceNaming(base.config, base.configDir);
   const options: RoundOptions = {
     env: base.env,
     cwd: base.cwd,
     timeoutMs: flags.timeout,
     cli: Boolean(flags.cli),
+    ...(naming.cli ? { cliProgram: naming.cli.program } : {}),
+    naming,
     images: {
       api: imageOfRole(base.config, 'api'),
       worker: imageOfRole(base.config, 'worker'),
