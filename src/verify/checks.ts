@@ -74,7 +74,7 @@ export function checkDeployment(input: CheckInput): CheckOutcome {
     ...input.results.flatMap((r) => checkWorkerEvidence(r)),
     ...live.flatMap((r) => checkVersionQuality(r, ctx, policy)),
     ...checkMinCliVersion(input.results),
-    ...checkApiWorker(live, policy),
+    ...checkApiWorker(live, policy, ctx.naming?.serverVariable),
     ...checkCli(live, ctx),
     ...checkSharedTag(live, reference, ctx, policy),
     ...checkRegistry(input.registry ?? []),
@@ -201,7 +201,12 @@ function versionQualityFindings(r: ProbeResult, ctx: FixContext): Finding[] {
   const where = `${r.name} at ${r.source}`;
   if (version.kind === 'unknown') {
     return [
-      { ...base, code: 'VERSION_UNKNOWN', message: unknownMessage(r), fix: fixForUnversioned(r.name, ctx) },
+      {
+        ...base,
+        code: 'VERSION_UNKNOWN',
+        message: unknownMessage(r, ctx),
+        fix: fixForUnversioned(r.name, ctx),
+      },
     ];
   }
   if (version.kind === 'invalid') {
@@ -237,10 +242,10 @@ function versionQualityFindings(r: ProbeResult, ctx: FixContext): Finding[] {
   return [];
 }
 
-function unknownMessage(r: ProbeResult): string {
+function unknownMessage(r: ProbeResult, ctx: FixContext): string {
   switch (r.name) {
     case 'api':
-      return `the API reports version "unknown": SERVICE_VERSION is unset in its container and no source checkout is present`;
+      return `the API reports version "unknown": ${ctx.naming?.serverVariable ?? 'SERVICE_VERSION'} is unset in its container and no source checkout is present`;
     case 'worker':
       return `the worker at ${r.source} reports version "unknown"${r.detail ? ` (${r.detail})` : ''}`;
     case 'web':
@@ -273,7 +278,12 @@ export function checkMinCliVersion(results: ProbeResult[]): Finding[] {
  * API and worker must be the same tag (spec section 9, rule 5), whatever the reference is; only
  * two development builds may be graded otherwise (`skew.dev`).
  */
-export function checkApiWorker(live: ProbeResult[], policy: SkewPolicy = DEFAULT_SKEW_POLICY): Finding[] {
+export function checkApiWorker(
+  live: ProbeResult[],
+  policy: SkewPolicy = DEFAULT_SKEW_POLICY,
+  /** The variable the service reads its version from (`versionVariables.server`). */
+  variable = 'SERVICE_VERSION',
+): Finding[] {
   const api = live.find((r) => r.name === 'api');
   if (!api?.version || !isComparable(api.version)) return [];
   return live
@@ -283,7 +293,7 @@ export function checkApiWorker(live: ProbeResult[], policy: SkewPolicy = DEFAULT
     .map(({ worker, verdict }) => ({
       code: 'API_WORKER_MISMATCH',
       message: `API is ${api.version} but the worker at ${worker.source} is ${worker.version}: ${API_WORKER_CONSEQUENCE}`,
-      fix: `upgrade the API and worker together: run ${displayTag(api.version)} for both (SERVICE_VERSION=${displayTag(api.version)}), never one without the other`,
+      fix: `upgrade the API and worker together: run ${displayTag(api.version)} for both (${variable}=${displayTag(api.version)}), never one without the other`,
       severity: verdict.grade as 'drift' | 'warn',
       artifact: 'worker' as const,
       source: worker.source,

@@ -1,3 +1,4 @@
+import type { RoleCommand } from '../config/role-of-command.ts';
 import { probeApi } from './probes/api.ts';
 import { probeApiPerNode } from './probes/api-per-node.ts';
 import { probeCli } from './probes/cli.ts';
@@ -28,6 +29,10 @@ export interface ProbeOptions {
   /** Cancels every HTTP probe of the deployment (the per-target deadline of `--all`). */
   signal?: AbortSignal;
   workerImage: string;
+  /** The roles run from the worker's image (one image, several roles): one reading per role. */
+  workerRoles?: readonly RoleCommand[];
+  /** The variables a container's version may be in, the service's own first (then SERVICE_VERSION). */
+  envNames?: readonly string[];
   /** With `--registry`: also read which digests the engine runs for the API and web images. */
   digestImages?: { api: string; web: string };
   /**
@@ -83,6 +88,8 @@ export async function probeDeployment(
         image: options.workerImage,
         ...(target.docker.composeProject ? { composeProject: target.docker.composeProject } : {}),
         ...(target.docker.oneShots ? { oneShots: target.docker.oneShots } : {}),
+        ...(options.workerRoles ? { roles: options.workerRoles } : {}),
+        ...(options.envNames ? { envNames: options.envNames } : {}),
         env: options.env,
         timeoutMs: options.timeoutMs,
       }),

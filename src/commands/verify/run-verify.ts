@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
 import { imageArtifacts, imageOfRole } from '../../config/artifacts.ts';
+import { roleCommands } from '../../config/role-of-command.ts';
+import { SERVER_VERSION_VARIABLE, serverVersionVariables } from '../../config/version-variables.ts';
 import { ExternalError, RuleError, UsageError } from '../../errors.ts';
 import { runPipeline } from '../../pipeline/runner.ts';
 import type { ImageStore } from '../../registry/store.ts';
@@ -63,6 +65,8 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
     cli: flags.cli !== false,
     ...(naming.cli ? { cliProgram: naming.cli.program } : {}),
     naming,
+    workerRoles: roleCommands(base.config, worker.image),
+    envNames: [...serverVersionVariables(base.config).slice(1), SERVER_VERSION_VARIABLE],
     images: { api: api.image, worker: worker.image, web: web.image },
     skew: base.config.skew,
     ...(expect !== undefined ? { expect } : {}),

@@ -4,7 +4,9 @@ import type { VerifyFlags } from './run-verify.ts';
 export function verifyCommand(program: Command): void {
   program
     .command('verify')
-    .description('prove a live deployment is in step: API, worker(s), web and the CLI the config declares share one tag')
+    .description(
+      'prove a live deployment is in step: API, worker(s), web and the CLI the config declares share one tag',
+    )
     .option('--url <api>', "the API's base URL (reads {url}/api/version)")
     .option('--web-url <url>', 'the web client (reads version.json, else the page meta tag)')
     .addOption(

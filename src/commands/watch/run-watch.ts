@@ -1,4 +1,6 @@
 import { imageOfRole } from '../../config/artifacts.ts';
+import { roleCommands } from '../../config/role-of-command.ts';
+import { SERVER_VERSION_VARIABLE, serverVersionVariables } from '../../config/version-variables.ts';
 import { ExternalError, RuleError, UsageError } from '../../errors.ts';
 import { isPortClash } from '../../util/free-port.ts';
 import { onStop, stopCleanly } from '../../util/interrupt.ts';
@@ -69,6 +71,8 @@ export async function runWatch(flags: WatchFlags): Promise<void> {
     cli: Boolean(flags.cli),
     ...(naming.cli ? { cliProgram: naming.cli.program } : {}),
     naming,
+    workerRoles: roleCommands(base.config, imageOfRole(base.config, 'worker')),
+    envNames: [...serverVersionVariables(base.config).slice(1), SERVER_VERSION_VARIABLE],
     images: {
       api: imageOfRole(base.config, 'api'),
       worker: imageOfRole(base.config, 'worker'),

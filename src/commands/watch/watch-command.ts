@@ -28,7 +28,10 @@ export function watchCommand(program: Command): void {
     )
     .option('--interval <duration>', 'time between rounds, with ±10% jitter (15s, 500ms, 1m)', '15s')
     .option('--once', 'run one round, print it as verify does and exit with its code (for cron)')
-    .option('--cli', "also read the CLI the config declares on this host's PATH (off: a server's PATH is rarely an operator's)")
+    .option(
+      '--cli',
+      "also read the CLI the config declares on this host's PATH (off: a server's PATH is rarely an operator's)",
+    )
     .option('--expect <tag>', 'require every artifact to be this tag')
     .addOption(
       new Option('--fail-on <grade>', 'with --once: exit 1 on drift only, or also on a warning')
