@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { artifactWithRole, builderOf } from '../../config/artifacts.ts';
+import { artifactWithRole, builderOf, imageArtifact, rolesOfImage } from '../../config/artifacts.ts';
 import { ExternalError } from '../../errors.ts';
 import { attachEvidence } from '../../evidence/attach-evidence.ts';
 import { archiveInImage, childDigests } from '../../evidence/release-images.ts';
@@ -35,7 +35,12 @@ export const promoteReleaseSetStep: Step<PromoteContext> = {
     const images: ReleaseSetImage[] = [];
     for (const a of plan.artifacts) {
       const madeFrom = ctx.restamped?.[a.artifact]?.from;
+      const builder = imageArtifact(ctx.config, a.artifact);
+      const roles = builder ? rolesOfImage(ctx.config, builder.image) : [];
       images.push({
+        ...(roles.length > 1
+          ? { roles: Object.fromEntries(roles.map((r) => [r.name, r.role ?? 'none'])) }
+          : {}),
         artifact: a.artifact,
         repository: a.repository,
         digest: a.source,
