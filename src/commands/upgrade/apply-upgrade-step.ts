@@ -1,3 +1,4 @@
+import { versionReadOrder } from '../../config/version-variables.ts';
 import { listTasks, updateService } from '../../engine/docker/swarm.ts';
 import type { Step, StepIO } from '../../pipeline/step.ts';
 import type { PlannedService } from '../../upgrade/upgrade-plan.ts';
@@ -117,7 +118,13 @@ async function waitVersions(ctx: UpgradeContext, phase: PlannedService[], deadli
       { service: planned.name, role: planned.role, version: ctx.tag },
       async () => {
         if (planned.role === 'api') return reportedApiVersion(ctx, deadline);
-        const { versions } = await readTaskVersions(ctx.docker, service.id, planned.role, planned.to.image);
+        const { versions } = await readTaskVersions(
+          ctx.docker,
+          service.id,
+          planned.role,
+          planned.to.image,
+          versionReadOrder(ctx.config),
+        );
         return { seen: versions, last: versions.join(', ') || 'no running task' };
       },
       deadline,

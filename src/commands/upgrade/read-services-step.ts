@@ -1,5 +1,6 @@
 import { imageOfRole } from '../../config/artifacts.ts';
 import { roleCommands, roleOfCommand } from '../../config/role-of-command.ts';
+import { versionReadOrder } from '../../config/version-variables.ts';
 import { inspectService, listServiceSpecs, networkNames } from '../../engine/docker/swarm.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { isImageOf } from '../../registry/image-ref.ts';
@@ -28,7 +29,13 @@ export const readServicesStep: Step<UpgradeContext> = {
         services.map(async ({ role, name }): Promise<RunningService> => {
           const inspected = await inspectService(ctx.docker, name);
           const image = imageOfSpec(inspected.spec);
-          const tasks = await readTaskVersions(ctx.docker, inspected.id, role);
+          const tasks = await readTaskVersions(
+            ctx.docker,
+            inspected.id,
+            role,
+            undefined,
+            versionReadOrder(ctx.config),
+          );
           return {
             role,
             name: inspected.name,
