@@ -144,4 +144,22 @@ describe('release build: artifacts that cannot be built as configured', () => {
       'artifacts.cron.command: artifacts.api also runs "acme" with its default command; give every role of one image but one the command its containers run',
     );
   });
+
+  it('asks for no CLI recipe when the config declares no CLI (a service without one)', async () => {
+    // Sentry-shaped: one image run as web, worker and cron, no CLI of its own.
+    const p = await project(
+      {
+        artifacts: {
+          api: { image: 'sentry', context: '.', dockerfile: 'Dockerfile', command: ['run', 'web'] },
+          worker: { image: 'sentry', command: ['run', 'worker'] },
+          cron: { role: 'worker', image: 'sentry', command: ['run', 'cron'] },
+          web: false,
+        },
+      },
+      { Dockerfile: 'FROM scratch\n' },
+    );
+    const dry = await runRelease(['build', '--dry-run', '--engine', 'docker', '--json'], { cwd: p.repo.dir });
+    expect(dry.code, dry.stdout + dry.stderr).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ usable: ['docker'], cli: null });
+  });
 });

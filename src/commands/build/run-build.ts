@@ -16,7 +16,15 @@ export async function runBuild(
   options: GlobalOptions & { engine?: EngineName; push?: boolean; only?: string },
 ) {
   const base = await baseContext(options);
-  const only = parseOnly(options.only, Object.keys(base.config.artifacts));
+  // Without --only: everything but a CLI the config does not declare (a service without one).
+  const only =
+    options.only === undefined
+      ? new Set(
+          Object.values(base.config.artifacts)
+            .filter((a) => !(a.kind === 'cli' && a.implicit))
+            .map((a) => a.name),
+        )
+      : parseOnly(options.only, Object.keys(base.config.artifacts));
   if (base.dryRun) {
     // Needs no record, no engine and no store: a config just written by `release init` is checked as is.
     const { runBuildDryRun } = await import('./run-build-dry-run.ts');
