@@ -51,4 +51,41 @@ describe('roleOfCommand', () => {
     expect(roleOfCommand(['/etc/sentry/entrypoint.sh', 'run', 'cron'], r)?.artifact).toBe('cron');
     expect(roleOfCommand(['/etc/sentry/entrypoint.sh', 'upgrade'], r)).toBeUndefined();
   });
+
+  it("reads NetBox's compose shape: tini and the entrypoint script before the command, full paths", () => {
+    // netbox-docker: the app's default CMD serves the UI and API; netbox-worker and housekeeping
+    // run `command:` lists of full paths (the image's ENTRYPOINT is tini).
+    const netbox = validateConfig(
+      {
+        artifacts: {
+          api: { image: 'netbox', context: '.' },
+          worker: { image: 'netbox', command: ['/opt/netbox/netbox/manage.py', 'rqworker'] },
+          housekeeping: { role: 'worker', image: 'netbox', command: ['/opt/netbox/housekeeping.sh'] },
+          web: false,
+        },
+      },
+      'x',
+    );
+    const r = roleCommands(netbox, 'netbox');
+    const tini = ['/usr/bin/tini', '--'];
+    expect(
+      roleOfCommand([...tini, '/opt/netbox/docker-entrypoint.sh', '/opt/netbox/launch-netbox.sh'], r)
+        ?.artifact,
+    ).toBe('api');
+    expect(
+      roleOfCommand(
+        [
+          ...tini,
+          '/opt/netbox/venv/bin/python',
+          '/opt/netbox/netbox/manage.py',
+          'rqworker',
+          'high',
+          'default',
+          'low',
+        ],
+        r,
+      )?.artifact,
+    ).toBe('worker');
+    expect(roleOfCommand([...tini, '/opt/netbox/housekeeping.sh'], r)?.artifact).toBe('housekeeping');
+  });
 });
