@@ -43,6 +43,7 @@ const envOf = async (repository: string, tag: string) =>
   );
 
 let stamped: Record<string, unknown>;
+let devStamp: Record<string, unknown>;
 let built: { images: Record<string, unknown> };
 
 beforeAll(async () => {
@@ -52,6 +53,11 @@ beforeAll(async () => {
   await writeKeyPair(join(repo.dir, 'keys'), env);
   repo.write('.gitignore', 'dist/\n.release/\nnode_modules/\napp/dist/\nweb/dist/\n');
   repo.commit('acme');
+  // A development build first, promoted to dev, as CI does on every commit.
+  devStamp = await ok(['stamp']);
+  await ok(['build', '--engine', 'oci', '--push']);
+  await ok(['promote', '--channel', 'dev']);
+  repo.commit('the release candidate');
   repo.annotatedTag(RC);
   stamped = await ok(['stamp']);
   built = (await ok(['build', '--engine', 'oci', '--push'])) as typeof built;
@@ -66,6 +72,13 @@ afterAll(async () => {
 });
 
 describe('one image, several roles, its own version variables', () => {
+  it('promotes the dev build of the shared image once, to dev', async () => {
+    expect(devStamp).toMatchObject({ channel: 'dev' });
+    expect(devStamp['ACME_VERSION']).toBe(devStamp['tag']);
+    expect(await store.listTags('acme/acme-app')).toContain('dev');
+    expect(await envOf('acme-app', 'dev')).toMatchObject({ ACME_VERSION: devStamp['tag'] });
+  });
+
   it("stamps the service's own variables into --json and the dotenv", () => {
     expect(stamped).toMatchObject({ tag: RC, ACME_VERSION: RC, VITE_ACME_VERSION: RC });
     expect(readFileSync(join(repo.dir, 'dist/release.env'), 'utf8')).toBe(
