@@ -1,5 +1,5 @@
 import { dirname, join, normalize } from 'node:path';
-import { cliArtifact, imageArtifacts } from '../config/artifacts.ts';
+import { builtImageArtifacts, cliArtifact } from '../config/artifacts.ts';
 import { OCI_LAYOUT_PREFIX } from '../config/constants.ts';
 import type { ReleaseConfig } from '../config/schema.ts';
 
@@ -10,7 +10,7 @@ import type { ReleaseConfig } from '../config/schema.ts';
  * (docs/guides/release-integrity.md), so it makes the tree dirty.
  */
 export function artifactInputs(config: Pick<ReleaseConfig, 'artifacts'>): string[] {
-  const paths = imageArtifacts(config).flatMap((artifact) => [
+  const paths = builtImageArtifacts(config).flatMap((artifact) => [
     ...(artifact.context ? [artifact.context] : []),
     ...(artifact.files ?? []).map((file) => file.from),
   ]);
@@ -26,7 +26,7 @@ export function toolkitOutputs(config: Pick<ReleaseConfig, 'artifacts' | 'record
   const recordDir = dirname(config.record);
   const stampFiles = ['release.env', 'build-args.json', 'cli-version.json'].map((f) => join(recordDir, f));
   const archive = cliArtifact(config)?.build?.archive;
-  const layouts = [config.registry, ...imageArtifacts(config).map((a) => a.base)]
+  const layouts = [config.registry, ...builtImageArtifacts(config).map((a) => a.base)]
     .filter((ref) => ref.startsWith(OCI_LAYOUT_PREFIX))
     .map((ref) => layoutDir(ref.slice(OCI_LAYOUT_PREFIX.length), ref === config.registry));
   return [

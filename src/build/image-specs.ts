@@ -1,5 +1,9 @@
+import { rolesOfImage } from '../config/artifacts.ts';
 import type { ImageArtifactConfig } from '../config/artifacts-schema.ts';
+import type { ReleaseConfig } from '../config/schema.ts';
+import { clientVersionVariables, serverVersionVariables } from '../config/version-variables.ts';
 import { type ImageSpec, rfc3339 } from '../engine/oci/image-config.ts';
+import { VERSION_ENV, VERSION_ENV_LABEL } from '../engine/oci/version-layer.ts';
 
 export interface LabelInput {
   /** The image tag (`v1.2.3`, a describe string...). */
@@ -35,19 +39,58 @@ export function versionVariable(artifact: Pick<ImageArtifactConfig, 'role'>): st
   return artifact.role === 'web' ? 'SERVICE_CLIENT_VERSION' : 'SERVICE_VERSION';
 }
 
+type Variables = Pick<ReleaseConfig, 'artifacts'> & Partial<Pick<ReleaseConfig, 'versionVariables'>>;
+
+/**
+ * The variables an image's env carries its version in: the server names (`SERVICE_VERSION` and
+ * `versionVariables.server`) when it runs an API, a worker or an extra role, the client names
+ * when it runs the web client; both when one image runs both.
+ */
+export function imageVersionVariables(config: Variables, artifact: ImageArtifactConfig): string[] {
+  const roles = rolesOfImage(config, artifact.image);
+  const all = roles.length ? roles : [artifact];
+  return [
+    ...(all.some((a) => a.role !== 'web') ? serverVersionVariables(config) : []),
+    ...(all.some((a) => a.role === 'web') ? clientVersionVariables(config) : []),
+  ];
+}
+
+/**
+ * The version build arguments of every image: every name, server and client (a Dockerfile that
+ * builds its web client inside reads `ARG VITE_ACME_VERSION`; an unused one is harmless).
+ */
+export function versionBuildArgs(config: Variables, tag: string): Record<string, string> {
+  const names = [...serverVersionVariables(config), ...clientVersionVariables(config)];
+  return Object.fromEntries(names.map((name) => [name, tag]));
+}
+
+/**
+ * The label naming the service's own version variables an image carries (restamp-config.ts
+ * re-writes them in a release made from the rc); none when it carries only the standard ones.
+ */
+export function versionEnvLabel(names: readonly string[]): Record<string, string> {
+  const own = names.filter((n) => !(VERSION_ENV as readonly string[]).includes(n));
+  return own.length ? { [VERSION_ENV_LABEL]: own.join(',') } : {};
+}
+
 /**
  * What a daemonless recipe sets on top of its base: its entrypoint, command, folder, user and
- * ports, its environment with the version variable set to the tag, and the five labels.
+ * ports, its environment with every version variable set to the tag (`imageVersionVariables`;
+ * default, the artifact's standard one), and the five labels.
  */
-export function recipeSpec(artifact: ImageArtifactConfig, labels: LabelInput): ImageSpec {
+export function recipeSpec(
+  artifact: ImageArtifactConfig,
+  labels: LabelInput,
+  versionNames: readonly string[] = [versionVariable(artifact)],
+): ImageSpec {
   return {
-    env: { ...(artifact.env ?? {}), [versionVariable(artifact)]: labels.tag },
+    env: { ...(artifact.env ?? {}), ...Object.fromEntries(versionNames.map((name) => [name, labels.tag])) },
     ...(artifact.entrypoint ? { entrypoint: artifact.entrypoint } : {}),
     ...(artifact.cmd ? { cmd: artifact.cmd } : {}),
     ...(artifact.workdir ? { workingDir: artifact.workdir } : {}),
     ...(artifact.user ? { user: artifact.user } : {}),
     ...(artifact.exposedPorts ? { exposedPorts: artifact.exposedPorts } : {}),
-    labels: imageLabels(labels),
+    labels: { ...imageLabels(labels), ...versionEnvLabel(versionNames) },
     created: rfc3339(labels.epoch),
     createdBy: `release build: ${(artifact.files ?? []).map((f) => `COPY ${f.from} ${f.to}`).join(', ')} (${artifact.name})`,
   };

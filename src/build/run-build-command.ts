@@ -1,4 +1,5 @@
 import { execa } from 'execa';
+import { type VersionVariables, versionEnv } from '../config/version-variables.ts';
 import { ExternalError } from '../errors.ts';
 
 /** How long one build command may run. */
@@ -6,7 +7,8 @@ const COMMAND_TIMEOUT_MS = 15 * 60_000;
 
 /**
  * Run an artifact's build command: an argv array, no shell, in the project's folder, with the
- * version in the environment (`SERVICE_VERSION` and `SERVICE_CLIENT_VERSION`, both the tag).
+ * version in the environment (`SERVICE_VERSION`, `SERVICE_CLIENT_VERSION` and the service's own
+ * version variables, all the tag: `buildCommandEnv`).
  * Its output goes to progress; a failure carries the end of it.
  */
 export async function runBuildCommand(options: {
@@ -59,11 +61,16 @@ export async function runBuildCommand(options: {
   );
 }
 
-/** The environment of a build command: ours, with the version to bake in. */
+/**
+ * The environment of a build command: ours, with the version to bake in under every version
+ * variable, the standard names and the service's own (`versionVariables`: a Vite client reads
+ * `VITE_ACME_VERSION`).
+ */
 export function buildCommandEnv(
   env: Record<string, string | undefined>,
   tag: string,
   extra: Record<string, string> = {},
+  config: { versionVariables?: Partial<VersionVariables> | undefined } = {},
 ): Record<string, string | undefined> {
-  return { ...env, SERVICE_VERSION: tag, SERVICE_CLIENT_VERSION: tag, ...extra };
+  return { ...env, ...versionEnv(config, tag), ...extra };
 }

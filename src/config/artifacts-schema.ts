@@ -8,6 +8,7 @@ import {
   REPOSITORY,
   ROLES,
 } from './constants.ts';
+import { roleOrder } from './role-order.ts';
 
 const NPM_NAME = /^(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
 export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -276,16 +277,6 @@ function markSharedImages(
     for (const role of sharing) if (role !== builder) role.roleOf = builder.name;
   }
   return issues;
-}
-
-/**
- * api, worker, web by role, then the rest; within a role, the artifact named for it first (the
- * `worker` before a `scheduler` worker), then by name: the order every list of images follows.
- */
-export function roleOrder(a: ImageArtifactConfig, b: ImageArtifactConfig): number {
-  const rank = (x: ImageArtifactConfig) => (x.role ? IMAGE_ROLES.indexOf(x.role) : IMAGE_ROLES.length);
-  const named = (x: ImageArtifactConfig) => (x.name === x.role ? 0 : 1);
-  return rank(a) - rank(b) || named(a) - named(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 }
 
 function imageArtifact(name: string, data: z.output<typeof imageArtifactSchema>): ImageArtifactConfig {

@@ -1,10 +1,6 @@
-import {
-  type ArtifactConfig,
-  type CliArtifactConfig,
-  type ImageArtifactConfig,
-  roleOrder,
-} from './artifacts-schema.ts';
+import type { ArtifactConfig, CliArtifactConfig, ImageArtifactConfig } from './artifacts-schema.ts';
 import type { ImageRole } from './constants.ts';
+import { roleOrder } from './role-order.ts';
 import type { ReleaseConfig } from './schema.ts';
 
 type WithArtifacts = Pick<ReleaseConfig, 'artifacts'>;

@@ -37,3 +37,14 @@ export function versionEnv(
   for (const name of clientVersionVariables(config)) env[name] = client;
   return env;
 }
+
+/**
+ * The names to read a running container's version from, in order: the service's own first (what
+ * it actually reads), then the standard one. Readers take the first one set.
+ */
+export function versionReadOrder(config: WithVersionVariables): { server: string[]; client: string[] } {
+  return {
+    server: [...(config.versionVariables?.server ?? []), SERVER_VERSION_VARIABLE],
+    client: [...(config.versionVariables?.client ?? []), CLIENT_VERSION_VARIABLE],
+  };
+}

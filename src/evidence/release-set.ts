@@ -8,6 +8,11 @@ export interface ReleaseSetImage {
   children: readonly string[];
   /** A release re-stamped from an rc: the rc digest. */
   madeFrom?: string;
+  /**
+   * One image, several roles: every artifact that runs it with its role (`scheduler: worker`),
+   * the image itself named once, under the artifact that builds it.
+   */
+  roles?: Readonly<Record<string, string>>;
 }
 
 export interface ReleaseSetInput {
@@ -48,6 +53,7 @@ export function releaseSetStatement(input: ReleaseSetInput): Buffer {
           digest: i.digest,
           ...(i.children.length ? { children: [...i.children].sort() } : {}),
           ...(i.madeFrom ? { madeFrom: i.madeFrom } : {}),
+          ...(i.roles ? { roles: i.roles } : {}),
         },
       ]),
     ),

@@ -18,6 +18,12 @@ export interface ImageRecord {
   digest?: string;
   /** What `release build` made: where the image is, with which engine, on which base. */
   build?: ImageBuildRecord;
+  /**
+   * When one image runs several roles: every artifact that runs it, this one (its builder)
+   * first (`[{ artifact: 'api', role: 'api' }, { artifact: 'scheduler', role: 'worker' }]`).
+   * The image is built, signed and promoted once, under this entry.
+   */
+  roles?: { artifact: string; role?: 'api' | 'worker' | 'web' }[];
 }
 
 export interface ImageBuildRecord {

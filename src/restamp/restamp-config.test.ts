@@ -66,4 +66,27 @@ describe('restampConfig', () => {
     input.config!.Env = [];
     expect(versionOfConfig(input)).toBeUndefined();
   });
+
+  it("re-writes the service's own version variables its label names, and no other", () => {
+    const input = config();
+    input.config!.Env = [
+      'ACME_VERSION=v1.3.0-rc.1',
+      'SERVICE_VERSION=v1.3.0-rc.1',
+      'OTHER_VERSION=v1.3.0-rc.1',
+    ];
+    input.config!.Labels = { ...input.config!.Labels, 'org.service-release.version-env': 'ACME_VERSION' };
+    const out = restampConfig(input, { version: 'v1.3.0', from: RC_DIGEST });
+    expect(out.config?.Env).toEqual([
+      'ACME_VERSION=v1.3.0',
+      'SERVICE_VERSION=v1.3.0',
+      'OTHER_VERSION=v1.3.0-rc.1',
+    ]);
+    // A label of hostile names (an image from elsewhere) names nothing but variable names.
+    input.config!.Labels['org.service-release.version-env'] = 'PATH=x,,OTHER_VERSION';
+    expect(restampConfig(input, { version: 'v1.3.0', from: RC_DIGEST }).config?.Env).toEqual([
+      'ACME_VERSION=v1.3.0-rc.1',
+      'SERVICE_VERSION=v1.3.0',
+      'OTHER_VERSION=v1.3.0',
+    ]);
+  });
 });

@@ -1,9 +1,9 @@
 import type { OciImageConfig } from '../engine/oci/image-config.ts';
 import {
   RESTAMPED_FROM,
-  VERSION_ENV,
   VERSION_LABEL,
   VERSION_LAYER_DIGEST_LABEL,
+  versionEnvNames,
 } from '../engine/oci/version-layer.ts';
 
 export interface RestampConfigInput {
@@ -17,15 +17,16 @@ export interface RestampConfigInput {
 
 /**
  * The release's config from the rc's: the version env variables that are set (SERVICE_VERSION,
- * SERVICE_CLIENT_VERSION), the version label, the label naming the rc digest and, with a new
+ * SERVICE_CLIENT_VERSION and the service's own, which its version-env label names), the version label, the label naming the rc digest and, with a new
  * version layer, its digest label and the last diff ID. Nothing else changes: not `created`, not
  * the history, not any other variable or label; key order is kept. Pure.
  */
 export function restampConfig(config: OciImageConfig, input: RestampConfigInput): OciImageConfig {
   const inner = config.config ?? {};
+  const names = versionEnvNames(inner.Labels);
   const env = (inner.Env ?? []).map((line) => {
     const name = line.split('=')[0]!;
-    return (VERSION_ENV as readonly string[]).includes(name) ? `${name}=${input.version}` : line;
+    return names.includes(name) ? `${name}=${input.version}` : line;
   });
   const labels: Record<string, string> = { ...(inner.Labels ?? {}) };
   if (VERSION_LABEL in labels) labels[VERSION_LABEL] = input.version;
@@ -46,9 +47,10 @@ export function restampConfig(config: OciImageConfig, input: RestampConfigInput)
 export function versionOfConfig(config: OciImageConfig): string | undefined {
   const label = config.config?.Labels?.[VERSION_LABEL];
   if (label) return label;
+  const names = versionEnvNames(config.config?.Labels);
   for (const line of config.config?.Env ?? []) {
     const [name, ...rest] = line.split('=');
-    if ((VERSION_ENV as readonly string[]).includes(name!)) return rest.join('=');
+    if (names.includes(name!)) return rest.join('=');
   }
   return undefined;
 }

@@ -61,6 +61,8 @@ export function referenceArtifacts() {
     },
     cli: {
       package: 'service-cli',
+      // The command the package installs, which `release verify` runs (also read from the archive).
+      bin: 'svc',
       build: {
         command: [process.execPath, BUILD_SCRIPT, 'cli', 'dist/service-cli.tar.gz'],
         archive: 'dist/service-cli.tar.gz',

@@ -1,4 +1,4 @@
-import { imageArtifact, imageArtifacts } from '../config/artifacts.ts';
+import { builtImageArtifacts, imageArtifact } from '../config/artifacts.ts';
 import type { ImageArtifact, ReleaseConfig } from '../config/schema.ts';
 import { RuleError, UsageError } from '../errors.ts';
 import { imageRecord, type ReleaseRecord } from '../record/release-record.ts';
@@ -33,11 +33,11 @@ export function targetsFromRef(ref: string, config: Images): SignTarget[] {
   const parsed = splitImageRef(ref);
   if (parsed.tag === undefined && parsed.digest === undefined) {
     if (!isValidImageTag(ref)) throw badRef(ref);
-    return imageArtifacts(config).map((artifact) => target(artifact.name, config, ref));
+    return builtImageArtifacts(config).map((artifact) => target(artifact.name, config, ref));
   }
-  const artifact = imageArtifacts(config).find((a) => isImageOf(parsed.repository, a.image))?.name;
+  const artifact = builtImageArtifacts(config).find((a) => isImageOf(parsed.repository, a.image))?.name;
   if (!artifact) {
-    const known = imageArtifacts(config)
+    const known = builtImageArtifacts(config)
       .map((a) => a.image)
       .join(', ');
     throw new UsageError(
@@ -67,7 +67,7 @@ export function targetsFromRecord(record: ReleaseRecord, config: Images): SignTa
       },
     );
   }
-  return imageArtifacts(config).map(({ name }) => {
+  return builtImageArtifacts(config).map(({ name }) => {
     const built = imageRecord(record, name)?.digest;
     return { ...target(name, config, record.tag), ...(built ? { expected: built } : {}) };
   });

@@ -1,4 +1,9 @@
 import { dirname, join, resolve } from 'node:path';
+import {
+  clientVersionVariables,
+  serverVersionVariables,
+  type VersionVariables,
+} from '../config/version-variables.ts';
 import { cliRecord, type ReleaseRecord, recordPath } from '../record/release-record.ts';
 import type { FileToWrite } from '../shared/atomic-write.ts';
 
@@ -33,16 +38,25 @@ export function stampPaths(options: {
   };
 }
 
-/** The contents of every file a stamp writes. Pure: the caller writes them all or none. */
-export function stampFiles(record: ReleaseRecord, paths: StampPaths): FileToWrite[] {
-  const serviceVersion = { SERVICE_VERSION: record.tag };
-  const clientVersion = { SERVICE_CLIENT_VERSION: record.tag };
+/** The service's own version variables (`versionVariables`), beside the standard names. */
+type Variables = { versionVariables?: Partial<VersionVariables> | undefined };
+
+/**
+ * The contents of every file a stamp writes. Pure: the caller writes them all or none. Every
+ * version variable gets the tag: the dotenv has them all, an image's build args its role's.
+ */
+export function stampFiles(record: ReleaseRecord, paths: StampPaths, config: Variables = {}): FileToWrite[] {
+  const named = (names: string[]) => Object.fromEntries(names.map((name) => [name, record.tag]));
+  const serviceVersion = named(serverVersionVariables(config));
+  const clientVersion = named(clientVersionVariables(config));
   const cli = cliRecord(record);
   return [
     {
       path: paths.envFile,
       // Tags are validated against the image-tag grammar, so no quoting is ever needed.
-      content: `SERVICE_VERSION=${record.tag}\nSERVICE_CLIENT_VERSION=${record.tag}\n`,
+      content: Object.entries({ ...serviceVersion, ...clientVersion })
+        .map(([name, value]) => `${name}=${value}\n`)
+        .join(''),
     },
     {
       path: paths.buildArgs,
@@ -62,8 +76,16 @@ export function stampFiles(record: ReleaseRecord, paths: StampPaths): FileToWrit
   ];
 }
 
-/** The keys CI reads (`--json` and `$GITHUB_OUTPUT`). */
-export function stampOutputs(record: ReleaseRecord): Record<string, string | boolean | null> {
+/**
+ * The keys CI reads (`--json` and `$GITHUB_OUTPUT`); with `versionVariables`, one more key per
+ * name the service reads (`ACME_VERSION`, `VITE_ACME_VERSION`), each the tag, so a workflow
+ * passes it on by the service's own name.
+ */
+export function stampOutputs(
+  record: ReleaseRecord,
+  config: Variables = {},
+): Record<string, string | boolean | null> {
+  const own = [...(config.versionVariables?.server ?? []), ...(config.versionVariables?.client ?? [])];
   return {
     version: record.version,
     tag: record.tag,
@@ -71,6 +93,7 @@ export function stampOutputs(record: ReleaseRecord): Record<string, string | boo
     source: record.source,
     commit: record.commit,
     dirty: record.dirty,
+    ...Object.fromEntries(own.map((name) => [name, record.tag])),
   };
 }
 

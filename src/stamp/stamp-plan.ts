@@ -1,6 +1,6 @@
 import { type Channel, channelOf, channelRefusal } from '../channels/channel-of.ts';
 import { channelTags } from '../channels/tags.ts';
-import { cliArtifact, imageArtifacts } from '../config/artifacts.ts';
+import { builtImageArtifacts, cliArtifact, rolesOfImage } from '../config/artifacts.ts';
 import type { ReleaseConfig } from '../config/schema.ts';
 import { RuleError, UsageError } from '../errors.ts';
 import type { RepoInfo } from '../git/repo-info.ts';
@@ -104,12 +104,21 @@ export function planStamp(input: StampInput): StampDecision {
   const repository = (image: string) => `${config.registry}/${image}`;
   const tags = channelTags(channel, tag, repo.commit ?? undefined);
   const images: Record<string, ImageRecord> = Object.fromEntries(
-    imageArtifacts(config).map((artifact) => {
+    // One entry per image, under the artifact that builds it; the roles run from it beside it.
+    builtImageArtifacts(config).map((artifact) => {
       const repo = repository(artifact.image);
       const references = tags.map((t) => `${repo}:${t}`);
+      const roles = rolesOfImage(config, artifact.image);
       return [
         artifact.name,
-        { ...(artifact.role ? { role: artifact.role } : {}), repository: repo, references },
+        {
+          ...(artifact.role ? { role: artifact.role } : {}),
+          repository: repo,
+          references,
+          ...(roles.length > 1
+            ? { roles: roles.map((r) => ({ artifact: r.name, ...(r.role ? { role: r.role } : {}) })) }
+            : {}),
+        },
       ];
     }),
   );

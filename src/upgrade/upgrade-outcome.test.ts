@@ -30,12 +30,14 @@ const failure = { kind: 'task' as const, role: 'web' as const, reason: 'svc_web:
 
 describe('servicesToRestore', () => {
   it('restores every touched service, API and worker with a failing web', () => {
-    expect(servicesToRestore(plan, new Set(['web', 'api', 'worker'] as const)).map((s) => s.role)).toEqual([
+    const names = (roles: string[]) =>
+      new Set(plan.services.filter((s) => roles.includes(s.role)).map((s) => s.name));
+    expect(servicesToRestore(plan, names(['web', 'api', 'worker'])).map((s) => s.role)).toEqual([
       'api',
       'worker',
       'web',
     ]);
-    expect(servicesToRestore(plan, new Set(['worker'] as const)).map((s) => s.role)).toEqual(['worker']);
+    expect(servicesToRestore(plan, names(['worker'])).map((s) => s.role)).toEqual(['worker']);
   });
 });
 

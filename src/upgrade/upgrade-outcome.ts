@@ -41,8 +41,9 @@ export interface UpgradeOutcome {
  * (a failing web puts API and worker back too). Never only the one that failed: API and worker
  * on different tags is the state the spec forbids (section 9, item 5).
  */
-export function servicesToRestore(plan: UpgradePlan, touched: ReadonlySet<ServiceRole>): PlannedService[] {
-  return plan.services.filter((s) => touched.has(s.role));
+export function servicesToRestore(plan: UpgradePlan, touched: ReadonlySet<string>): PlannedService[] {
+  // By service name: one image may run several services of one role (a worker and a scheduler).
+  return plan.services.filter((s) => touched.has(s.name));
 }
 
 /**

@@ -48,6 +48,26 @@ const target = (role: TargetImage['role'], c: string): TargetImage => ({
 });
 
 describe('planUpgrade', () => {
+  it('moves every service of the worker image (a worker and a scheduler) in the API and worker phase', () => {
+    const scheduler = running('worker', `${REPO}/service-worker:v1.0.0@${digest('b')}`, {
+      name: 'svc_scheduler',
+      id: 'id-scheduler',
+    });
+    const plan = planUpgrade(
+      'v2.0.0',
+      [
+        running('worker', `${REPO}/service-worker:v1.0.0@${digest('b')}`),
+        scheduler,
+        running('api', `${REPO}/service-api:v1.0.0@${digest('a')}`),
+      ],
+      [target('api', 'd'), target('worker', 'e')],
+    );
+    expect(plan.phases.map((phase) => phase.map((p) => p.name))).toEqual([
+      ['svc_api', 'svc_worker', 'svc_scheduler'],
+    ]);
+    expect(plan.services.find((p) => p.name === 'svc_scheduler')?.to.digest).toBe(digest('e'));
+  });
+
   it('puts API and worker in one phase, web after them, each pinned to its digest', () => {
     const plan = planUpgrade(
       'v2.0.0',

@@ -13,7 +13,12 @@ export const API_WORKER_CONSEQUENCE =
  * API and worker must be the same tag (spec section 9, rule 5), whatever the reference is; only
  * two development builds may be graded otherwise (`skew.dev`).
  */
-export function checkApiWorker(live: ProbeResult[], policy: SkewPolicy = DEFAULT_SKEW_POLICY): Finding[] {
+export function checkApiWorker(
+  live: ProbeResult[],
+  policy: SkewPolicy = DEFAULT_SKEW_POLICY,
+  /** The variable the service reads its version from (`versionVariables.server`). */
+  variable = 'SERVICE_VERSION',
+): Finding[] {
   const api = live.find((r) => r.name === 'api');
   if (!api?.version || !isComparable(api.version)) return [];
   return live
@@ -23,7 +28,7 @@ export function checkApiWorker(live: ProbeResult[], policy: SkewPolicy = DEFAULT
     .map(({ worker, verdict }) => ({
       code: 'API_WORKER_MISMATCH',
       message: `API is ${api.version} but the worker at ${worker.source} is ${worker.version}: ${API_WORKER_CONSEQUENCE}`,
-      fix: `upgrade the API and worker together: run ${displayTag(api.version)} for both (SERVICE_VERSION=${displayTag(api.version)}), never one without the other`,
+      fix: `upgrade the API and worker together: run ${displayTag(api.version)} for both (${variable}=${displayTag(api.version)}), never one without the other`,
       severity: verdict.grade as 'drift' | 'warn',
       artifact: 'worker' as const,
       source: worker.source,

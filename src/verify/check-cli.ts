@@ -1,7 +1,7 @@
 import { sameTag } from '../version/compare.ts';
 import { satisfiesMinimum } from '../version/minimum.ts';
 import { parseCore } from '../version/parse.ts';
-import type { FixContext } from './fixes.ts';
+import { cliInstall, cliProgram, cliUpdate, type FixContext } from './fixes.ts';
 import { isComparable } from './reference.ts';
 import type { Finding, ProbeResult } from './types.ts';
 
@@ -26,8 +26,8 @@ export function checkCli(live: ProbeResult[], ctx: FixContext): Finding[] {
       return [
         {
           code: 'CLI_SHADOWED',
-          message: `two svc on PATH: ${first.source} (${first.version}) is found before ${better.source} (${better.version}), so the ${passes(first) ? 'other' : 'older'} one runs`,
-          fix: `remove ${first.source} (or put ${better.source.replace(/\/svc$/, '')} before it in PATH)`,
+          message: `two ${cliProgram(ctx)} on PATH: ${first.source} (${first.version}) is found before ${better.source} (${better.version}), so the ${passes(first) ? 'other' : 'older'} one runs`,
+          fix: `remove ${first.source} (or put ${better.source.slice(0, better.source.lastIndexOf('/'))} before it in PATH)`,
           severity: 'drift',
           artifact: 'cli',
           source: first.source,
@@ -39,8 +39,8 @@ export function checkCli(live: ProbeResult[], ctx: FixContext): Finding[] {
     return [
       {
         code: 'CLI_BELOW_MINIMUM',
-        message: `${first.source} is ${first.version}, below the API's min_cli_version ${min}: every svc command is blocked`,
-        fix: `svc update --url ${ctx.apiUrl} (or npm install -g ${ctx.apiUrl.replace(/\/+$/, '')}/api/cli/download/service-cli.tar.gz)`,
+        message: `${first.source} is ${first.version}, below the API's min_cli_version ${min}: every ${cliProgram(ctx)} command is blocked`,
+        fix: cliProgram(ctx) === 'svc' ? `${cliUpdate(ctx)} (or ${cliInstall(ctx)})` : cliInstall(ctx),
         severity: 'drift',
         artifact: 'cli',
         source: first.source,

@@ -1,4 +1,4 @@
-import { displayTag, type FixContext, fixForUnreachable } from './fixes.ts';
+import { cliInstall, cliProgram, displayTag, type FixContext, fixForUnreachable } from './fixes.ts';
 import type { ArtifactName, Finding, ProbeResult } from './types.ts';
 
 /** Probes that could not read their artifact, and asked-for artifacts nothing was found of. */
@@ -17,8 +17,8 @@ export function checkReadable(results: ProbeResult[], probed: ArtifactName[], ct
   if (probed.includes('cli') && !results.some((r) => r.name === 'cli')) {
     findings.push({
       code: 'CLI_NOT_FOUND',
-      message: 'no `svc` on PATH: the operator CLI is not installed',
-      fix: `npm install -g ${ctx.apiUrl.replace(/\/+$/, '')}/api/cli/download/service-cli.tar.gz (or pass --no-cli to leave the CLI out)`,
+      message: `no \`${cliProgram(ctx)}\` on PATH: the operator CLI is not installed`,
+      fix: `${cliInstall(ctx)} (or pass --no-cli to leave the CLI out)`,
       severity: 'drift',
       artifact: 'cli',
     });

@@ -28,7 +28,12 @@ function versionQualityFindings(r: ProbeResult, ctx: FixContext): Finding[] {
   const where = `${r.name} at ${r.source}`;
   if (version.kind === 'unknown') {
     return [
-      { ...base, code: 'VERSION_UNKNOWN', message: unknownMessage(r), fix: fixForUnversioned(r.name, ctx) },
+      {
+        ...base,
+        code: 'VERSION_UNKNOWN',
+        message: unknownMessage(r, ctx),
+        fix: fixForUnversioned(r.name, ctx),
+      },
     ];
   }
   if (version.kind === 'invalid' || r.versionLength !== undefined) {
@@ -71,10 +76,10 @@ function versionQualityFindings(r: ProbeResult, ctx: FixContext): Finding[] {
   return [];
 }
 
-function unknownMessage(r: ProbeResult): string {
+function unknownMessage(r: ProbeResult, ctx: FixContext): string {
   switch (r.name) {
     case 'api':
-      return `the API reports version "unknown": SERVICE_VERSION is unset in its container and no source checkout is present`;
+      return `the API reports version "unknown": ${ctx.naming?.serverVariable ?? 'SERVICE_VERSION'} is unset in its container and no source checkout is present`;
     case 'worker':
       return `the worker at ${r.source} reports version "unknown"${r.detail ? ` (${r.detail})` : ''}`;
     case 'web':

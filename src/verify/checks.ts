@@ -9,7 +9,7 @@ import { checkSignatures } from './check-signatures.ts';
 import { gradeDeployment } from './check-skew.ts';
 import { checkVersionQuality } from './check-version-quality.ts';
 import { checkWorkerEvidence } from './check-worker-evidence.ts';
-import type { FixContext } from './fixes.ts';
+import type { FixContext, Naming } from './fixes.ts';
 import { type Reference, referenceOf } from './reference.ts';
 import type { ArtifactName, Finding, ProbeResult, RegistryReading, SignatureReading } from './types.ts';
 
@@ -39,6 +39,8 @@ export interface CheckInput {
   requireSignature?: boolean;
   /** How far each artifact may be from the API (config `skew:`); the default is "equal". */
   skew?: SkewPolicy;
+  /** The service's own version variables and CLI, for the fixes (fixes.ts). */
+  naming?: Naming;
 }
 
 export interface CheckOutcome {
@@ -55,14 +57,19 @@ export interface CheckOutcome {
 export function checkDeployment(input: CheckInput): CheckOutcome {
   const live = input.results.filter((r) => r.version !== undefined && r.running !== false);
   const reference = referenceOf(live, input.expect);
-  const ctx: FixContext = { apiUrl: input.apiUrl, images: input.images, tag: reference?.tag };
+  const ctx: FixContext = {
+    apiUrl: input.apiUrl,
+    images: input.images,
+    tag: reference?.tag,
+    ...(input.naming ? { naming: input.naming } : {}),
+  };
   const policy = input.skew ?? DEFAULT_SKEW_POLICY;
   const findings = [
     ...checkReadable(input.results, input.probed, ctx),
     ...input.results.flatMap((r) => checkWorkerEvidence(r)),
     ...live.flatMap((r) => checkVersionQuality(r, ctx, policy)),
     ...checkMinCliVersion(input.results),
-    ...checkApiWorker(live, policy),
+    ...checkApiWorker(live, policy, ctx.naming?.serverVariable),
     ...checkCli(live, ctx),
     ...checkSharedTag(live, reference, ctx, policy),
     ...checkRegistry(input.registry ?? []),

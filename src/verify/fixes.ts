@@ -8,6 +8,45 @@ export interface FixContext {
   images: { api: string; worker: string; web: string };
   /** The tag the deployment should be at; undefined when nothing readable says which. */
   tag: string | undefined;
+  /** The service's own names (its version variables, its CLI); unset, the reference service's. */
+  naming?: Naming;
+}
+
+/**
+ * The names a fix uses for the service's own things: the variable its server and its web client
+ * read their version from (`versionVariables`: `ACME_VERSION`, not the SERVICE_VERSION it does not
+ * read), and its CLI: the program on PATH and the command that installs it from the API.
+ */
+export interface Naming {
+  serverVariable?: string;
+  clientVariable?: string;
+  cli?: {
+    program: string;
+    /** The install command, `{url}` standing for the archive's URL on the API. */
+    installCommand: string;
+    /** The archive's file name on the API (`/api/cli/download/<name>`). */
+    archiveName: string;
+  };
+}
+
+const serverVariable = (ctx: FixContext) => ctx.naming?.serverVariable ?? 'SERVICE_VERSION';
+const clientVariable = (ctx: FixContext) => ctx.naming?.clientVariable ?? 'SERVICE_CLIENT_VERSION';
+
+/** The CLI's program name on PATH (the reference service's `svc` unless the config says). */
+export function cliProgram(ctx: FixContext): string {
+  return ctx.naming?.cli?.program ?? 'svc';
+}
+
+/** How to install the CLI the API serves: the config's install command with the archive's URL. */
+export function cliInstall(ctx: FixContext): string {
+  const cli = ctx.naming?.cli;
+  const url = `${ctx.apiUrl.replace(/\/+$/, '')}/api/cli/download/${cli?.archiveName ?? 'service-cli.tar.gz'}`;
+  return (cli?.installCommand ?? 'npm install -g {url}').replaceAll('{url}', url);
+}
+
+/** How to bring the CLI to the API's version: the reference svc updates itself; any other is installed again. */
+export function cliUpdate(ctx: FixContext): string {
+  return cliProgram(ctx) === 'svc' ? `svc update --url ${ctx.apiUrl}` : cliInstall(ctx);
 }
 
 /** `v1.2.3` for a release (images are always `v`-prefixed), the value itself otherwise. */
@@ -20,13 +59,13 @@ export function fixFor(name: ArtifactName, ctx: FixContext): string {
   const tag = displayTag(ctx.tag);
   switch (name) {
     case 'api':
-      return `deploy ${ctx.images.api}:${tag} with SERVICE_VERSION=${tag}, together with ${ctx.images.worker}:${tag} (API and worker are upgraded together)`;
+      return `deploy ${ctx.images.api}:${tag} with ${serverVariable(ctx)}=${tag}, together with ${ctx.images.worker}:${tag} (API and worker are upgraded together)`;
     case 'worker':
-      return `upgrade the API and worker together: run ${ctx.images.api}:${tag} and ${ctx.images.worker}:${tag}, both with SERVICE_VERSION=${tag}`;
+      return `upgrade the API and worker together: run ${ctx.images.api}:${tag} and ${ctx.images.worker}:${tag}, both with ${serverVariable(ctx)}=${tag}`;
     case 'web':
-      return `rebuild web with SERVICE_CLIENT_VERSION=${tag} (or deploy the ${ctx.images.web}:${tag} image)`;
+      return `rebuild web with ${clientVariable(ctx)}=${tag} (or deploy the ${ctx.images.web}:${tag} image)`;
     case 'cli':
-      return `svc update --url ${ctx.apiUrl}`;
+      return cliUpdate(ctx);
   }
 }
 
@@ -35,13 +74,13 @@ export function fixForUnversioned(name: ArtifactName, ctx: FixContext): string {
   const tag = displayTag(ctx.tag);
   switch (name) {
     case 'api':
-      return `set SERVICE_VERSION=${tag} in the API container's environment and restart it (a production image has no source checkout to describe)`;
+      return `set ${serverVariable(ctx)}=${tag} in the API container's environment and restart it (a production image has no source checkout to describe)`;
     case 'worker':
-      return `set SERVICE_VERSION=${tag} in the worker container's environment, or run ${ctx.images.worker}:${tag} as built by \`release build\``;
+      return `set ${serverVariable(ctx)}=${tag} in the worker container's environment, or run ${ctx.images.worker}:${tag} as built by \`release build\``;
     case 'web':
-      return `rebuild web with SERVICE_CLIENT_VERSION=${tag} (or deploy the ${ctx.images.web}:${tag} image)`;
+      return `rebuild web with ${clientVariable(ctx)}=${tag} (or deploy the ${ctx.images.web}:${tag} image)`;
     case 'cli':
-      return `svc update --url ${ctx.apiUrl}`;
+      return cliUpdate(ctx);
   }
 }
 
@@ -57,6 +96,6 @@ export function fixForUnreachable(name: ArtifactName, ctx: FixContext, source: s
     case 'web':
       return `check that the web client is served at --web-url and that its build emitted version.json`;
     case 'cli':
-      return `reinstall the CLI: npm install -g ${ctx.apiUrl.replace(/\/+$/, '')}/api/cli/download/service-cli.tar.gz`;
+      return `reinstall the CLI: ${cliInstall(ctx)}`;
   }
 }

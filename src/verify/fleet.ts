@@ -27,9 +27,15 @@ export interface FleetReport {
  */
 export async function verifyFleet(targets: VerifyTarget[], options: FleetOptions): Promise<FleetReport> {
   const started = performance.now();
-  const cliResults = options.cli
-    ? await probeCli({ env: options.env, cwd: options.cwd, timeoutMs: options.timeoutMs })
-    : undefined;
+  const cliResults =
+    options.cli && options.cliProgram
+      ? await probeCli({
+          program: options.cliProgram,
+          env: options.env,
+          cwd: options.cwd,
+          timeoutMs: options.timeoutMs,
+        })
+      : undefined;
   const limit = pLimit(options.concurrency);
   const deployments = await Promise.all(
     targets.map((target) =>

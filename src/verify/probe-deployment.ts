@@ -1,3 +1,4 @@
+import type { RoleCommand } from '../config/role-of-command.ts';
 import { probeApi } from './probes/api.ts';
 import { probeApiPerNode } from './probes/api-per-node.ts';
 import { probeCli } from './probes/cli.ts';
@@ -28,10 +29,19 @@ export interface ProbeOptions {
   /** Cancels every HTTP probe of the deployment (the per-target deadline of `--all`). */
   signal?: AbortSignal;
   workerImage: string;
+  /** The roles run from the worker's image (one image, several roles): one reading per role. */
+  workerRoles?: readonly RoleCommand[];
+  /** The variables a container's version may be in, the service's own first (then SERVICE_VERSION). */
+  envNames?: readonly string[];
   /** With `--registry`: also read which digests the engine runs for the API and web images. */
   digestImages?: { api: string; web: string };
-  /** Probe the `svc` on PATH. A fleet probes it once and passes `cliResults` instead. */
+  /**
+   * Probe the CLI on PATH (`cliProgram`, the config's CLI's bin). A fleet probes it once and passes
+   * `cliResults` instead. Without a program (the config declares no CLI) nothing is probed and the
+   * report has no CLI row.
+   */
   cli: boolean;
+  cliProgram?: string;
   cliResults?: ProbeResult[];
 }
 
@@ -78,6 +88,8 @@ export async function probeDeployment(
         image: options.workerImage,
         ...(target.docker.composeProject ? { composeProject: target.docker.composeProject } : {}),
         ...(target.docker.oneShots ? { oneShots: target.docker.oneShots } : {}),
+        ...(options.workerRoles ? { roles: options.workerRoles } : {}),
+        ...(options.envNames ? { envNames: options.envNames } : {}),
         env: options.env,
         timeoutMs: options.timeoutMs,
       }),
@@ -96,9 +108,18 @@ export async function probeDeployment(
   if (options.cliResults) {
     probed.push('cli');
     pending.push(Promise.resolve(options.cliResults));
-  } else if (options.cli) {
+  } else if (options.cli && options.cliProgram) {
     probed.push('cli');
-    pending.push(probeCli({ env: options.env, cwd: options.cwd, timeoutMs: options.timeoutMs }));
+    pending.push(
+      probeCli({
+        program: options.cliProgram,
+        env: options.env,
+        cwd: options.cwd,
+        timeoutMs: options.timeoutMs,
+      }),
+    );
+  } else if (options.cli) {
+    // The config declares no CLI: there is none to check, and no row says otherwise.
   } else {
     notChecked.push({ name: 'cli', reason: 'left out with --no-cli' });
   }

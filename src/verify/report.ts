@@ -88,6 +88,7 @@ export function buildReport(
     );
     return {
       name: r.name,
+      ...(r.role && r.role !== r.name ? { role: r.role } : {}),
       source: r.source,
       version: r.version,
       ...statusOf(about),
@@ -172,6 +173,7 @@ export function reportJson(report: DeploymentReport) {
     reference: report.reference ?? null,
     artifacts: report.artifacts.map((a) => ({
       name: a.name,
+      ...(a.role ? { role: a.role } : {}),
       version: a.version ?? null,
       source: a.source,
       status: a.status,
@@ -202,7 +204,8 @@ export function renderReport(report: DeploymentReport): string[] {
   const lines = table(
     ['ARTIFACT', 'READ FROM', 'VERSION', 'STATUS', 'WHY'],
     report.artifacts.map((a) => [
-      a.name,
+      // One image, several roles: `worker scheduler`, the role's kind and its artifact.
+      a.role ? `${a.name} ${a.role}` : a.name,
       a.source,
       a.version ?? '-',
       a.status === 'ok' || a.status === 'skipped'

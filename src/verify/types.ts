@@ -11,6 +11,11 @@ export type ArtifactName = (typeof ARTIFACT_NAMES)[number];
  */
 export interface ProbeResult {
   name: ArtifactName;
+  /**
+   * When one image runs several roles: the artifact this reading is of (`scheduler`, a worker);
+   * its row is named by it.
+   */
+  role?: string;
   source: string;
   version: string | undefined;
   error?: string;
@@ -63,6 +68,8 @@ export type ArtifactStatus = 'ok' | 'drift' | 'unreachable' | 'warn' | 'notice' 
 export interface ArtifactRow {
   /** One of the four, or an extra image a registry finding is about. */
   name: string;
+  /** The artifact of a role run from a shared image (`scheduler`), when it is not `name`. */
+  role?: string;
   source: string;
   version: string | undefined;
   status: ArtifactStatus;

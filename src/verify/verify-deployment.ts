@@ -1,6 +1,6 @@
 import type { SkewPolicy } from '../version/skew.ts';
 import { checkDeployment } from './checks.ts';
-import type { FixContext } from './fixes.ts';
+import type { FixContext, Naming } from './fixes.ts';
 import { type ProbeOptions, probeDeployment, type VerifyTarget } from './probe-deployment.ts';
 import { buildReport } from './report.ts';
 import type { DeploymentReport } from './types.ts';
@@ -10,6 +10,8 @@ export interface VerifyOptions extends Omit<ProbeOptions, 'workerImage'> {
   expect?: string;
   /** Config `skew:`; default: every artifact equal to the API. */
   skew?: SkewPolicy;
+  /** The service's own version variables and CLI, named in the fixes. */
+  naming?: Naming;
 }
 
 /** Probe one deployment, check what was read, and return the verdict. Never throws for a probe. */
@@ -26,6 +28,7 @@ export async function verifyDeployment(
     images: options.images,
     ...(options.expect !== undefined ? { expect: options.expect } : {}),
     ...(options.skew ? { skew: options.skew } : {}),
+    ...(options.naming ? { naming: options.naming } : {}),
   });
   return buildReport(target, probed, outcome, Math.round(performance.now() - started));
 }

@@ -52,6 +52,25 @@ const series = (text: string, name: string) =>
   text.split('\n').filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `));
 
 describe('WatchMetrics', () => {
+  it('exports each role of a shared image as an artifact of its own (a worker and a scheduler)', async () => {
+    const m = new WatchMetrics();
+    const r = report('site-a', 'v1.4.0', 0);
+    r.artifacts.push({
+      name: 'worker',
+      role: 'scheduler',
+      source: 'z',
+      version: 'v1.4.0',
+      status: 'ok',
+      why: '',
+    });
+    m.update(round([r]));
+    expect(series(await m.metrics(), 'service_release_artifact_info')).toEqual([
+      'service_release_artifact_info{deployment="site-a",artifact="api",version="v1.4.0",digest="none"} 1',
+      'service_release_artifact_info{deployment="site-a",artifact="worker",version="v1.4.0",digest="none"} 1',
+      'service_release_artifact_info{deployment="site-a",artifact="scheduler",version="v1.4.0",digest="none"} 1',
+    ]);
+  });
+
   it('exports versions, in step and skew, and replaces a version rather than adding one', async () => {
     const m = new WatchMetrics();
     m.update(round([report('site-a', 'v1.4.0', 0)]));

@@ -78,12 +78,14 @@ export class WatchMetrics {
       const seen = new Set<string>();
       const info: Labels[] = [];
       for (const row of report.artifacts) {
-        // One series per artifact: the first reading (the one verify lists first) stands for it.
-        if (seen.has(row.name) || row.version === undefined || row.status === 'unreachable') continue;
-        seen.add(row.name);
+        // One series per artifact: the first reading (the one verify lists first) stands for it;
+        // a role run from a shared image (a scheduler) is an artifact of its own.
+        const artifact = row.role ?? row.name;
+        if (seen.has(artifact) || row.version === undefined || row.status === 'unreachable') continue;
+        seen.add(artifact);
         info.push({
           deployment,
-          artifact: labelValue(row.name),
+          artifact: labelValue(artifact),
           version: labelValue(row.version),
           digest: labelValue(digests[row.name as keyof typeof digests]),
         });

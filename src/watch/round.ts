@@ -56,8 +56,9 @@ export async function runRound(
   const roundTimer = setTimeout(() => roundController.abort(), options.roundTimeoutMs);
   const roundDeadline = roundController.signal;
   const probeOptions: ProbeOptions = { ...options, workerImage: options.images.worker };
-  if (options.cli) {
+  if (options.cli && options.cliProgram) {
     probeOptions.cliResults = await probeCli({
+      program: options.cliProgram,
       env: options.env,
       cwd: options.cwd,
       timeoutMs: options.timeoutMs,
@@ -94,6 +95,7 @@ export async function runRound(
           images: options.images,
           ...(options.expect !== undefined ? { expect: options.expect } : {}),
           ...(options.skew ? { skew: options.skew } : {}),
+          ...(options.naming ? { naming: options.naming } : {}),
         });
         const ms = Math.round(performance.now() - deploymentStarted);
         // verify's reason for a CLI left out names its flag; watch leaves it out unless --cli.

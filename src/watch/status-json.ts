@@ -51,6 +51,8 @@ export function statusDocument(round: RoundResult | undefined, intervalMs: numbe
       verdict: verdictLine(r),
       artifacts: r.artifacts.map((a) => ({
         name: a.name,
+        // A role run from a shared image (a scheduler): its cell names it.
+        role: a.role ?? null,
         version: a.version ?? null,
         status: a.status,
         why: a.why,

@@ -56,7 +56,7 @@ function cell(d, name) {
   return el('td', { 'data-label': name, class: 'cell s-' + a.status, 'data-artifact': name, 'data-status': a.status, title: a.source },
     el('span', { class: 'ver' }, a.version === null ? '-' : a.version),
     el('span', { class: 'badge' }, STATUS_WORD[a.status] || a.status),
-    a.why || a.detail ? el('span', { class: 'why' }, [a.why, a.detail].filter(Boolean).join('; ')) : null);
+    a.why || a.detail || a.role ? el('span', { class: 'why' }, [a.role, a.why, a.detail].filter(Boolean).join('; ')) : null);
 }
 function render(doc) {
   const s = doc.summary;

@@ -110,23 +110,56 @@ describe('release build: artifacts that cannot be built as configured', () => {
     expect(stderr).toContain('artifacts.cli.build.archive: the command did not write "old/cli.tgz"');
   });
 
-  it('two artifacts with one image name, and a role used twice', async () => {
+  it('two recipes for one image, two roles of it without a command, and a role used twice', async () => {
     const p = await project({});
     p.repo.write(
       'release.config.json',
       JSON.stringify({
         artifacts: {
-          api: { image: 'acme' },
-          scheduler: { image: 'acme' },
-          backend: { role: 'worker' },
-          worker: {},
+          api: { image: 'acme', context: 'api' },
+          scheduler: { image: 'acme', context: 'scheduler' },
+          cron: { image: 'acme' },
+          backend: { role: 'web' },
+          web: {},
+        },
+      }),
+    );
+    expect(refusal(await p.build('oci'))).toContain(
+      'artifacts.scheduler: "acme" is built by artifacts.api: a role run from it says only role, image and command (remove context)',
+    );
+    p.repo.write(
+      'release.config.json',
+      JSON.stringify({
+        artifacts: {
+          api: { image: 'acme', context: 'api' },
+          cron: { image: 'acme' },
+          backend: { role: 'web' },
+          web: {},
         },
       }),
     );
     const stderr = refusal(await p.build('oci'));
-    expect(stderr).toContain('artifacts.scheduler.image: "acme" is already the image of artifacts.api');
+    expect(stderr).toContain('artifacts.web.role: the role "web" is already taken by artifacts.backend');
     expect(stderr).toContain(
-      'artifacts.worker.role: the role "worker" is already taken by artifacts.backend',
+      'artifacts.cron.command: artifacts.api also runs "acme" with its default command; give every role of one image but one the command its containers run',
     );
+  });
+
+  it('asks for no CLI recipe when the config declares no CLI (a service without one)', async () => {
+    // Sentry-shaped: one image run as web, worker and cron, no CLI of its own.
+    const p = await project(
+      {
+        artifacts: {
+          api: { image: 'sentry', context: '.', dockerfile: 'Dockerfile', command: ['run', 'web'] },
+          worker: { image: 'sentry', command: ['run', 'worker'] },
+          cron: { role: 'worker', image: 'sentry', command: ['run', 'cron'] },
+          web: false,
+        },
+      },
+      { Dockerfile: 'FROM scratch\n' },
+    );
+    const dry = await runRelease(['build', '--dry-run', '--engine', 'docker', '--json'], { cwd: p.repo.dir });
+    expect(dry.code, dry.stdout + dry.stderr).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ usable: ['docker'], cli: null });
   });
 });

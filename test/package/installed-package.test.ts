@@ -1,5 +1,13 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -102,6 +110,16 @@ describe('the installed package', () => {
     const installed = readdirSync(join(repo.dir, 'node_modules'));
     for (const devOnly of ['tsx', 'typescript', 'vitest', '@biomejs'])
       expect(installed).not.toContain(devOnly);
+  });
+
+  it("puts only `release` on the user's PATH: the reference programs are artifacts, not commands", () => {
+    const bin = join(repo.dir, 'node_modules/.bin');
+    const ours = readdirSync(bin).filter((name) =>
+      realpathSync(join(bin, name)).startsWith(realpathSync(join(repo.dir, 'node_modules/service-release'))),
+    );
+    expect(ours).toEqual(['release']);
+    for (const reference of ['svc', 'service-api', 'service-worker', 'service-web'])
+      expect(readdirSync(bin)).not.toContain(reference);
   });
 
   it('release --version and -V print the package version, --help lists the commands', () => {
@@ -259,7 +277,8 @@ export default defineConfig({
     expect(released).toMatchObject({ tag: 'v2.3.0', channel: 'release' });
 
     // The package's own reference API, reporting the released version, read by release verify.
-    const api = await startProcess(join(repo.dir, 'node_modules/.bin/service-api'), {
+    // Not on PATH: the package's reference API runs through node, as docs/reference/package.md says.
+    const api = await startProcess(join(repo.dir, 'node_modules/service-release/bin/service-api.js'), {
       cwd: repo.dir,
       env: { HOST: '127.0.0.1', PORT: '0', SERVICE_VERSION: 'v2.3.0' },
     });
@@ -268,6 +287,16 @@ export default defineConfig({
       const report = JSON.parse(verify.stdout) as { artifacts: { name: string; version: string | null }[] };
       expect(report.artifacts.find((a) => a.name === 'api')?.version).toBe('v2.3.0');
       expect([0, 1]).toContain(verify.status);
+      // The reference config declares its CLI (bin svc); the package put none on PATH to find.
+      expect(verify.stdout).not.toContain('node_modules/.bin/svc');
+      // A project that declares no CLI gets no CLI row at all.
+      mkdirSync(join(repo.dir, 'no-cli'));
+      writeFileSync(join(repo.dir, 'no-cli/release.config.json'), '{"artifacts":{"api":{}}}');
+      const bare = npx(['verify', '--url', api.url, '--json', '--cwd', 'no-cli']);
+      expect(bare.status, bare.stdout).toBe(0);
+      expect(
+        (JSON.parse(bare.stdout) as { artifacts: { name: string }[] }).artifacts.map((a) => a.name),
+      ).not.toContain('cli');
     } finally {
       await api.stop();
     }

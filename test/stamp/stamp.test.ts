@@ -134,6 +134,37 @@ describe('release stamp', () => {
     expect(result.stdout).not.toContain('Resolve the version');
   });
 
+  it("gives the service's own version variables the tag in the dotenv, build args, GITHUB_OUTPUT and --json", async () => {
+    const r = taggedRepo(0);
+    writeFileSync(
+      join(r.dir, 'release.config.json'),
+      JSON.stringify({
+        versionVariables: { server: ['ACME_VERSION'], client: ['VITE_ACME_VERSION'] },
+        artifacts: { api: { image: 'acme-app' }, worker: { image: 'acme-app', command: ['acme', 'work'] } },
+      }),
+    );
+    r.git('add', '.');
+    r.git('commit', '-q', '-m', 'config');
+    r.git('tag', '-f', 'v1.4.0');
+    const outputs = join(r.dir, 'gh-output.txt');
+    const out = jsonOf(
+      await runRelease(['stamp', '--json'], { cwd: r.dir, env: { GITHUB_OUTPUT: outputs } }),
+    );
+    expect(out).toMatchObject({ tag: 'v1.4.0', ACME_VERSION: 'v1.4.0', VITE_ACME_VERSION: 'v1.4.0' });
+    expect(read(r, 'gh-output.txt')).toContain('\nACME_VERSION=v1.4.0\nVITE_ACME_VERSION=v1.4.0\n');
+    expect(read(r, 'dist/release.env')).toBe(
+      'SERVICE_VERSION=v1.4.0\nACME_VERSION=v1.4.0\nSERVICE_CLIENT_VERSION=v1.4.0\nVITE_ACME_VERSION=v1.4.0\n',
+    );
+    expect(readJson(r, 'dist/build-args.json').api).toEqual({
+      SERVICE_VERSION: 'v1.4.0',
+      ACME_VERSION: 'v1.4.0',
+    });
+    expect(readJson(r, 'dist/build-args.json').web).toEqual({
+      SERVICE_CLIENT_VERSION: 'v1.4.0',
+      VITE_ACME_VERSION: 'v1.4.0',
+    });
+  });
+
   it('keeps the commit when the caller has EDITOR, PAGER or GIT_ASKPASS set', async () => {
     const r = taggedRepo(1);
     const out = jsonOf(

@@ -1,4 +1,5 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIN_CLI_VERSION } from '../../src/service/api/min-cli-version.ts';
@@ -9,6 +10,8 @@ import { Cleanup, startApi } from './support.ts';
 
 // The operator's svc as really installed: archives built by the svc build, installed with
 // `npm install -g --prefix <tmp>`, put on PATH in different orders, checked against a real API.
+// verify checks a CLI only when the config declares one, by that CLI's own bin: here the config
+// names the reference CLI's archive, and its package.json says `svc`.
 
 interface Report {
   inStep: boolean;
@@ -21,7 +24,10 @@ const CURRENT = 'v1.4.0';
 const OLD = '0.9.0';
 let apiUrl: string;
 let cwd: string;
-const bin = { current: '', old: '' };
+const bin = { current: '', old: '', acme: '' };
+/** A project whose config declares no CLI; one whose CLI is `@acme/cli` with the bin `acme`. */
+let noCli: string;
+let acme: string;
 
 function npmInstall(prefix: string, archive: string): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -49,14 +55,52 @@ beforeAll(async () => {
     await npmInstall(prefix, path);
     bin[key] = join(prefix, 'bin');
   }
+  // The declared CLI: the archive the config's build names (the bin is read from its package.json).
+  copyFileSync(join(dist, `service-cli-${CURRENT}.tar.gz`), join(cwd, 'service-cli.tar.gz'));
+  writeFileSync(
+    join(cwd, 'release.config.json'),
+    JSON.stringify({
+      artifacts: {
+        cli: { package: 'service-cli', build: { command: ['true'], archive: 'service-cli.tar.gz' } },
+      },
+    }),
+  );
+  noCli = cleanup.tempDir('no-cli');
+  writeFileSync(
+    join(noCli, 'release.config.json'),
+    JSON.stringify({ artifacts: { api: { image: 'acme' } } }),
+  );
+  // Another service's CLI, a plain npm package whose bin is `acme`, packed and installed for real.
+  acme = cleanup.tempDir('acme');
+  const pkg = join(acme, 'pkg');
+  mkdirSync(pkg);
+  writeFileSync(
+    join(pkg, 'package.json'),
+    JSON.stringify({ name: '@acme/cli', version: '1.4.0', bin: { acme: 'cli.js' } }),
+  );
+  writeFileSync(join(pkg, 'cli.js'), '#!/usr/bin/env node\nconsole.log("1.4.0");\n');
+  const packed = execFileSync('npm', ['pack', '--silent', '--pack-destination', acme], {
+    cwd: pkg,
+    encoding: 'utf8',
+    env: { PATH: process.env['PATH'], HOME: acme },
+  }).trim();
+  writeFileSync(
+    join(acme, 'release.config.json'),
+    JSON.stringify({
+      artifacts: { cli: { package: '@acme/cli', build: { command: ['true'], archive: packed } } },
+    }),
+  );
+  const prefix = cleanup.tempDir('prefix-acme');
+  await npmInstall(prefix, join(acme, packed));
+  bin.acme = join(prefix, 'bin');
   apiUrl = (await startApi(cleanup, CURRENT)).url;
 }, 240_000);
 
 afterAll(() => cleanup.run());
 
-async function verifyWithPath(dirs: string[]) {
+async function verifyWithPath(dirs: string[], where = cwd) {
   const result = await runRelease(['verify', '--url', apiUrl, '--json'], {
-    cwd,
+    cwd: where,
     env: { PATH: [...dirs, process.env['PATH'] ?? ''].join(':') },
   });
   return { result, report: jsonOf<Report>(result) };
@@ -108,5 +152,27 @@ describe('release verify and the svc on PATH', () => {
     expect(missing.report.findings.map((f) => f.code)).toEqual(['CLI_NOT_FOUND']);
     const skipped = await runRelease(['verify', '--url', apiUrl, '--json', '--no-cli'], { cwd });
     expect(skipped.code).toBe(0);
+  });
+
+  it('checks no CLI when the config declares none, though an svc is on PATH', async () => {
+    const { result, report } = await verifyWithPath([bin.current, bin.old], noCli);
+    expect(result.code, result.stdout).toBe(0);
+    expect(report.artifacts.map((a) => a.name)).not.toContain('cli');
+  });
+
+  it("reads another service's CLI by its package's own bin, and never an svc", async () => {
+    const { result, report } = await verifyWithPath([bin.old, bin.acme], acme);
+    expect(result.code, result.stdout).toBe(0);
+    expect(report.artifacts.filter((a) => a.name === 'cli')).toEqual([
+      expect.objectContaining({ version: '1.4.0', source: join(bin.acme, 'acme'), status: 'ok' }),
+    ]);
+    const missing = await verifyWithPath([bin.current], acme);
+    expect(missing.report.findings.map((f) => [f.code, f.message])).toEqual([
+      ['CLI_NOT_FOUND', 'no `acme` on PATH: the operator CLI is not installed'],
+    ]);
+    // Its fix installs the archive the config's build names, from the API, as the config says.
+    expect(missing.report.findings[0]!.fix).toContain(
+      `npm install -g ${apiUrl.replace(/\/+$/, '')}/api/cli/download/${`acme-cli-1.4.0.tgz`}`,
+    );
   });
 });

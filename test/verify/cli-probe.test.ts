@@ -24,7 +24,7 @@ beforeAll(() => {
 afterAll(() => cleanup.run());
 
 const probe = (dirs: string[], timeoutMs = 2_000) =>
-  probeCli({ env: { PATH: [...dirs, '/usr/bin', '/bin'].join(':') }, cwd: root, timeoutMs });
+  probeCli({ program: 'svc', env: { PATH: [...dirs, '/usr/bin', '/bin'].join(':') }, cwd: root, timeoutMs });
 
 describe('the svc probe', () => {
   it('lists every svc in PATH order, once per directory, skipping files that are not executable', async () => {

@@ -1,5 +1,5 @@
 import { buildEpoch } from '../../build/image-specs.ts';
-import { imageArtifacts } from '../../config/artifacts.ts';
+import { builtImageArtifacts } from '../../config/artifacts.ts';
 import { makeBaseImage } from '../../engine/base-image.ts';
 import { storeOpener } from '../../engine/store-cache.ts';
 import { UsageError } from '../../errors.ts';
@@ -12,7 +12,7 @@ export async function runBaseImage(options: GlobalOptions & { ref?: string[] }) 
   const ctx = await baseContext(options);
   const texts = options.ref?.length
     ? options.ref
-    : [...new Set(imageArtifacts(ctx.config).map((artifact) => artifact.base))];
+    : [...new Set(builtImageArtifacts(ctx.config).map((artifact) => artifact.base))];
   const refs = texts.map(parseStoreImageRef);
   for (const ref of refs) {
     if (ref.reference.startsWith('sha256:')) {

@@ -1,4 +1,4 @@
-import { imageArtifacts } from '../../config/artifacts.ts';
+import { builtImageArtifacts, rolesOfImage } from '../../config/artifacts.ts';
 import type { ImageArtifactConfig } from '../../config/artifacts-schema.ts';
 import type { BuiltImage, EngineName } from '../../engine/engine.ts';
 import type { EngineChoice } from '../../engine/select-engine.ts';
@@ -38,5 +38,16 @@ export interface BuildContext extends BaseContext {
 
 /** The image artifacts this run builds, in order (api, worker, web, then extra images). */
 export function imagesToBuild(ctx: BuildContext): ImageArtifactConfig[] {
-  return imageArtifacts(ctx.config).filter((artifact) => ctx.only.has(artifact.name));
+  return imagesIn(ctx.config, ctx.only);
+}
+
+/**
+ * The images `--only` selects, each once, by the artifact that builds it: naming a role run from
+ * another artifact's image (`--only worker`) builds that image.
+ */
+export function imagesIn(config: BuildContext['config'], only: ReadonlySet<string>): ImageArtifactConfig[] {
+  return builtImageArtifacts(config).filter(
+    (artifact) =>
+      only.has(artifact.name) || rolesOfImage(config, artifact.image).some((r) => only.has(r.name)),
+  );
 }

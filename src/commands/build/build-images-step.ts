@@ -2,7 +2,14 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { dockerfileOf } from '../../build/check-artifacts.ts';
 import { dockerContext } from '../../build/docker-context.ts';
-import { imageLabels, type LabelInput, recipeSpec, versionVariable } from '../../build/image-specs.ts';
+import {
+  imageLabels,
+  imageVersionVariables,
+  type LabelInput,
+  recipeSpec,
+  versionBuildArgs,
+  versionEnvLabel,
+} from '../../build/image-specs.ts';
 import { recipeEntries } from '../../build/recipe-entries.ts';
 import type { ImageArtifactConfig } from '../../config/artifacts-schema.ts';
 import { DEFAULT_CLI_ARCHIVE } from '../../config/constants.ts';
@@ -79,7 +86,7 @@ async function ociRecipe(
 ): Promise<OciRecipe> {
   const files = (artifact.files ?? []).map((f) => ({ source: resolve(ctx.configDir, f.from), to: f.to }));
   const layers: LayerEntry[][] = [await recipeEntries(files)];
-  const spec = recipeSpec(artifact, labels);
+  const spec = recipeSpec(artifact, labels, imageVersionVariables(ctx.config, artifact));
   if (cli) {
     const to = artifact.cliArchive ?? DEFAULT_CLI_ARCHIVE.oci;
     layers.push([
@@ -147,8 +154,12 @@ async function dockerRecipe(
     context: context.tar,
     dockerfile: context.dockerfile,
     ...(artifact.target ? { target: artifact.target } : {}),
-    buildArgs: { ...(artifact.buildArgs ?? {}), [versionVariable(artifact)]: ctx.tag! },
-    labels: { ...imageLabels(labels), ...dockerVersionFileLabels(artifact) },
+    buildArgs: { ...(artifact.buildArgs ?? {}), ...versionBuildArgs(ctx.config, ctx.tag!) },
+    labels: {
+      ...imageLabels(labels),
+      ...versionEnvLabel(imageVersionVariables(ctx.config, artifact)),
+      ...dockerVersionFileLabels(artifact),
+    },
   };
 }
 

@@ -21,7 +21,7 @@ export const buildRunCommandsStep: Step<BuildContext> = {
         at: `artifacts.${artifact.name}.build.command`,
         command: artifact.build.command,
         cwd: ctx.configDir,
-        env: buildCommandEnv(ctx.env, ctx.tag!),
+        env: buildCommandEnv(ctx.env, ctx.tag!, {}, ctx.config),
         progress: (line) => io.progress(`${artifact.name}: ${line}`),
       });
     }

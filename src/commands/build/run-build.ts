@@ -1,5 +1,5 @@
 import { relative } from 'node:path';
-import { cliArtifact, imageArtifacts } from '../../config/artifacts.ts';
+import { cliArtifact } from '../../config/artifacts.ts';
 import type { EngineName } from '../../engine/engine.ts';
 import { rfc3339 } from '../../engine/oci/image-config.ts';
 import { storeOpener } from '../../engine/store-cache.ts';
@@ -9,18 +9,26 @@ import { recordPath } from '../../record/release-record.ts';
 import { artifactStrategies } from '../../reversion/artifact-strategies.ts';
 import { baseContext, type GlobalOptions } from '../command-context.ts';
 import { printJson, printLine, warn } from '../output.ts';
-import { type BuildContext, imagesToBuild } from './build-context.ts';
+import { type BuildContext, imagesIn, imagesToBuild } from './build-context.ts';
 import { buildPipeline } from './build-pipeline.ts';
 
 export async function runBuild(
   options: GlobalOptions & { engine?: EngineName; push?: boolean; only?: string },
 ) {
   const base = await baseContext(options);
-  const only = parseOnly(options.only, Object.keys(base.config.artifacts));
+  // Without --only: everything but a CLI the config does not declare (a service without one).
+  const only =
+    options.only === undefined
+      ? new Set(
+          Object.values(base.config.artifacts)
+            .filter((a) => !(a.kind === 'cli' && a.implicit))
+            .map((a) => a.name),
+        )
+      : parseOnly(options.only, Object.keys(base.config.artifacts));
   if (base.dryRun) {
     // Needs no record, no engine and no store: a config just written by `release init` is checked as is.
     const { runBuildDryRun } = await import('./run-build-dry-run.ts');
-    const images = imageArtifacts(base.config).filter((artifact) => only.has(artifact.name));
+    const images = imagesIn(base.config, only);
     return runBuildDryRun(base, images, only, options.engine);
   }
   const ctx: BuildContext = {

@@ -1,4 +1,4 @@
-import { imageArtifacts } from '../../config/artifacts.ts';
+import { builtImageArtifacts } from '../../config/artifacts.ts';
 import { RuleError } from '../../errors.ts';
 import { checkSet } from '../../mirror/check-set.ts';
 import { collectSet } from '../../mirror/collect-set.ts';
@@ -12,7 +12,8 @@ import { mirrorVsaStep } from './mirror-vsa-step.ts';
 const collectStep: Step<MirrorContext> = {
   title: 'Read the release set from the source',
   async run(ctx, io) {
-    const artifacts = imageArtifacts(ctx.config).map((a) => ({ name: a.name, repository: a.image }));
+    // One entry per image: the roles run from another artifact's image are in it already.
+    const artifacts = builtImageArtifacts(ctx.config).map((a) => ({ name: a.name, repository: a.image }));
     ctx.set = await collectSet({
       store: ctx.from,
       version: ctx.version,

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { imageArtifacts } from '../../config/artifacts.ts';
+import { artifactWithRole, builderOf, imageArtifact, rolesOfImage } from '../../config/artifacts.ts';
 import { ExternalError } from '../../errors.ts';
 import { attachEvidence } from '../../evidence/attach-evidence.ts';
 import { archiveInImage, childDigests } from '../../evidence/release-images.ts';
@@ -35,7 +35,12 @@ export const promoteReleaseSetStep: Step<PromoteContext> = {
     const images: ReleaseSetImage[] = [];
     for (const a of plan.artifacts) {
       const madeFrom = ctx.restamped?.[a.artifact]?.from;
+      const builder = imageArtifact(ctx.config, a.artifact);
+      const roles = builder ? rolesOfImage(ctx.config, builder.image) : [];
       images.push({
+        ...(roles.length > 1
+          ? { roles: Object.fromEntries(roles.map((r) => [r.name, r.role ?? 'none'])) }
+          : {}),
         artifact: a.artifact,
         repository: a.repository,
         digest: a.source,
@@ -100,7 +105,9 @@ export const promoteReleaseSetStep: Step<PromoteContext> = {
 
 /** The CLI archive the api image ships; else the record's, for an rc built without one in an image. */
 async function archiveOf(ctx: PromoteContext, images: ReleaseSetImage[]) {
-  const api = imageArtifacts(ctx.config).find((a) => a.role === 'api');
+  // The image an api role runs, by the artifact that builds it (one image may run several roles).
+  const role = artifactWithRole(ctx.config, 'api');
+  const api = role && builderOf(ctx.config, role);
   const image = images.find((i) => i.artifact === api?.name);
   const inImage = image ? await archiveInImage(ctx.store, image.repository, image.digest) : undefined;
   if (inImage) return { archive: inImage };

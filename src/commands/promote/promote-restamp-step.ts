@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { short } from '../../channels/promotion-plan.ts';
 import { restampCliArchive } from '../../cli-package/restamp-archive.ts';
 import { cliArtifact, imageArtifact } from '../../config/artifacts.ts';
+import { versionEnv } from '../../config/version-variables.ts';
 import { isReleaseError, SIGNING_KEY_MISSING } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import type { Manifest } from '../../registry/store.ts';
@@ -94,7 +95,7 @@ async function imageReversion(
     projectDir: ctx.configDir,
     rcTag: from && from.kind !== 'invalid' ? imageTagOf(from) : undefined,
     version,
-    env: ctx.env,
+    env: { ...ctx.env, ...versionEnv(ctx.config, version) },
     progress,
   });
   if (made) progress(`${made.strategy}: ${made.reason}`);
@@ -140,7 +141,7 @@ async function makeCliArchive(
     rcTag: imageTagOf(from),
     version,
     rcArchive,
-    env: ctx.env,
+    env: { ...ctx.env, ...versionEnv(ctx.config, version) },
     progress,
     restampNpm: (archive, v, files) => restampCliArchive(archive, v, {}, files),
   });

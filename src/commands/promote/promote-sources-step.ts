@@ -1,6 +1,6 @@
 import { planPromotion } from '../../channels/promotion-plan.ts';
 import { checkRcIsBuild, checkReleaseFrom, newerRcs } from '../../channels/version-match.ts';
-import { imageArtifacts } from '../../config/artifacts.ts';
+import { builtImageArtifacts } from '../../config/artifacts.ts';
 import { UsageError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { imageRecord, readReleaseRecord } from '../../record/release-record.ts';
@@ -41,13 +41,13 @@ export const promoteSourcesStep: Step<PromoteContext> = {
     if (ctx.channel === 'rc' && !ctx.from) checkRcIsBuild(ctx.version, record!.tag);
 
     if (ctx.from) {
-      ctx.sources = imageArtifacts(ctx.config).map((artifact) => ({
+      ctx.sources = builtImageArtifacts(ctx.config).map((artifact) => ({
         artifact: artifact.name,
         repository: artifact.image,
         reference: ctx.from!,
       }));
     } else {
-      const missing = imageArtifacts(ctx.config)
+      const missing = builtImageArtifacts(ctx.config)
         .map((a) => a.name)
         .filter((name) => !imageRecord(record!, name)?.digest);
       if (missing.length) {
@@ -59,7 +59,7 @@ export const promoteSourcesStep: Step<PromoteContext> = {
           },
         );
       }
-      ctx.sources = imageArtifacts(ctx.config).map((artifact) => ({
+      ctx.sources = builtImageArtifacts(ctx.config).map((artifact) => ({
         artifact: artifact.name,
         repository: artifact.image,
         reference: imageRecord(record!, artifact.name)!.digest!,
@@ -71,7 +71,7 @@ export const promoteSourcesStep: Step<PromoteContext> = {
 
 /** `--from v1.0.0-rc.2` while the store has `v1.0.0-rc.3`: allowed (on purpose, perhaps), but said. */
 async function warnNewerRcs(ctx: PromoteContext): Promise<void> {
-  const first = imageArtifacts(ctx.config)[0];
+  const first = builtImageArtifacts(ctx.config)[0];
   if (!first) return;
   const tags = await ctx.store.listTags(first.image).catch(() => [] as string[]);
   const newer = newerRcs(ctx.from!, tags);

@@ -10,7 +10,7 @@ export const githubOutputStep: Step<StampContext> = {
   writes: true,
   skip: (ctx) => (!ctx.env['GITHUB_OUTPUT'] ? 'GITHUB_OUTPUT is not set' : false),
   async run(ctx) {
-    const lines = Object.entries(stampOutputs(ctx.decision!.record)).map(
+    const lines = Object.entries(stampOutputs(ctx.decision!.record, ctx.config)).map(
       ([key, value]) => `${key}=${value ?? ''}\n`,
     );
     try {

@@ -27,10 +27,10 @@ export async function runStamp(
   };
   await runPipeline(stampPipeline, ctx, ctx);
   const record = ctx.decision!.record;
-  const files = stampFiles(record, ctx.paths).map((f) => relative(ctx.cwd, f.path) || f.path);
+  const files = stampFiles(record, ctx.paths, ctx.config).map((f) => relative(ctx.cwd, f.path) || f.path);
   if (ctx.json) {
     printJson({
-      ...stampOutputs(record),
+      ...stampOutputs(record, ctx.config),
       dryRun: ctx.dryRun,
       files: ctx.dryRun ? [] : files,
       references: Object.fromEntries(imageEntries(record).map(([name, entry]) => [name, entry.references])),

@@ -8,6 +8,6 @@ export const writeStampFilesStep: Step<StampContext> = {
   title: 'Write the stamp files',
   writes: true,
   async run(ctx) {
-    await writeFilesAtomically(stampFiles(ctx.decision!.record, ctx.paths));
+    await writeFilesAtomically(stampFiles(ctx.decision!.record, ctx.paths, ctx.config));
   },
 };

@@ -1,3 +1,4 @@
+import { versionReadOrder } from '../../config/version-variables.ts';
 import { listTasks, updateService } from '../../engine/docker/swarm.ts';
 import type { Step, StepIO } from '../../pipeline/step.ts';
 import type { PlannedService } from '../../upgrade/upgrade-plan.ts';
@@ -42,13 +43,13 @@ async function runPhase(ctx: UpgradeContext, phase: PlannedService[], deadline: 
   // `touched` before the rollback decides what to put back.
   const settled = await Promise.allSettled(
     changing.map(async (planned) => {
-      const service = ctx.running!.find((s) => s.role === planned.role)!;
+      const service = ctx.running!.find((s) => s.name === planned.name)!;
       const before = new Set((await listTasks(ctx.docker, service.id)).map((t) => t.id));
       const spec = nextSpec(service.spec, planned);
       await updateService(ctx.docker, service.id, service.versionIndex, spec);
       // Only after the engine took it: an update refused (someone changed the service since it was
       // read: the version index is stale) changed nothing, and a rollback must not overwrite theirs.
-      ctx.touched.add(planned.role);
+      ctx.touched.add(planned.name);
       record(ctx, `${planned.name}: updated to ${planned.to.image} (${planned.order})`);
       return { planned, service, spec, before };
     }),
@@ -88,7 +89,7 @@ async function runPhase(ctx: UpgradeContext, phase: PlannedService[], deadline: 
 async function settlePhase(ctx: UpgradeContext, phase: PlannedService[], deadline: number, io: StepIO) {
   await Promise.all(
     phase.map(async (planned) => {
-      const service = ctx.running!.find((s) => s.role === planned.role)!;
+      const service = ctx.running!.find((s) => s.name === planned.name)!;
       await waitConverged({
         docker: ctx.docker,
         serviceId: service.id,
@@ -112,12 +113,18 @@ async function settlePhase(ctx: UpgradeContext, phase: PlannedService[], deadlin
 /** Every service of the phase reports the tag: API over HTTP, worker and web from the engine. */
 async function waitVersions(ctx: UpgradeContext, phase: PlannedService[], deadline: number, io: StepIO) {
   for (const planned of phase) {
-    const service = ctx.running!.find((s) => s.role === planned.role)!;
+    const service = ctx.running!.find((s) => s.name === planned.name)!;
     await waitReportedVersion(
       { service: planned.name, role: planned.role, version: ctx.tag },
       async () => {
         if (planned.role === 'api') return reportedApiVersion(ctx, deadline);
-        const { versions } = await readTaskVersions(ctx.docker, service.id, planned.role, planned.to.image);
+        const { versions } = await readTaskVersions(
+          ctx.docker,
+          service.id,
+          planned.role,
+          planned.to.image,
+          versionReadOrder(ctx.config),
+        );
         return { seen: versions, last: versions.join(', ') || 'no running task' };
       },
       deadline,

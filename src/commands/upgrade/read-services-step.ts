@@ -1,6 +1,17 @@
-import { inspectService, networkNames } from '../../engine/docker/swarm.ts';
+import { imageOfRole } from '../../config/artifacts.ts';
+import { roleCommands, roleOfCommand } from '../../config/role-of-command.ts';
+import { versionReadOrder } from '../../config/version-variables.ts';
+import { inspectService, listServiceSpecs, networkNames } from '../../engine/docker/swarm.ts';
 import type { Step } from '../../pipeline/step.ts';
-import { imageOfSpec, pinnedDigest, type RunningService, SERVICE_ROLES } from '../../upgrade/swarm-types.ts';
+import { isImageOf } from '../../registry/image-ref.ts';
+import {
+  imageOfSpec,
+  pinnedDigest,
+  type RunningService,
+  SERVICE_ROLES,
+  type ServiceRole,
+  type ServiceSpec,
+} from '../../upgrade/swarm-types.ts';
 import { proveInStep, readApiVersion, readTaskVersions } from './service-readings.ts';
 import { record, type UpgradeContext } from './upgrade-context.ts';
 
@@ -12,13 +23,19 @@ import { record, type UpgradeContext } from './upgrade-context.ts';
 export const readServicesStep: Step<UpgradeContext> = {
   title: 'Read the running services',
   async run(ctx, io) {
-    const roles = SERVICE_ROLES.filter((role) => ctx.serviceNames[role] !== undefined);
+    const services = await servicesToMove(ctx);
     const [running, api, before] = await Promise.all([
       Promise.all(
-        roles.map(async (role): Promise<RunningService> => {
-          const inspected = await inspectService(ctx.docker, ctx.serviceNames[role]!);
+        services.map(async ({ role, name }): Promise<RunningService> => {
+          const inspected = await inspectService(ctx.docker, name);
           const image = imageOfSpec(inspected.spec);
-          const tasks = await readTaskVersions(ctx.docker, inspected.id, role);
+          const tasks = await readTaskVersions(
+            ctx.docker,
+            inspected.id,
+            role,
+            undefined,
+            versionReadOrder(ctx.config),
+          );
           return {
             role,
             name: inspected.name,
@@ -39,7 +56,8 @@ export const readServicesStep: Step<UpgradeContext> = {
       readApiVersion(ctx.apiUrl, ctx.probeTimeoutMs),
       proveInStep(ctx, undefined),
     ]);
-    const apiService = running.find((s) => s.role === 'api');
+    const apiService =
+      running.find((s) => s.name === ctx.serviceNames.api) ?? running.find((s) => s.role === 'api');
     if (apiService) apiService.version = api.version;
     if (api.minCliVersion) ctx.currentMinCli = api.minCliVersion;
     ctx.running = running;
@@ -51,3 +69,43 @@ export const readServicesStep: Step<UpgradeContext> = {
     io.progress(running.map((s) => `${s.role} ${s.version ?? '?'}`).join(', '));
   },
 };
+
+/**
+ * The services the upgrade moves: the one named for each role, the roles of a shared image named
+ * by their artifact (`moreServices`), and every other service that runs one of the roles' images
+ * (a scheduler nobody named): one image moves everywhere it runs, in its role's phase. A found
+ * service takes the role its command runs (roleOfCommand), else the worker's.
+ */
+async function servicesToMove(ctx: UpgradeContext): Promise<{ role: ServiceRole; name: string }[]> {
+  const roles = SERVICE_ROLES.filter((role) => ctx.serviceNames[role] !== undefined);
+  const named = [
+    ...roles.map((role) => ({ role, name: ctx.serviceNames[role]! })),
+    ...Object.entries(ctx.moreServices ?? {}).map(([artifact, name]) => ({
+      role: artifactRole(ctx, artifact),
+      name,
+    })),
+  ];
+  const taken = new Set(named.map((s) => s.name));
+  const found = (await listServiceSpecs(ctx.docker)).flatMap(({ name, spec }) => {
+    if (taken.has(name)) return [];
+    const image = imageOfSpec(spec);
+    const repository = roles.map((r) => imageOfRole(ctx.config, r)).find((repo) => isImageOf(image, repo));
+    if (!repository) return [];
+    const role = roleOfCommand(argvOf(spec), roleCommands(ctx.config, repository))?.role ?? 'worker';
+    // Only a role this upgrade has a target for: the image of its role is the one that moves.
+    const moving = roles.includes(role) && isImageOf(image, imageOfRole(ctx.config, role)) ? role : undefined;
+    return moving ? [{ role: moving, name }] : [];
+  });
+  return [...named, ...found];
+}
+
+function artifactRole(ctx: UpgradeContext, artifact: string): ServiceRole {
+  const found = ctx.config.artifacts[artifact];
+  return found?.kind === 'image' && found.role ? found.role : 'worker';
+}
+
+/** A service's command as its spec gives it (Compose's `command:` is Args); the image's is unknown here. */
+function argvOf(spec: ServiceSpec): string[] {
+  const container = spec.TaskTemplate?.ContainerSpec as { Command?: string[]; Args?: string[] } | undefined;
+  return [...(container?.Command ?? []), ...(container?.Args ?? [])];
+}

@@ -40,7 +40,7 @@ async function rollBack(
   io: StepIO,
   nodeLost: boolean,
 ): Promise<RestoreResult> {
-  const previous = ctx.running!.find((s) => s.role === planned.role)!;
+  const previous = ctx.running!.find((s) => s.name === planned.name)!;
   const failed = (reason: string): RestoreResult => {
     record(ctx, `${planned.name}: rollback failed: ${reason}`);
     return { role: planned.role, name: planned.name, status: 'failed', detail: reason };

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { cliArtifact } from '../../config/artifacts.ts';
 import { OCI_LAYOUT_PREFIX } from '../../config/constants.ts';
+import type { ReleaseConfig } from '../../config/schema.ts';
 import { connectDocker, dockerAnswers } from '../../engine/docker/connect.ts';
 import { ExternalError, UsageError } from '../../errors.ts';
 import { runPipeline } from '../../pipeline/runner.ts';
@@ -45,7 +46,20 @@ export async function runUpgrade(flags: UpgradeFlags): Promise<void> {
       hint: `name one of: ${base.config.deployments.map((d) => d.name).join(', ') || '(none configured)'}`,
     });
   }
-  const serviceNames = flags.service.length > 0 ? parseServices(flags.service) : (deployment?.services ?? {});
+  const named =
+    flags.service.length > 0 ? parseServices(flags.service, base.config) : (deployment?.services ?? {});
+  // api, worker and web by role; any other key is an artifact run from a shared image (a scheduler).
+  const serviceNames: Partial<Record<ServiceRole, string>> = {
+    ...(named.api ? { api: named.api } : {}),
+    ...(named.worker ? { worker: named.worker } : {}),
+    ...(named.web ? { web: named.web } : {}),
+  };
+  const moreServices = Object.fromEntries(
+    Object.entries(named).filter(
+      (entry): entry is [string, string] =>
+        !(SERVICE_ROLES as readonly string[]).includes(entry[0]) && !!entry[1],
+    ),
+  );
   if (!serviceNames.api || !serviceNames.worker) {
     throw new UsageError(
       'UPGRADE_NEEDS_API_AND_WORKER',
@@ -118,6 +132,7 @@ export async function runUpgrade(flags: UpgradeFlags): Promise<void> {
     ...base,
     tag,
     serviceNames,
+    moreServices,
     apiUrl,
     ...(webUrl ? { webUrl: webUrl.replace(/\/+$/, '') } : {}),
     dockerHost,
@@ -167,16 +182,18 @@ export async function runUpgrade(flags: UpgradeFlags): Promise<void> {
   finishUpgrade(ctx, ctx.outcome, { json: () => upgradeJson(ctx), lines: () => renderUpgrade(ctx) });
 }
 
-function parseServices(values: string[]): Partial<Record<ServiceRole, string>> {
-  const map: Partial<Record<ServiceRole, string>> = {};
+function parseServices(values: string[], config: ReleaseConfig): Record<string, string> {
+  const map: Record<string, string> = {};
   for (const value of values) {
-    const match = /^(api|worker|web)=(\S+)$/.exec(value);
-    if (!match) {
+    const match = /^([a-z][a-z0-9-]*)=(\S+)$/.exec(value);
+    const known = (key: string) =>
+      (SERVICE_ROLES as readonly string[]).includes(key) || config.artifacts[key]?.kind === 'image';
+    if (!match || !known(match[1]!)) {
       throw new UsageError('UPGRADE_BAD_SERVICE', `--service "${value}" is not role=name`, {
-        hint: `give the role (${SERVICE_ROLES.join(', ')}) and the Swarm (or Compose) service name, like --service api=svc_api`,
+        hint: `give the role (${SERVICE_ROLES.join(', ')}, or an image artifact such as a scheduler) and the Swarm (or Compose) service name, like --service api=svc_api`,
       });
     }
-    const role = match[1] as ServiceRole;
+    const role = match[1]!;
     if (map[role]) {
       throw new UsageError('UPGRADE_BAD_SERVICE', `--service ${role}= is given twice`);
     }

@@ -27,17 +27,24 @@ export async function readTaskVersions(
   serviceId: string,
   role: ServiceRole,
   image?: string,
+  /** Where the version may be, in order (`versionReadOrder`): the service's own names first. */
+  names: { server: readonly string[]; client: readonly string[] } = {
+    server: ['SERVICE_VERSION'],
+    client: ['SERVICE_CLIENT_VERSION'],
+  },
 ): Promise<TaskVersions> {
   const tasks = (await listTasks(docker, serviceId)).filter(
     (t) => t.desired === 'running' && t.state === 'running' && (image === undefined || t.image === image),
   );
-  const envKey = role === 'web' ? 'SERVICE_CLIENT_VERSION' : 'SERVICE_VERSION';
+  const keys = role === 'web' ? names.client : names.server;
   const readings = await Promise.all(
     tasks.map(async (t) => {
       const container = t.containerId ? await readContainer(docker, t.containerId) : undefined;
       const ref = splitImageRef(t.image);
+      // The first of the names the task sets: the service's own before the standard one.
+      const env = keys.map((k) => container?.env[k]).find((value) => value);
       const { version } = workerVersionOf({
-        ...(container?.env[envKey] ? { env: container.env[envKey] } : {}),
+        ...(env ? { env } : {}),
         ...(container?.labels[OCI_VERSION_LABEL] ? { label: container.labels[OCI_VERSION_LABEL] } : {}),
         ...(ref.tag ? { tag: ref.tag } : {}),
       });
@@ -47,7 +54,7 @@ export async function readTaskVersions(
   return {
     versions: readings.map((r) => r.version),
     digests: [...new Set(readings.map((r) => r.digest).filter((d): d is string => d !== undefined))],
-    source: `${tasks.length} running task(s), ${envKey}`,
+    source: `${tasks.length} running task(s), ${keys.join(' or ')}`,
   };
 }
 

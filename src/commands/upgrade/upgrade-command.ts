@@ -10,7 +10,7 @@ export function upgradeCommand(program: Command): void {
     .requiredOption('--to <tag>', 'the release tag to run (resolved to digests in the configured registry)')
     .option(
       '--service <role=name>',
-      'a Swarm (with --compose: Compose) service and its role: api=, worker=, web= (repeatable)',
+      'a Swarm (with --compose: Compose) service and its role: api=, worker=, web=, or an image artifact run as a role (scheduler=) (repeatable)',
       collect,
       [],
     )

@@ -18,6 +18,12 @@ export interface UpgradeRunContext extends BaseContext {
   tag: string;
   /** Role -> service name (`--service`, else the deployment's `services`). */
   serviceNames: Partial<Record<ServiceRole, string>>;
+  /**
+   * More services, by the artifact each runs as (`scheduler` -> `acme_cron`): roles run from a
+   * shared image, named in `--service` or the deployment's `services`. Any other service of the
+   * image is found on the engine (read-services-step.ts).
+   */
+  moreServices?: Record<string, string>;
   apiUrl: string;
   webUrl?: string;
   /** `--docker-host`, else DOCKER_HOST, else the default socket. */
@@ -54,7 +60,8 @@ export interface UpgradeContext extends UpgradeRunContext {
   running?: RunningService[];
   plan?: UpgradePlan;
   /** Services this run sent an update to: exactly what a failure puts back. */
-  touched: Set<ServiceRole>;
+  /** Names of the services this run sent an update to (several may share a role). */
+  touched: Set<string>;
   /** The cluster per node at the end (read-nodes-step.ts). */
   nodes?: NodeReport[];
 }

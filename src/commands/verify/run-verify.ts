@@ -1,4 +1,6 @@
 import { imageArtifacts, imageOfRole } from '../../config/artifacts.ts';
+import { roleCommands } from '../../config/role-of-command.ts';
+import { SERVER_VERSION_VARIABLE, serverVersionVariables } from '../../config/version-variables.ts';
 import { ExternalError, RuleError, UsageError } from '../../errors.ts';
 import type { VsaCheck } from '../../evidence/vsa-checks.ts';
 import { runPipeline } from '../../pipeline/runner.ts';
@@ -21,6 +23,7 @@ import type { GlobalOptions } from '../command-context.ts';
 import { baseContext } from '../command-context.ts';
 import { printJson, printLine, warn } from '../output.ts';
 import { type DeploymentFlags, deploymentTargets, type TargetWording } from './deployment-targets.ts';
+import { serviceNaming } from './service-naming.ts';
 import type { VerifyContext } from './verify-context.ts';
 import { verifyPipeline } from './verify-pipeline.ts';
 
@@ -112,11 +115,16 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
   const [api, worker, web] = (['api', 'worker', 'web'] as const).map((role) => ({
     image: imageOfRole(base.config, role),
   })) as [{ image: string }, { image: string }, { image: string }];
+  const naming = await serviceNaming(base.config, base.configDir);
   const options: VerifyOptions = {
     env: base.env,
     cwd: base.cwd,
     timeoutMs: flags.timeout,
     cli: flags.cli !== false,
+    ...(naming.cli ? { cliProgram: naming.cli.program } : {}),
+    naming,
+    workerRoles: roleCommands(base.config, worker.image),
+    envNames: [...serverVersionVariables(base.config).slice(1), SERVER_VERSION_VARIABLE],
     images: { api: api.image, worker: worker.image, web: web.image },
     skew: base.config.skew,
     ...(expect !== undefined ? { expect } : {}),

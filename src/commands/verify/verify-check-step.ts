@@ -26,6 +26,7 @@ export const verifyCheckStep: Step<VerifyContext> = {
       images: ctx.options.images,
       ...(ctx.options.expect !== undefined ? { expect: ctx.options.expect } : {}),
       ...(ctx.options.skew ? { skew: ctx.options.skew } : {}),
+      ...(ctx.options.naming ? { naming: ctx.options.naming } : {}),
       ...(ctx.registry ? { registry: ctx.registry } : {}),
       ...(ctx.signatures
         ? { signatures: ctx.signatures, requireSignature: Boolean(ctx.requireSignature) }

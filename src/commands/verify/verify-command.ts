@@ -7,7 +7,9 @@ export function verifyCommand(program: Command): void {
   deploymentOptions(
     program
       .command('verify')
-      .description('prove a live deployment is in step: API, worker, web and the svc on PATH share one tag'),
+      .description(
+        'prove a live deployment is in step: API, worker(s), web and the CLI the config declares share one tag',
+      ),
     "the API's base URL (reads {url}/api/version)",
   )
     .option(
@@ -47,7 +49,7 @@ export function verifyCommand(program: Command): void {
       checkList,
     )
     .addOption(new Option('--all', 'check every deployment in the config (deployments:)').conflicts(['url']))
-    .option('--no-cli', 'leave the svc on PATH out')
+    .option('--no-cli', 'leave out the CLI the config declares (its bin on PATH)')
     .addOption(
       new Option('--fail-on <grade>', 'exit 1 on drift only, or also on a warning the skew policy allows')
         .choices(['drift', 'warn'])

@@ -1,4 +1,6 @@
 import { imageOfRole } from '../../config/artifacts.ts';
+import { roleCommands } from '../../config/role-of-command.ts';
+import { SERVER_VERSION_VARIABLE, serverVersionVariables } from '../../config/version-variables.ts';
 import { ExternalError, RuleError, UsageError } from '../../errors.ts';
 import type { BaseContext } from '../../pipeline/context.ts';
 import { isPortClash } from '../../util/free-port.ts';
@@ -15,6 +17,7 @@ import { baseContext, type GlobalOptions } from '../command-context.ts';
 import { printJson, printLine } from '../output.ts';
 import { type DeploymentFlags, deploymentTargets, type TargetWording } from '../verify/deployment-targets.ts';
 import { checkedExpect } from '../verify/run-verify.ts';
+import { serviceNaming } from '../verify/service-naming.ts';
 
 export interface WatchFlags extends GlobalOptions, DeploymentFlags {
   listen?: string;
@@ -66,11 +69,16 @@ export async function runWatch(flags: WatchFlags): Promise<void> {
   const base = await baseContext(flags);
   const expect = flags.expect === undefined ? undefined : checkedExpect(flags.expect);
   const targets = await watchedTargets(flags, base);
+  const naming = await serviceNaming(base.config, base.configDir);
   const options: RoundOptions = {
     env: base.env,
     cwd: base.cwd,
     timeoutMs: flags.timeout,
     cli: Boolean(flags.cli),
+    ...(naming.cli ? { cliProgram: naming.cli.program } : {}),
+    naming,
+    workerRoles: roleCommands(base.config, imageOfRole(base.config, 'worker')),
+    envNames: [...serverVersionVariables(base.config).slice(1), SERVER_VERSION_VARIABLE],
     images: {
       api: imageOfRole(base.config, 'api'),
       worker: imageOfRole(base.config, 'worker'),

@@ -24,8 +24,11 @@ export function watchCommand(program: Command): void {
     )
     .option('--interval <duration>', 'time between rounds, with ±10% jitter (15s, 500ms, 1m)', '15s')
     .option('--once', 'run one round, print it as verify does and exit with its code (for cron)')
-    .option('--cli', "also read the svc on this host's PATH (off: a server's PATH is rarely an operator's)")
-    .option('--no-cli', 'leave the svc on PATH out (the default; accepted as verify accepts it)')
+    .option(
+      '--cli',
+      "also read the CLI the config declares on this host's PATH (off: a server's PATH is rarely an operator's)",
+    )
+    .option('--no-cli', 'leave the CLI out (the default; accepted as verify accepts it)')
     .option('--expect <tag>', 'require every artifact to be this tag')
     .addOption(
       new Option('--fail-on <grade>', 'with --once: exit 1 on drift only, or also on a warning')

@@ -20,6 +20,11 @@ export async function readComposeContainers(
   docker: Docker,
   project: string,
   webServices: ReadonlySet<string> = new Set(),
+  /** Where the version may be, in order (`versionReadOrder`): the service's own names first. */
+  names: { server: readonly string[]; client: readonly string[] } = {
+    server: ['SERVICE_VERSION'],
+    client: ['SERVICE_CLIENT_VERSION'],
+  },
 ): Promise<ComposeContainer[]> {
   const listed = await docker.listContainers({
     all: true,
@@ -51,8 +56,14 @@ export async function readComposeContainers(
         const match = all.find((d) => repositoryOf(d) === repository) ?? all[0];
         digest = match ? digestOf(match) : undefined;
       }
-      const envKey = webServices.has(service) ? 'SERVICE_CLIENT_VERSION' : 'SERVICE_VERSION';
-      const env = info.Config.Env?.find((e) => e.startsWith(`${envKey}=`))?.slice(envKey.length + 1);
+      const keys = webServices.has(service) ? names.client : names.server;
+      const env = keys
+        .map((key) =>
+          info.Config.Env?.find((e) => e.startsWith(`${key}=`))
+            ?.slice(key.length + 1)
+            .trim(),
+        )
+        .find((value) => value);
       const health = (info.State as { Health?: { Status?: string; Log?: { Output?: string }[] } }).Health;
       const lastLog = health?.Log?.at(-1)?.Output?.trim();
       return {

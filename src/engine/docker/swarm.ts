@@ -45,6 +45,16 @@ export async function inspectService(docker: Docker, name: string): Promise<Insp
   };
 }
 
+/** Every Swarm service's name and spec (the services of an image the config names none for). */
+export async function listServiceSpecs(docker: Docker): Promise<{ name: string; spec: ServiceSpec }[]> {
+  try {
+    const services = await docker.listServices();
+    return services.map((s) => ({ name: s.Spec?.Name ?? s.ID, spec: s.Spec as ServiceSpec }));
+  } catch (error) {
+    throw engineError('cannot list the Swarm services', error);
+  }
+}
+
 /**
  * Replace a service's spec, whole, at the version index it was read at (the engine refuses a
  * stale index instead of silently overwriting someone else's change). The spec goes in the body

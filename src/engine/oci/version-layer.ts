@@ -25,6 +25,21 @@ export const VERSION_LABEL = 'org.opencontainers.image.version';
 /** Environment variables the reference artifacts read their version from (spec section 9). */
 export const VERSION_ENV = ['SERVICE_VERSION', 'SERVICE_CLIENT_VERSION'] as const;
 
+/**
+ * The service's own version variables the image's env carries (`versionVariables`, comma-separated):
+ * the build writes the label, so a release made from the rc re-writes them from the image alone.
+ */
+export const VERSION_ENV_LABEL = 'org.service-release.version-env';
+
+/** Every env name that carries the image's version: the standard ones and those its label lists. */
+export function versionEnvNames(labels: Record<string, string> | undefined): string[] {
+  const own = (labels?.[VERSION_ENV_LABEL] ?? '')
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(n));
+  return [...new Set([...VERSION_ENV, ...own])];
+}
+
 /** The paths of a version-layer files label; empty when absent or blank. */
 export function versionLayerFiles(labels: Record<string, string> | undefined): string[] {
   const raw = labels?.[VERSION_LAYER_FILES_LABEL] ?? '';

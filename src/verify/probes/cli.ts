@@ -7,7 +7,9 @@ import { printable } from '../../shared/printable.ts';
 import type { ProbeResult } from '../types.ts';
 
 export interface CliProbeOptions {
-  /** The environment whose PATH is searched and that each `svc --version` runs with. */
+  /** The CLI's program name (the config's CLI artifact's bin: `svc`, `acme`). */
+  program: string;
+  /** The environment whose PATH is searched and that each `<program> --version` runs with. */
   env: Record<string, string | undefined>;
   /** Where an empty PATH entry points (POSIX: the current directory). */
   cwd: string;
@@ -15,12 +17,14 @@ export interface CliProbeOptions {
 }
 
 /**
- * Every `svc` on PATH, in PATH order, each with what its `--version` prints. The first one is the
- * one the operator's shell runs; a later one only matters when it is the copy they meant to run
- * (spec section 7: "two svc executables are on the search path and the older one is found first").
+ * Every copy of the CLI's program on PATH, in PATH order, each with what its `--version` prints.
+ * The first one is the one the operator's shell runs; a later one only matters when it is the
+ * copy they meant to run (spec section 7: "two svc executables are on the search path and the
+ * older one is found first"). The program is the config's CLI's, never one of the toolkit's.
  */
 export async function probeCli(options: CliProbeOptions): Promise<ProbeResult[]> {
-  const executables = await findOnPath('svc', options);
+  if (!/^[A-Za-z0-9_@][A-Za-z0-9._@+-]{0,63}$/.test(options.program)) return [];
+  const executables = await findOnPath(options.program, options);
   return Promise.all(executables.map((path) => readVersion(path, options)));
 }
 
@@ -47,7 +51,22 @@ async function isExecutableFile(path: string): Promise<boolean> {
   }
 }
 
+/**
+ * The version in the first line `--version` prints: `<program> <version>` (svc's form), `<program>
+ * version <version>`, or the version alone (`1.2.3`, most CLIs). Undefined for anything else.
+ */
+export function versionLine(line: string, program: string): string | undefined {
+  const words = line.trim().split(/\s+/).filter(Boolean);
+  const named = words[0] === program;
+  if (named) words.shift();
+  if (named && words[0] === 'version' && words.length === 2) words.shift();
+  if (words.length !== 1) return undefined;
+  // Alone, only what looks like a version: a greeting or an error line is not one.
+  return named || /^v?\d/.test(words[0]!) ? words[0] : undefined;
+}
+
 function readVersion(path: string, options: CliProbeOptions): Promise<ProbeResult> {
+  const { program } = options;
   return new Promise((done) => {
     // Its own process group, so a deadline ends whatever a broken svc started, not just svc.
     const child = spawn(path, ['--version'], {
@@ -69,7 +88,9 @@ function readVersion(path: string, options: CliProbeOptions): Promise<ProbeResul
       clearTimeout(timer);
       done(result);
     };
-    child.on('error', (error) => finish(failed(path, `\`svc --version\` could not run: ${error.message}`)));
+    child.on('error', (error) =>
+      finish(failed(path, `\`${program} --version\` could not run: ${error.message}`)),
+    );
     child.on('exit', () => {
       // Whatever it left behind goes too, so its output pipe closes; one that escaped the group
       // gets a moment before the pipe is dropped.
@@ -78,15 +99,21 @@ function readVersion(path: string, options: CliProbeOptions): Promise<ProbeResul
     });
     child.on('close', (code, signal) => {
       const text = out.trim();
-      const match = /^svc\s+(\S+)\s*$/.exec(text.split('\n')[0] ?? '');
-      if (timedOut) finish(failed(path, `\`svc --version\` gave no answer within ${options.timeoutMs} ms`));
-      else if (code !== 0 && !match) {
-        finish(failed(path, `\`svc --version\` failed (${signal ? `signal ${signal}` : `exit ${code}`})`));
-      } else if (!match) {
+      const version = versionLine(text.split('\n')[0] ?? '', program);
+      if (timedOut)
+        finish(failed(path, `\`${program} --version\` gave no answer within ${options.timeoutMs} ms`));
+      else if (code !== 0 && version === undefined) {
         finish(
-          failed(path, `\`svc --version\` printed "${printable(text, { max: 80 })}", not "svc <version>"`),
+          failed(path, `\`${program} --version\` failed (${signal ? `signal ${signal}` : `exit ${code}`})`),
         );
-      } else finish({ name: 'cli', source: path, version: printable(match[1]!) });
+      } else if (version === undefined) {
+        finish(
+          failed(
+            path,
+            `\`${program} --version\` printed "${printable(text, { max: 80 })}", not "${program} <version>"`,
+          ),
+        );
+      } else finish({ name: 'cli', source: path, version: printable(version) });
     });
   });
 }

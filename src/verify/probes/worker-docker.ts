@@ -1,9 +1,9 @@
 import type Docker from 'dockerode';
 import { namesVersion } from '../../channels/tags.ts';
+import { type RoleCommand, roleOfCommand } from '../../config/role-of-command.ts';
 import { loadDockerode } from '../../engine/docker/connect.ts';
 import { isImageOf, splitImageRef } from '../../registry/image-ref.ts';
 import { printable } from '../../shared/printable.ts';
-
 import { type SwarmNodeReading, type SwarmTaskReading, swarmNodeReadings } from '../swarm-node-readings.ts';
 import type { ArtifactName, ProbeResult } from '../types.ts';
 
@@ -23,6 +23,16 @@ export interface DockerProbeOptions {
   composeProject?: string;
   /** The project's one-shot jobs (a migration): a container of one that exited 0 is done, not stopped. */
   oneShots?: string[];
+  /**
+   * The variables the version may be in, the service's own first (`ACME_VERSION`), then
+   * `SERVICE_VERSION`: the first one set counts. Default: `SERVICE_VERSION`.
+   */
+  envNames?: readonly string[];
+  /**
+   * The roles run from this image (`roleCommands`): with more than one, each container or
+   * service is reported as the role its command runs, and a role nothing runs is a finding.
+   */
+  roles?: readonly RoleCommand[];
 }
 
 export const OCI_VERSION_LABEL = 'org.opencontainers.image.version';
@@ -46,10 +56,11 @@ export async function probeWorkerDocker(options: DockerProbeOptions): Promise<Pr
     );
   });
   try {
+    const names = options.envNames?.length ? options.envNames : ['SERVICE_VERSION'];
     const [containers, services] = await Promise.race([
       Promise.all([
-        readContainers(docker, options.image, options.composeProject, new Set(options.oneShots ?? [])),
-        options.composeProject ? Promise.resolve([]) : readServices(docker, options.image),
+        readContainers(docker, options.image, options.composeProject, new Set(options.oneShots ?? []), names),
+        options.composeProject ? Promise.resolve([]) : readServices(docker, options.image, names),
       ]),
       deadline,
     ]);
@@ -58,7 +69,12 @@ export async function probeWorkerDocker(options: DockerProbeOptions): Promise<Pr
     const serviceIds = new Set(services.map((s) => s.serviceId));
     const standalone = containers.filter((c) => !c.serviceId || !serviceIds.has(c.serviceId));
     const name = options.name ?? 'worker';
-    const found = [...services, ...standalone].map(({ serviceId: _, ...result }) => ({ ...result, name }));
+    const roles = options.roles ?? [];
+    if (roles.length > 1) return byRole([...services, ...standalone], roles, options, where.label);
+    const found = [...services, ...standalone].map(({ serviceId: _, argv: __, ...result }) => ({
+      ...result,
+      name,
+    }));
     if (found.length === 0) {
       return [
         failed(
@@ -84,13 +100,46 @@ export async function probeWorkerDocker(options: DockerProbeOptions): Promise<Pr
   }
 }
 
-type Read = ProbeResult & { serviceId?: string };
+type Read = ProbeResult & { serviceId?: string; argv?: string[] };
+
+/**
+ * One image, several roles: each reading is reported as the role its command runs (its artifact
+ * in `role`, its row named by the role's kind: api, worker or web), and each role that nothing
+ * runs gets a reading with an error of its own, so verify shows one row per role. A container
+ * of the image no declared role runs (a one-shot migration) stays a worker reading, as before.
+ */
+function byRole(
+  reads: Read[],
+  roles: readonly RoleCommand[],
+  options: DockerProbeOptions,
+  where: string,
+): ProbeResult[] {
+  const seen = new Set<string>();
+  const found = reads.map(({ serviceId: _, argv, ...result }): ProbeResult => {
+    const role = roleOfCommand(argv ?? [], roles);
+    if (!role) return { ...result, name: 'worker' };
+    seen.add(role.artifact);
+    return { ...result, name: role.role ?? 'worker', role: role.artifact };
+  });
+  const missing = roles
+    .filter((r) => !seen.has(r.artifact))
+    .map((r) => ({
+      ...failed(
+        r.role ?? 'worker',
+        where,
+        `no ${options.composeProject ? `container of Compose project "${options.composeProject}"` : 'container or Swarm service on this engine'} runs "${options.image}" as artifacts.${r.artifact}${r.command ? ` (command ${r.command.join(' ')})` : ''}`,
+      ),
+      role: r.artifact,
+    }));
+  return [...found, ...missing];
+}
 
 async function readContainers(
   docker: Docker,
   repository: string,
   project: string | undefined,
   oneShots: ReadonlySet<string>,
+  names: readonly string[],
 ): Promise<Read[]> {
   const listed = await docker.listContainers({
     all: true,
@@ -110,12 +159,14 @@ async function readContainers(
       const name = info.Name.replace(/^\//, '');
       const composeService = info.Config.Labels?.['com.docker.compose.service'];
       const serviceId = info.Config.Labels?.['com.docker.swarm.service.id'];
+      const argv = [...(info.Config.Entrypoint ?? []), ...(info.Config.Cmd ?? [])];
       return withService(
         serviceId,
         reading({
           source: `container ${info.Id.slice(0, 12)} (${name}${composeService ? `, compose service ${composeService}` : ''})`,
           reference,
-          env: envValue(info.Config.Env, 'SERVICE_VERSION'),
+          ...envValue(info.Config.Env, names),
+          argv,
           label: info.Config.Labels?.[OCI_VERSION_LABEL],
           digest: repoDigest(image?.RepoDigests, reference),
           running: info.State.Running,
@@ -132,7 +183,7 @@ async function readContainers(
   return results.filter((r): r is Read => r !== undefined);
 }
 
-async function readServices(docker: Docker, repository: string): Promise<Read[]> {
+async function readServices(docker: Docker, repository: string, names: readonly string[]): Promise<Read[]> {
   let services: Docker.Service[];
   try {
     services = await docker.listServices();
@@ -154,7 +205,7 @@ async function readServices(docker: Docker, repository: string): Promise<Read[]>
           ? swarmNodeReadings({
               name: 'worker',
               service: service.Spec?.Name ?? service.ID.slice(0, 12),
-              tasks: await readTasks(docker, service.ID),
+              tasks: await readTasks(docker, service.ID, names),
               nodes,
               versionOf: (task) =>
                 workerVersionOf({
@@ -174,12 +225,19 @@ async function readServices(docker: Docker, repository: string): Promise<Read[]>
         .catch(() => undefined);
       const replicas = (service.Spec?.Mode as { Replicated?: { Replicas?: number } } | undefined)?.Replicated
         ?.Replicas;
+      // A service's command: its spec's (Compose's `command:` becomes Args), else the image's.
+      const container = spec?.ContainerSpec as { Command?: string[]; Args?: string[] } | undefined;
+      const argv = [
+        ...(container?.Command ?? image?.Config?.Entrypoint ?? []),
+        ...(container?.Args ?? (container?.Command ? [] : (image?.Config?.Cmd ?? []))),
+      ];
       const own = withService(
         service.ID,
         reading({
           source: `service ${service.ID.slice(0, 12)} (${service.Spec?.Name ?? '?'})`,
           reference,
-          env: envValue(spec?.ContainerSpec?.Env, 'SERVICE_VERSION'),
+          ...envValue(spec?.ContainerSpec?.Env, names),
+          argv,
           label:
             spec?.ContainerSpec?.Labels?.[OCI_VERSION_LABEL] ?? image?.Config?.Labels?.[OCI_VERSION_LABEL],
           digest: ref.digest ?? repoDigest(image?.RepoDigests, reference),
@@ -187,7 +245,7 @@ async function readServices(docker: Docker, repository: string): Promise<Read[]>
           state: replicas === undefined ? 'global' : `${replicas} replicas`,
         }),
       );
-      return [own, ...perNode];
+      return [own, ...perNode.map((r) => ({ ...r, argv }))];
     }),
   );
   return results.flatMap((r) => r ?? []);
@@ -207,7 +265,11 @@ async function readNodes(docker: Docker): Promise<SwarmNodeReading[]> {
   }));
 }
 
-async function readTasks(docker: Docker, serviceId: string): Promise<SwarmTaskReading[]> {
+async function readTasks(
+  docker: Docker,
+  serviceId: string,
+  names: readonly string[],
+): Promise<SwarmTaskReading[]> {
   const tasks = (await docker.listTasks({ filters: { service: [serviceId] } })) as {
     ID: string;
     NodeID?: string;
@@ -223,7 +285,7 @@ async function readTasks(docker: Docker, serviceId: string): Promise<SwarmTaskRe
     desired: t.DesiredState ?? '',
     state: t.Status?.State ?? '',
     image: t.Spec?.ContainerSpec?.Image ?? '',
-    env: envValue(t.Spec?.ContainerSpec?.Env, 'SERVICE_VERSION'),
+    env: envValue(t.Spec?.ContainerSpec?.Env, names).env,
     ...(t.Slot !== undefined ? { slot: t.Slot } : {}),
     ...(t.Version?.Index !== undefined ? { index: t.Version.Index } : {}),
   }));
@@ -237,6 +299,10 @@ interface Found {
   source: string;
   reference: string;
   env: string | undefined;
+  /** The variable `env` was read from (`ACME_VERSION`, `SERVICE_VERSION`). */
+  envName?: string | undefined;
+  /** What it runs: entrypoint then command (tells the roles of one image apart). */
+  argv?: string[];
   label: string | undefined;
   digest: string | undefined;
   running: boolean;
@@ -245,15 +311,16 @@ interface Found {
   finished?: boolean;
 }
 
-function reading(found: Found): ProbeResult {
+function reading(found: Found): Read {
   const tag = splitImageRef(found.reference).tag;
   const evidence = {
     ...(found.env ? { env: printable(found.env) } : {}),
     ...(found.label ? { label: printable(found.label) } : {}),
     ...(tag ? { tag: printable(tag) } : {}),
   };
-  const { version, from } = workerVersionOf(evidence);
+  const { version, from } = workerVersionOf(evidence, found.envName);
   return {
+    ...(found.argv ? { argv: found.argv } : {}),
     name: 'worker',
     source: found.source,
     version,
@@ -271,19 +338,32 @@ function reading(found: Found): ProbeResult {
  * itself reports), then the OCI version label baked in at build, then the image tag unless it is a
  * floating one (`latest`, `dev`) that names no version. None of them: `unknown`.
  */
-export function workerVersionOf(evidence: { env?: string; label?: string; tag?: string }): {
+export function workerVersionOf(
+  evidence: { env?: string; label?: string; tag?: string },
+  envName = 'SERVICE_VERSION',
+): {
   version: string;
   from: string;
 } {
-  if (evidence.env) return { version: evidence.env, from: 'SERVICE_VERSION' };
+  if (evidence.env) return { version: evidence.env, from: envName };
   if (evidence.label) return { version: evidence.label, from: `label ${OCI_VERSION_LABEL}` };
   if (evidence.tag && namesVersion(evidence.tag)) return { version: evidence.tag, from: 'image tag' };
   return { version: 'unknown', from: 'no SERVICE_VERSION, no version label, no version tag' };
 }
 
-function envValue(env: string[] | undefined, key: string): string | undefined {
-  const entry = env?.find((e) => e.startsWith(`${key}=`));
-  return entry?.slice(key.length + 1).trim() || undefined;
+/** The first of `names` the env sets (non-empty), and which it was. */
+function envValue(
+  env: string[] | undefined,
+  names: readonly string[],
+): { env: string | undefined; envName?: string } {
+  for (const key of names) {
+    const value = env
+      ?.find((e) => e.startsWith(`${key}=`))
+      ?.slice(key.length + 1)
+      .trim();
+    if (value) return { env: value, envName: key };
+  }
+  return { env: undefined };
 }
 
 function repoDigest(repoDigests: string[] | undefined, reference: string): string | undefined {

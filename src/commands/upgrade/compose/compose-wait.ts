@@ -1,3 +1,4 @@
+import { versionReadOrder } from '../../../config/version-variables.ts';
 import { readComposeContainers } from '../../../engine/docker/compose-containers.ts';
 import { type ComposeExpectation, judgeComposeConvergence } from '../../../upgrade/compose-convergence.ts';
 import type { ComposeContainer } from '../../../upgrade/compose-types.ts';
@@ -14,6 +15,7 @@ export function readContainers(ctx: ComposeUpgradeContext): Promise<ComposeConta
     ctx.docker,
     ctx.project.name,
     new Set(ctx.plan?.services.filter((s) => s.role === 'web').map((s) => s.service) ?? []),
+    versionReadOrder(ctx.config),
   );
 }
 

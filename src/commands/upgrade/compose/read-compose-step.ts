@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { parse } from 'yaml';
+import { versionReadOrder } from '../../../config/version-variables.ts';
 import { composeModel } from '../../../engine/docker/compose-cli.ts';
 import { readComposeContainers } from '../../../engine/docker/compose-containers.ts';
 import type { Step } from '../../../pipeline/step.ts';
@@ -29,7 +30,7 @@ export const readComposeStep: Step<ComposeUpgradeContext> = {
         { files: composeFiles(ctx, hasOverride), name: ctx.project.name, dir: ctx.project.dir },
         ctx.env,
       ),
-      readComposeContainers(ctx.docker, ctx.project.name, webServices),
+      readComposeContainers(ctx.docker, ctx.project.name, webServices, versionReadOrder(ctx.config)),
       readApiVersion(ctx.apiUrl, ctx.probeTimeoutMs),
       proveComposeInStep(ctx, undefined),
     ]);

@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { roleCommands, roleOfCommand } from './role-of-command.ts';
+import { validateConfig } from './validate.ts';
+
+// Shapes taken from real self-hosted services: Sentry runs `run web`, `run worker`, `run cron`
+// behind its entrypoint script; Mattermost's jobserver is `mattermost jobserver` beside the
+// image's default `mattermost`; a Python service runs its default (uvicorn) and `celery ... beat`.
+describe('roleOfCommand', () => {
+  const config = validateConfig(
+    {
+      artifacts: {
+        api: { image: 'app', context: '.' },
+        worker: { image: 'app', command: ['celery', '-A', 'acme', 'worker'] },
+        scheduler: { role: 'worker', image: 'app', command: ['celery', '-A', 'acme', 'beat'] },
+        beat: { role: 'worker', image: 'app', command: ['celery'] },
+        web: false,
+      },
+    },
+    'x',
+  );
+  const roles = roleCommands(config, 'app');
+  const of = (argv: string[]) => roleOfCommand(argv, roles)?.artifact;
+
+  it('finds the role whose command is a run of the argv, the longest first', () => {
+    expect(of(['/entrypoint.sh', 'celery', '-A', 'acme', 'worker', '-l', 'info'])).toBe('worker');
+    expect(of(['celery', '-A', 'acme', 'beat'])).toBe('scheduler');
+    expect(of(['celery', 'flower'])).toBe('beat');
+  });
+
+  it('gives the rest to the one role without a command, and a lone role everything', () => {
+    expect(of(['uvicorn', 'acme.asgi:app'])).toBe('api');
+    // A run, not scattered words: `celery -A other worker` is not `celery -A acme worker`.
+    expect(of(['celery', '-A', 'other', 'worker'])).toBe('beat');
+    const one = validateConfig({ artifacts: { worker: { image: 'w' } } }, 'x');
+    expect(roleOfCommand(['anything'], roleCommands(one, 'w'))?.artifact).toBe('worker');
+  });
+
+  it('leaves a container no declared role runs unattributed', () => {
+    const sentry = validateConfig(
+      {
+        artifacts: {
+          api: { image: 'sentry', command: ['run', 'web'], context: '.' },
+          worker: { image: 'sentry', command: ['run', 'worker'] },
+          cron: { role: 'worker', image: 'sentry', command: ['run', 'cron'] },
+          web: false,
+        },
+      },
+      'x',
+    );
+    const r = roleCommands(sentry, 'sentry');
+    expect(roleOfCommand(['/etc/sentry/entrypoint.sh', 'run', 'cron'], r)?.artifact).toBe('cron');
+    expect(roleOfCommand(['/etc/sentry/entrypoint.sh', 'upgrade'], r)).toBeUndefined();
+  });
+
+  it("reads NetBox's compose shape: tini and the entrypoint script before the command, full paths", () => {
+    // netbox-docker: the app's default CMD serves the UI and API; netbox-worker and housekeeping
+    // run `command:` lists of full paths (the image's ENTRYPOINT is tini).
+    const netbox = validateConfig(
+      {
+        artifacts: {
+          api: { image: 'netbox', context: '.' },
+          worker: { image: 'netbox', command: ['/opt/netbox/netbox/manage.py', 'rqworker'] },
+          housekeeping: { role: 'worker', image: 'netbox', command: ['/opt/netbox/housekeeping.sh'] },
+          web: false,
+        },
+      },
+      'x',
+    );
+    const r = roleCommands(netbox, 'netbox');
+    const tini = ['/usr/bin/tini', '--'];
+    expect(
+      roleOfCommand([...tini, '/opt/netbox/docker-entrypoint.sh', '/opt/netbox/launch-netbox.sh'], r)
+        ?.artifact,
+    ).toBe('api');
+    expect(
+      roleOfCommand(
+        [
+          ...tini,
+          '/opt/netbox/venv/bin/python',
+          '/opt/netbox/netbox/manage.py',
+          'rqworker',
+          'high',
+          'default',
+          'low',
+        ],
+        r,
+      )?.artifact,
+    ).toBe('worker');
+    expect(roleOfCommand([...tini, '/opt/netbox/housekeeping.sh'], r)?.artifact).toBe('housekeeping');
+  });
+});

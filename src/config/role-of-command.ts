@@ -1,0 +1,48 @@
+import { rolesOfImage } from './artifacts.ts';
+import type { ImageRole } from './constants.ts';
+import type { ReleaseConfig } from './schema.ts';
+
+/** One role run from an image: its artifact, its role, and the command that tells it apart. */
+export interface RoleCommand {
+  artifact: string;
+  role?: ImageRole;
+  command?: readonly string[];
+}
+
+/** The roles run from `image`, by the config (the builder first); one entry for an image of one role. */
+export function roleCommands(config: Pick<ReleaseConfig, 'artifacts'>, image: string): RoleCommand[] {
+  return rolesOfImage(config, image).map((a) => ({
+    artifact: a.name,
+    ...(a.role ? { role: a.role } : {}),
+    ...(a.command ? { command: a.command } : {}),
+  }));
+}
+
+/**
+ * Which role a container or service of a shared image runs, from the words it runs (entrypoint
+ * then command, as the engine reports them): the role whose `command` is a run of consecutive
+ * words of it, the longest when several are (`celery -A acme beat` before `celery`); else the one
+ * role that declares no command (it runs the image's default). Undefined when neither decides:
+ * a container of the image that is none of its declared roles. Pure; Docker, Compose and Swarm
+ * alike hand it their argv.
+ */
+export function roleOfCommand(
+  argv: readonly string[],
+  roles: readonly RoleCommand[],
+): RoleCommand | undefined {
+  if (roles.length === 1) return roles[0];
+  let best: RoleCommand | undefined;
+  for (const role of roles) {
+    if (!role.command || !containsRun(argv, role.command)) continue;
+    if (!best || role.command.length > best.command!.length) best = role;
+  }
+  if (best) return best;
+  const defaults = roles.filter((r) => !r.command);
+  return defaults.length === 1 ? defaults[0] : undefined;
+}
+
+function containsRun(argv: readonly string[], run: readonly string[]): boolean {
+  for (let start = 0; start + run.length <= argv.length; start++)
+    if (run.every((word, i) => argv[start + i] === word)) return true;
+  return false;
+}
