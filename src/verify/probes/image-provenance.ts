@@ -41,14 +41,6 @@ export async function manifestProvenance(
   if (!rcManifest) return { ...reading, rcMissing: true };
   const rc = await readImage(store, repository, rcManifest);
   if (rc) reading.rcVersion = versionOfConfig(rc.config);
-  if (rc && view) {
-    const mine = codeLayersOf(view);
-    const theirs = codeLayersOf(rc);
-    reading.codeLayers = {
-      count: mine.length,
-      equal: mine.length === theirs.length && mine.every((d, i) => d === theirs[i]),
-    };
-  }
   const carried = await source.carried();
   const rebuilt = rebuiltFileProof(
     await releaseVersionFiles(store, repository, view, view ? undefined : release),
@@ -73,6 +65,16 @@ export async function manifestProvenance(
     },
   });
   reading.restampMatches = again.manifest.descriptor.digest === release.descriptor.digest;
+  if (rc && view) {
+    // A release of an image without our version layer may add one top layer (restamp-top-layer.ts):
+    // the rc's layers are then the release's below it.
+    const mine = again.topLayer ? codeLayersOf(view).slice(0, -1) : codeLayersOf(view);
+    const theirs = codeLayersOf(rc);
+    reading.codeLayers = {
+      count: mine.length,
+      equal: mine.length === theirs.length && mine.every((d, i) => d === theirs[i]),
+    };
+  }
   if (trusted) {
     const { checkImageSignature } = await import('../../signing/image-signature.ts');
     reading.rcSignature = (
