@@ -4,7 +4,7 @@ import { applyLayers, type LayerNode, readLayer } from '../engine/oci/read-layer
 import { RuleError } from '../errors.ts';
 import type { Descriptor, ImageStore } from '../registry/store.ts';
 import { compareRebuild, type RebuildComparison } from '../reversion/compare-rebuild.ts';
-import { carriesVersion, replaceVersionStrings } from '../reversion/version-strings.ts';
+import { replaceVersionStrings, versionForms } from '../reversion/version-strings.ts';
 
 /** Files bigger than this are not scanned for the version (media and binaries, not what prints it). */
 const MAX_SCANNED_FILE = 8 * 1024 * 1024;
@@ -41,6 +41,7 @@ export async function rewrittenTopLayer(input: {
   mtimeSeconds: number;
 }): Promise<TopLayer> {
   const { rcVersion, version } = input;
+  const carries = carrier(rcVersion);
   const read: LayerNode[][] = [];
   for (const [i, layer] of input.layers.entries())
     read.push(
@@ -48,7 +49,7 @@ export async function rewrittenTopLayer(input: {
         what: `${input.repository}'s rc layer ${i + 1} (${layer.digest.slice(0, 19)})`,
         keep: (path) => !NOT_SCANNED.some((p) => path.startsWith(p)),
         maxFileBytes: MAX_SCANNED_FILE,
-        select: (_path, content) => carriesVersion(content.toString('latin1'), rcVersion),
+        select: (_path, content) => carries(content.toString('latin1')),
       }),
     );
   // The modes of the directories holding a rewritten file, as the topmost layer set them.
@@ -68,7 +69,7 @@ export async function rewrittenTopLayer(input: {
       replaceVersionStrings(node.content.toString('latin1'), rcVersion, version),
       'latin1',
     );
-    if (carriesVersion(out.toString('latin1'), rcVersion))
+    if (carries(out.toString('latin1')))
       throw new RuleError(
         'REWRITE_INCOMPLETE',
         `${path} still carries ${rcVersion} after its version strings were rewritten (a form glued to other text)`,
@@ -85,6 +86,20 @@ export async function rewrittenTopLayer(input: {
     entries.push({ type: 'dir', path: dir, ...(dirModes.has(dir) ? { mode: dirModes.get(dir)! } : {}) });
   const layer = await createLayerFromTar(await packTar(entries, input.mtimeSeconds));
   return { layer, files, comparison, binaries };
+}
+
+/**
+ * Whether a text holds the rc's version: its tag, or a bare form with its pre-release part (as
+ * reversion/version-strings.ts carriesVersion), not continued by a digit (`v1.2.0-rc.10` is
+ * another rc). A form glued to letters still counts, so a rewrite that leaves one is refused.
+ */
+function carrier(rcVersion: string): (text: string) => boolean {
+  const { tag, semver, pep440 } = versionForms(rcVersion);
+  const forms = [tag, ...[semver, pep440].filter((f) => !/^\d+\.\d+\.\d+$/.test(f))];
+  const pattern = new RegExp(
+    `(?:${forms.map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(?![0-9])`,
+  );
+  return (text) => pattern.test(text);
 }
 
 /** Every directory above the paths (not `/`). */
