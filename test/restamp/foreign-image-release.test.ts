@@ -10,7 +10,9 @@ import { sha256Digest } from '../../src/registry/digest.ts';
 import { platformChildren } from '../../src/registry/platform-children.ts';
 import { RegistryStore } from '../../src/registry/registry-store.ts';
 import { type ImageStore, MEDIA_TYPES } from '../../src/registry/store.ts';
+import { pushRestamped, restampImage } from '../../src/restamp/restamp-image.ts';
 import { writeKeyPair } from '../../src/signing/key-files.ts';
+import { manifestProvenance } from '../../src/verify/probes/image-provenance.ts';
 import type { GitRepo } from '../helpers/git-repo.ts';
 import { makeImage, makeIndex, pushIndex } from '../helpers/make-image.ts';
 import { type RunningRegistry, startRegistry } from '../helpers/registry.ts';
@@ -164,6 +166,33 @@ describe('a web built elsewhere (buildx, two platforms) from signed rc to releas
       ARCHES.map(() => [{ count: 3, equal: true }, true]),
     );
     expect(readFileSync(join(webRoot, 'version.json'), 'utf8')).toContain(RELEASE);
+  });
+});
+
+describe("verify's re-stamp of an rc without our version layer", { timeout: 60_000 }, () => {
+  it('accepts the top-layer release and a config-only one made before it existed; not another', async () => {
+    const rcIndex = (await store.getManifest(REPOS.web, RC))!;
+    const source = {
+      store,
+      trusted: undefined,
+      repository: REPOS.web,
+      tag: 'v2.0.1',
+      carried: async () => new Map<string, string>(),
+    };
+    const withTop = await restampImage(store, REPOS.web, rcIndex, 'v2.0.1');
+    const configOnly = await restampImage(store, REPOS.web, rcIndex, 'v2.0.1', { topLayer: false });
+    expect(withTop.topLayer?.files).toEqual(WEB_FILES);
+    expect(configOnly.topLayer).toBeUndefined();
+    for (const made of [withTop, configOnly]) {
+      await pushRestamped(store, REPOS.web, made);
+      const reading = await manifestProvenance(source, made.manifest, rcIndex.descriptor.digest);
+      expect(reading.restampMatches).toBe(true);
+    }
+    const other = await restampImage(store, REPOS.web, rcIndex, 'v2.0.2');
+    await pushRestamped(store, REPOS.web, other);
+    expect((await manifestProvenance(source, other.manifest, rcIndex.descriptor.digest)).restampMatches).toBe(
+      false,
+    );
   });
 });
 
