@@ -34,7 +34,7 @@ const make = (layers: Awaited<ReturnType<typeof pushLayers>>) =>
   });
 
 describe('rewrittenTopLayer', () => {
-  it('rewrites the files the merged tree holds with the rc version, deterministically; binaries, shadowed and removed files left', async () => {
+  it('rewrites the files the merged tree holds with the rc version, deterministically; binaries, shadowed and removed files left, no folder entries', async () => {
     const layers = await pushLayers(
       [
         { type: 'dir', path: '/srv/web', mode: 0o750 },
@@ -45,7 +45,6 @@ describe('rewrittenTopLayer', () => {
         { type: 'file', path: '/srv/web/lib.js', content: 'depends on 1.2.0 and v1.2.0-rc.10' },
       ],
       [
-        // The topmost layer that names a folder sets its mode (0750 here, 0755 in a layer that omits it).
         { type: 'dir', path: '/srv/web', mode: 0o750 },
         { type: 'file', path: '/srv/web/.wh.old.js', content: '' },
         { type: 'file', path: '/srv/web/shadowed.txt', content: 'no version here' },
@@ -57,9 +56,8 @@ describe('rewrittenTopLayer', () => {
     expect(top.comparison.equal).toBe(true);
     expect(top.comparison.versionOnly.map((d) => d.path)).toEqual(['/srv/web/app.js']);
     const nodes = await readLayer(top.layer!.bytes, { what: 'top' });
+    // Files only: the folders below keep their owner and mode (no folder entry replaces them).
     expect(nodes).toEqual([
-      { type: 'dir', path: '/srv', mode: 0o755 },
-      { type: 'dir', path: '/srv/web', mode: 0o750 },
       {
         type: 'file',
         path: '/srv/web/app.js',

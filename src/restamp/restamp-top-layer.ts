@@ -1,4 +1,3 @@
-import { posix } from 'node:path';
 import { createLayerFromTar, type Layer, type LayerEntry, packTar } from '../engine/oci/layer.ts';
 import { applyLayers, type LayerNode, readLayer } from '../engine/oci/read-layer.ts';
 import { RuleError } from '../errors.ts';
@@ -52,9 +51,6 @@ export async function rewrittenTopLayer(input: {
         select: (_path, content) => carries(content.toString('latin1')),
       }),
     );
-  // The modes of the directories holding a rewritten file, as the topmost layer set them.
-  const dirModes = new Map<string, number>();
-  for (const nodes of read) for (const n of nodes) if (n.type === 'dir') dirModes.set(n.path, n.mode);
   const before = new Map<string, Buffer>();
   const after = new Map<string, Buffer>();
   const binaries: string[] = [];
@@ -82,9 +78,9 @@ export async function rewrittenTopLayer(input: {
   const files = [...after.keys()];
   const comparison = compareRebuild(before, after, rcVersion, version);
   if (files.length === 0) return { layer: undefined, files, comparison, binaries };
-  for (const dir of parentsOf(files))
-    entries.push({ type: 'dir', path: dir, ...(dirModes.has(dir) ? { mode: dirModes.get(dir)! } : {}) });
-  const layer = await createLayerFromTar(await packTar(entries, input.mtimeSeconds));
+  // Files only: their folders exist below, and a runtime leaves an existing folder's owner and mode
+  // as they are (a folder entry here would make it root's, and the service's uploads could fail).
+  const layer = await createLayerFromTar(await packTar(entries, input.mtimeSeconds, { parents: false }));
   return { layer, files, comparison, binaries };
 }
 
@@ -100,14 +96,6 @@ function carrier(rcVersion: string): (text: string) => boolean {
     `(?:${forms.map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(?![0-9])`,
   );
   return (text) => pattern.test(text);
-}
-
-/** Every directory above the paths (not `/`). */
-function parentsOf(paths: readonly string[]): string[] {
-  const dirs = new Set<string>();
-  for (const path of paths)
-    for (let dir = posix.dirname(path); dir !== '/'; dir = posix.dirname(dir)) dirs.add(dir);
-  return [...dirs];
 }
 
 /** The entry time of the release's top layer: the rc's `created`, so it is the rc's own. */

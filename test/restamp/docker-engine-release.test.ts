@@ -66,7 +66,7 @@ beforeAll(async () => {
     [
       'FROM scratch',
       'COPY base/ /',
-      'COPY web/ /srv/web/',
+      'COPY --chown=1000:1000 web/ /srv/web/',
       `LABEL ${VERSION_LABEL}=${RC}`,
       `ENV SERVICE_CLIENT_VERSION=${RC}`,
       'COPY robots.txt /srv/web/robots.txt',
@@ -142,6 +142,11 @@ describe('a web built by the Docker engine from signed rc to release', { timeout
     const container = docker(['create', ref, '/none']).toString().trim();
     const copied = join(context, 'copied');
     docker(['cp', `${container}:/srv/web`, copied]);
+    // The folder keeps the owner the rc gave it (the top layer holds files only).
+    const exported = join(context, 'exported.tar');
+    docker(['export', '-o', exported, container]);
+    const listing = execFileSync('tar', ['-tvf', exported, '--numeric-owner', 'srv/web/']).toString();
+    expect(listing.split('\n')[0]).toMatch(/^d\S+ 1000\/1000 .* srv\/web\/$/);
     docker(['rm', container]);
     expect(readFileSync(join(copied, 'app.js'), 'utf8')).toBe(
       `window.SERVICE_CLIENT_VERSION = "${RELEASE}";\n`,
