@@ -11,8 +11,10 @@ import { platformChildren } from '../../src/registry/platform-children.ts';
 import { RegistryStore } from '../../src/registry/registry-store.ts';
 import { type ImageStore, MEDIA_TYPES } from '../../src/registry/store.ts';
 import { pushRestamped, restampImage } from '../../src/restamp/restamp-image.ts';
+import { SIGNATURE_ARTIFACT_TYPE } from '../../src/signing/image-signature.ts';
 import { writeKeyPair } from '../../src/signing/key-files.ts';
 import { manifestProvenance } from '../../src/verify/probes/image-provenance.ts';
+import { bundleOf, referrersOf, verifyDsse } from '../evidence/dsse.ts';
 import type { GitRepo } from '../helpers/git-repo.ts';
 import { makeImage, makeIndex, pushIndex } from '../helpers/make-image.ts';
 import { type RunningRegistry, startRegistry } from '../helpers/registry.ts';
@@ -125,6 +127,29 @@ describe('a web built elsewhere (buildx, two platforms) from signed rc to releas
       expect(tree.has('/etc/old.conf')).toBe(false);
       expect(fileText(tree, '/srv/web/robots.txt')).toBe('User-agent: *\n');
     }
+    // The release index's signature (checked with the public key alone) records the rewrite and
+    // its proof, as for a rewrite of our own version layer.
+    const statements = [];
+    for (const r of await referrersOf(
+      store,
+      REPOS.web,
+      released.descriptor.digest,
+      SIGNATURE_ARTIFACT_TYPE,
+    )) {
+      const payload = verifyDsse(
+        await bundleOf(store, REPOS.web, r.digest),
+        readFileSync(join(repo.dir, 'release-signing.pub'), 'utf8'),
+      );
+      if (payload) statements.push(JSON.parse(payload.toString()));
+    }
+    const reversion = statements.find((st) => st.predicate?.reversion)?.predicate.reversion;
+    expect(reversion).toEqual([
+      {
+        part: 'web',
+        strategy: 'rewrite',
+        differs: WEB_FILES.map((path) => ({ path, reason: expect.any(String) })),
+      },
+    ]);
   });
 
   it('verify --registry --require-signature is in step against the release files', async () => {
