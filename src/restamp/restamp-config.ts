@@ -13,6 +13,8 @@ export interface RestampConfigInput {
   from: string;
   /** The new version layer, when the image has one: it replaces the last diff ID. */
   versionLayer?: { digest: string; diffId: string };
+  /** A new top layer (baked files rewritten, restamp-top-layer.ts): its diff ID and history line. */
+  topLayer?: { diffId: string; createdBy: string };
 }
 
 /**
@@ -36,10 +38,17 @@ export function restampConfig(config: OciImageConfig, input: RestampConfigInput)
     labels[VERSION_LAYER_DIGEST_LABEL] = input.versionLayer.digest;
     diffIds[diffIds.length - 1] = input.versionLayer.diffId;
   }
+  if (input.topLayer) diffIds.push(input.topLayer.diffId);
+  // A runtime pairs history entries with layers: a new layer gets its line where there is a history.
+  const history =
+    input.topLayer && config.history
+      ? [...config.history, { created: config.created, created_by: input.topLayer.createdBy }]
+      : config.history;
   return {
     ...config,
     config: { ...inner, ...(inner.Env ? { Env: env } : {}), Labels: sortKeys(labels) },
     rootfs: { ...config.rootfs, diff_ids: diffIds },
+    ...(history ? { history } : {}),
   };
 }
 

@@ -4,9 +4,11 @@ import { hasVersionLayer, RESTAMPED_FROM, versionLayerFiles } from '../engine/oc
 import { RuleError } from '../errors.ts';
 import { sha256Digest } from '../registry/digest.ts';
 import { type Descriptor, type ImageStore, type Manifest, MEDIA_TYPES } from '../registry/store.ts';
+import type { RebuildComparison } from '../reversion/compare-rebuild.ts';
 import { parseFormatsLabel, VERSION_FILES_FORMAT_LABEL } from '../reversion/version-files.ts';
 import { sameTag } from '../version/compare.ts';
 import { restampConfig, versionOfConfig } from './restamp-config.ts';
+import { rewrittenTopLayer, topLayerTime } from './restamp-top-layer.ts';
 import {
   type ArchiveSigner,
   restampVersionLayer,
@@ -24,6 +26,11 @@ export interface RestampedImage {
   children: Manifest[];
   /** Whether a version layer was re-stamped (else only the config changed). */
   versionLayer: boolean;
+  /**
+   * An image without our version layer whose files carry the rc's version: those rewritten in a
+   * new top layer (per platform child of an index), and the proof (equal modulo version strings).
+   */
+  topLayer?: { files: string[]; comparison: RebuildComparison };
   /** The version the rc image reports (its version label or env); undefined when none. */
   sourceVersion: string | undefined;
   warnings: string[];
@@ -71,6 +78,8 @@ export interface RestampOptions {
   /** The release's copy of a CLI archive of the version layer (see VersionLayerOptions). */
   reversionArchive?: VersionLayerOptions['reversionArchive'];
   rebuiltFile?: VersionLayerOptions['rebuiltFile'];
+  /** false: an image without our version layer changes its config only (no top layer). */
+  topLayer?: boolean;
 }
 
 async function restampSingle(
@@ -120,17 +129,53 @@ async function restampSingle(
       );
     }
   }
+  // No version layer of ours (Docker engine, buildx, another team's CI): the files that carry the
+  // rc's version, wherever they are in the layer stack, are rewritten in a new top layer.
+  const top =
+    !layer && sourceVersion !== undefined && options.topLayer !== false
+      ? await rewrittenTopLayer({
+          store,
+          repository,
+          layers: json.layers,
+          rcVersion: sourceVersion,
+          version,
+          mtimeSeconds: topLayerTime(config.created),
+        })
+      : undefined;
+  if (top?.layer && warnings.length > 0 && files.every((f) => top.files.includes(f))) warnings.length = 0;
+  if (top?.binaries.length)
+    warnings.push(
+      `${repository}: ${top.binaries.slice(0, 3).join(', ')}${top.binaries.length > 3 ? ` and ${top.binaries.length - 3} more` : ''} carry the rc's version in compiled code, which no rewrite can change: only a rebuild as the release re-versions them`,
+    );
+  const topLayer = top?.layer;
   const newConfig = restampConfig(config, {
     version,
     from,
     ...(layer ? { versionLayer: { digest: layer.digest, diffId: layer.diffId } } : {}),
+    ...(topLayer
+      ? {
+          topLayer: {
+            diffId: topLayer.diffId,
+            createdBy: `service-release: ${top!.files.length} file(s) re-versioned ${sourceVersion} -> ${version}`,
+          },
+        }
+      : {}),
   });
   const configBytes = Buffer.from(JSON.stringify(newConfig));
   const configDigest = sha256Digest(configBytes);
+  const isOci = (json.mediaType ?? rc.descriptor.mediaType) === MEDIA_TYPES.ociManifest;
   const layers = layer
     ? [...json.layers.slice(0, -1), { ...last!, digest: layer.digest, size: layer.size }]
-    : json.layers;
-  const isOci = (json.mediaType ?? rc.descriptor.mediaType) === MEDIA_TYPES.ociManifest;
+    : topLayer
+      ? [
+          ...json.layers,
+          {
+            mediaType: isOci ? OCI_GZIP_LAYER : DOCKER_GZIP_LAYER,
+            digest: topLayer.digest,
+            size: topLayer.size,
+          },
+        ]
+      : json.layers;
   const manifestJson: ImageManifestJson = {
     ...json,
     config: { ...json.config, digest: configDigest, size: configBytes.length },
@@ -141,6 +186,7 @@ async function restampSingle(
   const bytes = Buffer.from(JSON.stringify(manifestJson));
   const blobs = [{ digest: configDigest, bytes: configBytes }];
   if (layer) blobs.push({ digest: layer.digest, bytes: Buffer.from(layer.bytes) });
+  if (topLayer) blobs.push({ digest: topLayer.digest, bytes: Buffer.from(topLayer.bytes) });
   return {
     from,
     manifest: {
@@ -150,10 +196,14 @@ async function restampSingle(
     blobs,
     children: [],
     versionLayer: layer !== undefined,
+    ...(topLayer ? { topLayer: { files: top!.files, comparison: top!.comparison } } : {}),
     sourceVersion,
     warnings,
   };
 }
+
+const OCI_GZIP_LAYER = 'application/vnd.oci.image.layer.v1.tar+gzip';
+const DOCKER_GZIP_LAYER = 'application/vnd.docker.image.rootfs.diff.tar.gzip';
 
 /** A multi-platform index: each image re-stamped, the index re-written over them. */
 async function restampIndex(
@@ -198,6 +248,7 @@ async function restampIndex(
     result.children.push(done.manifest);
     result.warnings.push(...done.warnings);
     result.versionLayer ||= done.versionLayer;
+    if (done.topLayer) result.topLayer = mergeTopLayers(result.topLayer, done.topLayer);
     result.sourceVersion ??= done.sourceVersion;
     manifests.push({
       ...child,
@@ -243,4 +294,23 @@ export async function pushRestamped(
   const { descriptor, bytes } = image.manifest;
   await store.putManifest(repository, descriptor.digest, bytes, descriptor.mediaType);
   return uploaded;
+}
+
+/** An index's proof: every platform child's rewritten files, each path once (the first child's). */
+function mergeTopLayers(
+  a: RestampedImage['topLayer'],
+  b: NonNullable<RestampedImage['topLayer']>,
+): NonNullable<RestampedImage['topLayer']> {
+  if (!a) return b;
+  const seen = new Set(a.files);
+  const fresh = (p: string) => !seen.has(p);
+  return {
+    files: [...a.files, ...b.files.filter(fresh)],
+    comparison: {
+      equal: a.comparison.equal && b.comparison.equal,
+      identical: [...a.comparison.identical, ...b.comparison.identical.filter(fresh)],
+      versionOnly: [...a.comparison.versionOnly, ...b.comparison.versionOnly.filter((d) => fresh(d.path))],
+      code: [...a.comparison.code, ...b.comparison.code],
+    },
+  };
 }

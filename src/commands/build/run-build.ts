@@ -81,7 +81,7 @@ export async function runBuild(
     if (reversion[artifact.name]?.strategy === 'rebuild' && ctx.engine?.name === 'docker')
       // The oci engine puts the baked files in the version layer; a Dockerfile decides its layers.
       ctx.warnings.push(
-        `${artifact.name}: ${reversion[artifact.name]!.reason}, but with the docker engine a release does not rebuild an image from the rc's commit: it re-writes the version env, labels and declared versionFiles only`,
+        `${artifact.name}: ${reversion[artifact.name]!.reason}, but with the docker engine a release does not rebuild an image from the rc's commit: with a version layer (the reference Dockerfiles) it re-writes the version env, labels and that layer's files only; without one, the files that carry the rc's version are rewritten in a new top layer`,
       );
   if (ctx.json) {
     printJson({

@@ -60,13 +60,27 @@ export const promoteRestampStep: Step<PromoteContext> = {
           [artifact]: { strategy: baked.strategy, reason: baked.reason, ...comparison },
         };
         progress(`${baked.strategy}: ${comparisonSummary(comparison)}`);
+      } else if (image.topLayer) {
+        // Built by another engine or CI (no version layer of ours): the files that carry the rc's
+        // version were rewritten in a new top layer; the proof goes into the signature's statement.
+        const { comparison, files } = image.topLayer;
+        const reason = `no version layer of ours: ${files.length} file(s) carrying ${image.sourceVersion} rewritten in a new top layer`;
+        ctx.imageRebuilds = {
+          ...ctx.imageRebuilds,
+          [artifact]: { strategy: 'rewrite', reason, ...comparison },
+        };
+        progress(`rewrite: ${reason} (${comparisonSummary(comparison)})`);
       }
       ctx.warnings.push(...image.warnings);
       restamped[artifact] = image;
       source.reference = image.manifest.descriptor.digest;
       io.progress(
         `${artifact}: ${image.sourceVersion} ${short(image.from)} -> ${tag} ${short(image.manifest.descriptor.digest)}` +
-          (image.versionLayer ? ' (config and version layer)' : ' (config only)'),
+          (image.versionLayer
+            ? ' (config and version layer)'
+            : image.topLayer
+              ? ' (config and a new top layer)'
+              : ' (config only)'),
       );
     }
     ctx.restamped = restamped;

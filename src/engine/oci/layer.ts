@@ -39,8 +39,16 @@ export async function createLayerFromTar(raw: Uint8Array): Promise<Layer> {
   return { bytes, digest: sha256(bytes), diffId: sha256(raw), size: bytes.length };
 }
 
-/** The uncompressed deterministic tar of `entries` (the rules of createLayer). */
-export async function packTar(entries: readonly LayerEntry[], mtimeSeconds: number): Promise<Buffer> {
+/**
+ * The uncompressed deterministic tar of `entries` (the rules of createLayer). `parents: false`
+ * leaves out the parent directories `entries` do not name: a layer over an image whose folders
+ * exist below keeps their owner and mode that way (a runtime creates only missing parents).
+ */
+export async function packTar(
+  entries: readonly LayerEntry[],
+  mtimeSeconds: number,
+  options: { parents?: boolean } = {},
+): Promise<Buffer> {
   const mtime = new Date(mtimeSeconds * 1000);
   const tar = pack();
   const chunks: Buffer[] = [];
@@ -49,7 +57,7 @@ export async function packTar(entries: readonly LayerEntry[], mtimeSeconds: numb
     tar.on('end', resolve);
     tar.on('error', reject);
   });
-  for (const entry of withParents(entries)) {
+  for (const entry of withParents(entries, options.parents ?? true)) {
     const header = { name: entry.name, mtime, uid: 0, gid: 0, uname: '', gname: '' };
     if (entry.type === 'dir') {
       await addEntry(tar, { ...header, type: 'directory', mode: entry.mode ?? 0o755 });
@@ -77,7 +85,7 @@ export function sha256(bytes: Uint8Array): string {
 type Named = LayerEntry & { name: string };
 
 /** Normalise paths, add missing parent directories, reject duplicates, sort by byte order. */
-function withParents(entries: readonly LayerEntry[]): Named[] {
+function withParents(entries: readonly LayerEntry[], parents: boolean): Named[] {
   const byName = new Map<string, Named>();
   for (const entry of entries) {
     const name = posix.normalize(entry.path).replace(/^\/+/, '').replace(/\/+$/, '');
@@ -87,7 +95,7 @@ function withParents(entries: readonly LayerEntry[]): Named[] {
     if (existing && (existing.type !== 'dir' || entry.type !== 'dir'))
       throw new Error(`duplicate layer path: ${name}`);
     byName.set(name, { ...entry, name });
-    for (let dir = posix.dirname(name); dir !== '.'; dir = posix.dirname(dir)) {
+    for (let dir = posix.dirname(name); parents && dir !== '.'; dir = posix.dirname(dir)) {
       if (!byName.has(dir)) byName.set(dir, { type: 'dir', path: `/${dir}`, name: dir });
     }
   }

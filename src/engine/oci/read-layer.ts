@@ -25,6 +25,13 @@ export interface ReadLayerOptions {
   what: string;
   /** Only these paths' file content is kept (a base layer's files need not be in memory). */
   keep?: (path: string) => boolean;
+  /**
+   * Of the kept files, only those whose content passes this keep it (looked at, then dropped):
+   * a scan for the files that carry a string holds only those in memory.
+   */
+  select?: (path: string, content: Buffer) => boolean;
+  /** Files bigger than this are not kept, whatever `keep` says (a scan skips media). */
+  maxFileBytes?: number;
   /** Refuse a layer whose kept file content passes this (default 256 MiB). */
   maxBytes?: number;
 }
@@ -46,7 +53,10 @@ export async function readLayer(blob: Uint8Array, options: ReadLayerOptions): Pr
   const reader = extract();
   reader.on('entry', (header, stream, next) => {
     const path = posix.join('/', header.name).replace(/(.)\/+$/, '$1');
-    const keep = header.type === 'file' && (options.keep?.(path) ?? true);
+    const keep =
+      header.type === 'file' &&
+      (header.size ?? 0) <= (options.maxFileBytes ?? Number.POSITIVE_INFINITY) &&
+      (options.keep?.(path) ?? true);
     const chunks: Buffer[] = [];
     stream.on('data', (data: unknown) => {
       if (!keep) return;
@@ -56,7 +66,12 @@ export async function readLayer(blob: Uint8Array, options: ReadLayerOptions): Pr
       else chunks.push(chunk);
     });
     stream.on('end', () => {
-      const node = nodeOf(header, path, Buffer.concat(chunks));
+      let content = Buffer.concat(chunks);
+      if (keep && options.select && !options.select(path, content)) {
+        kept -= content.length;
+        content = Buffer.alloc(0);
+      }
+      const node = nodeOf(header, path, content);
       if (node) nodes.push(node);
       next();
     });

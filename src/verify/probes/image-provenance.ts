@@ -41,38 +41,50 @@ export async function manifestProvenance(
   if (!rcManifest) return { ...reading, rcMissing: true };
   const rc = await readImage(store, repository, rcManifest);
   if (rc) reading.rcVersion = versionOfConfig(rc.config);
-  if (rc && view) {
-    const mine = codeLayersOf(view);
-    const theirs = codeLayersOf(rc);
-    reading.codeLayers = {
-      count: mine.length,
-      equal: mine.length === theirs.length && mine.every((d, i) => d === theirs[i]),
-    };
-  }
   const carried = await source.carried();
   const rebuilt = rebuiltFileProof(
     await releaseVersionFiles(store, repository, view, view ? undefined : release),
     reading.rcVersion ?? (await firstChildVersion(store, repository, rcManifest)),
     tag,
   );
-  const again = await restampImage(store, repository, rcManifest, tag, {
-    ...rebuilt,
-    // Asked only when the rc's archive was signed and the re-stamp changed it.
-    sign: (archive) => {
-      const signature = carried.get(sha256Hex(archive));
-      if (signature === undefined) {
-        reading.cliArchiveSignature = 'missing';
-        return ''; // the layers then differ: the release is not the rc re-stamped
-      }
-      reading.cliArchiveSignature = !trusted
-        ? 'unchecked'
-        : archiveSignatureValid(archive, signature, trusted.key)
-          ? 'valid'
-          : 'invalid';
-      return signature;
-    },
-  });
+  const restamp = (topLayer: boolean) =>
+    restampImage(store, repository, rcManifest, tag, {
+      ...rebuilt,
+      topLayer,
+      // Asked only when the rc's archive was signed and the re-stamp changed it.
+      sign: (archive) => {
+        const signature = carried.get(sha256Hex(archive));
+        if (signature === undefined) {
+          reading.cliArchiveSignature = 'missing';
+          return ''; // the layers then differ: the release is not the rc re-stamped
+        }
+        reading.cliArchiveSignature = !trusted
+          ? 'unchecked'
+          : archiveSignatureValid(archive, signature, trusted.key)
+            ? 'valid'
+            : 'invalid';
+        return signature;
+      },
+    });
+  // A release of an image without our version layer has the top-layer rewrite of its baked files
+  // (restamp-top-layer.ts); one made before that existed, or refused by it (a glued version
+  // form), changed its config only: either is the rc re-stamped.
+  let again = (await restamp(true).catch(() => undefined)) ?? (await restamp(false));
+  if (again.topLayer && again.manifest.descriptor.digest !== release.descriptor.digest) {
+    const configOnly = await restamp(false);
+    if (configOnly.manifest.descriptor.digest === release.descriptor.digest) again = configOnly;
+  }
   reading.restampMatches = again.manifest.descriptor.digest === release.descriptor.digest;
+  if (rc && view) {
+    // A release of an image without our version layer may add one top layer (restamp-top-layer.ts):
+    // the rc's layers are then the release's below it.
+    const mine = again.topLayer ? codeLayersOf(view).slice(0, -1) : codeLayersOf(view);
+    const theirs = codeLayersOf(rc);
+    reading.codeLayers = {
+      count: mine.length,
+      equal: mine.length === theirs.length && mine.every((d, i) => d === theirs[i]),
+    };
+  }
   if (trusted) {
     const { checkImageSignature } = await import('../../signing/image-signature.ts');
     reading.rcSignature = (

@@ -1,0 +1,105 @@
+import { createLayerFromTar, type Layer, type LayerEntry, packTar } from '../engine/oci/layer.ts';
+import { applyLayers, type LayerNode, readLayer } from '../engine/oci/read-layer.ts';
+import { RuleError } from '../errors.ts';
+import type { Descriptor, ImageStore } from '../registry/store.ts';
+import { compareRebuild, type RebuildComparison } from '../reversion/compare-rebuild.ts';
+import { replaceVersionStrings, versionForms } from '../reversion/version-strings.ts';
+
+/** Files bigger than this are not scanned for the version (media and binaries, not what prints it). */
+const MAX_SCANNED_FILE = 8 * 1024 * 1024;
+/** Kernel filesystems a container mounts over: whatever a layer put there is never read. */
+const NOT_SCANNED = ['/proc/', '/sys/', '/dev/'];
+
+/** The release's top layer over an rc image built by any engine or CI, and what it proves. */
+export interface TopLayer {
+  /** Undefined when no text file of the image carries the rc's version. */
+  layer: Layer | undefined;
+  /** The files it holds, re-versioned (image paths, sorted). */
+  files: string[];
+  /** Each file equals the rc's modulo version strings (by construction; the statement records it). */
+  comparison: RebuildComparison;
+  /** Files carrying the rc's version that are not text (a compiled binary): not rewritten. */
+  binaries: string[];
+}
+
+/**
+ * For an rc image without our version layer (built by the Docker engine, buildx or another team's
+ * CI): every text file of its filesystem, as a container sees it (all layers applied, whiteouts
+ * honoured, engine/oci/read-layer.ts), that carries the rc's version (tag, SemVer or PEP 440
+ * form), rewritten for the release and packed as one new layer to go on top. Every rc layer
+ * stays byte-identical; the new layer is packed deterministically (engine/oci/layer.ts) at
+ * `mtimeSeconds`, so re-stamping the same rc gives the same digest (verify relies on that).
+ * Reads every layer of the image once: the cost of a release of an image we did not build.
+ */
+export async function rewrittenTopLayer(input: {
+  store: ImageStore;
+  repository: string;
+  layers: readonly Descriptor[];
+  rcVersion: string;
+  version: string;
+  mtimeSeconds: number;
+}): Promise<TopLayer> {
+  const { rcVersion, version } = input;
+  const carries = carrier(rcVersion);
+  const read: LayerNode[][] = [];
+  for (const [i, layer] of input.layers.entries())
+    read.push(
+      await readLayer(await input.store.getBlob(input.repository, layer.digest), {
+        what: `${input.repository}'s rc layer ${i + 1} (${layer.digest.slice(0, 19)})`,
+        keep: (path) => !NOT_SCANNED.some((p) => path.startsWith(p)),
+        maxFileBytes: MAX_SCANNED_FILE,
+        select: (_path, content) => carries(content.toString('latin1')),
+      }),
+    );
+  const before = new Map<string, Buffer>();
+  const after = new Map<string, Buffer>();
+  const binaries: string[] = [];
+  const entries: LayerEntry[] = [];
+  for (const [path, node] of [...applyLayers(read)].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    if (node.type !== 'file' || node.content.length === 0) continue; // not selected: no version in it
+    if (node.content.includes(0)) {
+      binaries.push(path); // a rewrite of different length would break a compiled program
+      continue;
+    }
+    const out = Buffer.from(
+      replaceVersionStrings(node.content.toString('latin1'), rcVersion, version),
+      'latin1',
+    );
+    if (carries(out.toString('latin1')))
+      throw new RuleError(
+        'REWRITE_INCOMPLETE',
+        `${path} still carries ${rcVersion} after its version strings were rewritten (a form glued to other text)`,
+        { hint: 'nothing was written; rebuild the image as the release, or cut a new rc' },
+      );
+    before.set(path, node.content);
+    after.set(path, out);
+    entries.push({ type: 'file', path, mode: node.mode, content: out });
+  }
+  const files = [...after.keys()];
+  const comparison = compareRebuild(before, after, rcVersion, version);
+  if (files.length === 0) return { layer: undefined, files, comparison, binaries };
+  // Files only: their folders exist below, and a runtime leaves an existing folder's owner and mode
+  // as they are (a folder entry here would make it root's, and the service's uploads could fail).
+  const layer = await createLayerFromTar(await packTar(entries, input.mtimeSeconds, { parents: false }));
+  return { layer, files, comparison, binaries };
+}
+
+/**
+ * Whether a text holds the rc's version: its tag, or a bare form with its pre-release part (as
+ * reversion/version-strings.ts carriesVersion), not continued by a digit (`v1.2.0-rc.10` is
+ * another rc). A form glued to letters still counts, so a rewrite that leaves one is refused.
+ */
+function carrier(rcVersion: string): (text: string) => boolean {
+  const { tag, semver, pep440 } = versionForms(rcVersion);
+  const forms = [tag, ...[semver, pep440].filter((f) => !/^\d+\.\d+\.\d+$/.test(f))];
+  const pattern = new RegExp(
+    `(?:${forms.map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(?![0-9])`,
+  );
+  return (text) => pattern.test(text);
+}
+
+/** The entry time of the release's top layer: the rc's `created`, so it is the rc's own. */
+export function topLayerTime(created: string | undefined): number {
+  const ms = created ? Date.parse(created) : Number.NaN;
+  return Number.isFinite(ms) ? Math.floor(ms / 1000) : 0;
+}
