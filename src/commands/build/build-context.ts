@@ -3,6 +3,7 @@ import type { ImageArtifactConfig } from '../../config/artifacts-schema.ts';
 import type { BuiltImage, EngineName } from '../../engine/engine.ts';
 import type { EngineChoice } from '../../engine/select-engine.ts';
 import type { BaseContext } from '../../pipeline/context.ts';
+import type { Timer } from '../../pipeline/timings.ts';
 import type { ReleaseRecord } from '../../record/release-record.ts';
 import type { ImageStore } from '../../registry/store.ts';
 
@@ -32,6 +33,8 @@ export interface BuildContext extends BaseContext {
   /** The CLI archive built; `signature` is the `<archive>.sig` beside it when the build signed it. */
   cli?: { path: string; sha256: string; size: number; signature?: string };
   built: Record<string, BuiltImage>;
+  /** Where the build's time went, per artifact (and base image) and sub-step. */
+  timer: Timer;
   /** What the evidence step wrote: where, and whether it was signed and attached (else why not). */
   evidence?: { dir: string; signed: boolean; reason?: string };
 }

@@ -44,12 +44,15 @@ export const buildImagesStep: Step<BuildContext> = {
           : {}),
       };
       const cli = artifact.role === 'api' ? ctx.cli : undefined;
+      const recipe = await ctx.timer.time(artifact.name, 'recipe', async () =>
+        engine.name === 'oci'
+          ? { oci: await ociRecipe(ctx, artifact, labels, cli) }
+          : { docker: await dockerRecipe(ctx, artifact, labels, cli) },
+      );
       ctx.built[artifact.name] = await engine.build(
         {
           artifact: artifact.name,
-          ...(engine.name === 'oci'
-            ? { oci: await ociRecipe(ctx, artifact, labels, cli) }
-            : { docker: await dockerRecipe(ctx, artifact, labels, cli) }),
+          ...recipe,
           base: parseStoreImageRef(artifact.base),
           registry: ctx.config.registry,
           repository: artifact.image,
@@ -58,6 +61,7 @@ export const buildImagesStep: Step<BuildContext> = {
           push: ctx.push,
         },
         (line) => io.progress(`${artifact.name}: ${line}`),
+        (part, work) => ctx.timer.time(artifact.name, part, work),
       );
     }
   },

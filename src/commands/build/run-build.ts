@@ -5,12 +5,15 @@ import { rfc3339 } from '../../engine/oci/image-config.ts';
 import { storeOpener } from '../../engine/store-cache.ts';
 import { UsageError } from '../../errors.ts';
 import { runPipeline } from '../../pipeline/runner.ts';
+import type { StepReport } from '../../pipeline/step.ts';
+import { createTimer } from '../../pipeline/timings.ts';
 import { recordPath } from '../../record/release-record.ts';
 import { artifactStrategies } from '../../reversion/artifact-strategies.ts';
 import { baseContext, type GlobalOptions } from '../command-context.ts';
 import { printJson, printLine, warn } from '../output.ts';
 import { type BuildContext, imagesToBuild } from './build-context.ts';
 import { buildPipeline } from './build-pipeline.ts';
+import { buildTiming, renderBuildTiming } from './build-timing.ts';
 
 export async function runBuild(
   options: GlobalOptions & { engine?: EngineName; push?: boolean; only?: string },
@@ -31,8 +34,14 @@ export async function runBuild(
     recordPath: recordPath(base.configDir, base.config.record),
     open: storeOpener({ cwd: base.configDir, env: base.env, insecure: base.config.insecureRegistries }),
     built: {},
+    timer: createTimer(),
   };
-  await runPipeline(buildPipeline, ctx, ctx);
+  const started = performance.now();
+  const reports: StepReport[] = [];
+  await runPipeline(buildPipeline, ctx, { ...ctx, reports });
+  const timing = buildTiming(reports, ctx.timer.timings, performance.now() - started, [
+    ...Object.keys(ctx.config.artifacts),
+  ]);
   const images = Object.fromEntries(
     // A dry run builds nothing: only what was built is listed.
     imagesToBuild(ctx).flatMap(({ name }) => {
@@ -90,6 +99,8 @@ export async function runBuild(
       record: relative(ctx.cwd, ctx.recordPath),
       // SBOM and provenance: where they were written, signed and attached or not (and why).
       evidence: ctx.evidence ? { ...ctx.evidence, dir: relative(ctx.cwd, ctx.evidence.dir) } : null,
+      // Where the time went: each step, and each artifact (and base image) by sub-step.
+      timing,
       warnings: ctx.warnings,
     });
   } else {
@@ -112,6 +123,7 @@ export async function runBuild(
       printLine(
         `evidence: ${relative(ctx.cwd, ctx.evidence.dir)}  ${ctx.evidence.signed ? 'signed, attached to the images' : `unsigned (${ctx.evidence.reason})`}`,
       );
+    for (const line of renderBuildTiming(timing)) printLine(line);
   }
   for (const text of ctx.warnings) warn(text);
 }

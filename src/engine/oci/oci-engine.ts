@@ -2,7 +2,7 @@ import { OCI_LAYOUT_PREFIX } from '../../config/constants.ts';
 import { InternalError } from '../../errors.ts';
 import { formatImageRef } from '../../registry/image-ref.ts';
 import type { ImageStore } from '../../registry/store.ts';
-import type { BuiltImage, Engine, ImageBuildRequest, OciRecipe } from '../engine.ts';
+import type { BuiltImage, Engine, ImageBuildRequest, OciRecipe, TimePart } from '../engine.ts';
 import { readBaseImage } from './base-image-reader.ts';
 import { createLayer, type Layer, type LayerEntry } from './layer.ts';
 import { splitVersionFiles, VERSION_LAYER_DIGEST_LABEL, VERSION_LAYER_FILES_LABEL } from './version-layer.ts';
@@ -20,17 +20,23 @@ export const LOCAL_LAYOUT = `${OCI_LAYOUT_PREFIX}.release/oci`;
 export function createOciEngine(options: { open: (registry: string) => ImageStore; epoch: number }): Engine {
   return {
     name: 'oci',
-    async build(request: ImageBuildRequest, progress): Promise<BuiltImage> {
+    async build(
+      request: ImageBuildRequest,
+      progress,
+      time: TimePart = (_, work) => work(),
+    ): Promise<BuiltImage> {
       const { base: ref } = request;
       progress(`reading base ${ref.text}`);
-      const base = await readBaseImage(options.open(ref.store), ref.repository, ref.reference, ref.text);
+      const base = await time('read base', () =>
+        readBaseImage(options.open(ref.store), ref.repository, ref.reference, ref.text),
+      );
       const recipe = request.oci;
       if (!recipe) throw new InternalError('NO_OCI_RECIPE', `no daemonless recipe for ${request.artifact}`);
       const { layers: lists, spec } = withVersionLayer(recipe);
       const layers: Layer[] = [];
       for (const entries of lists) {
         progress(`packing ${entries.length} entries`);
-        layers.push(await createLayer(entries, options.epoch));
+        layers.push(await time('layers', () => createLayer(entries, options.epoch)));
       }
       if (spec.versionFiles?.length) {
         // Marked so `release promote --channel release` can find it and replace only it.
@@ -43,14 +49,16 @@ export function createOciEngine(options: { open: (registry: string) => ImageStor
       const pushed = request.push || request.registry.startsWith(OCI_LAYOUT_PREFIX);
       const registry = pushed ? request.registry : LOCAL_LAYOUT;
       progress(`writing ${request.repository}:${request.tag} to ${registry}`);
-      const written = await buildOnBase({
-        store: options.open(registry),
-        repository: request.repository,
-        tags: [request.tag],
-        base,
-        layers,
-        spec,
-      });
+      const written = await time('write', () =>
+        buildOnBase({
+          store: options.open(registry),
+          repository: request.repository,
+          tags: [request.tag],
+          base,
+          layers,
+          spec,
+        }),
+      );
       return {
         artifact: request.artifact,
         engine: 'oci',
