@@ -18,6 +18,8 @@ export const LOCAL_LAYOUT = `${OCI_LAYOUT_PREFIX}.release/oci`;
  * local layout `.release/oci`. The digest is the same wherever it lands.
  */
 export function createOciEngine(options: { open: (registry: string) => ImageStore; epoch: number }): Engine {
+  // The repositories written so far, per store: a later image mounts the shared base layers from them.
+  const written = new Map<string, string[]>();
   return {
     name: 'oci',
     async build(
@@ -49,7 +51,8 @@ export function createOciEngine(options: { open: (registry: string) => ImageStor
       const pushed = request.push || request.registry.startsWith(OCI_LAYOUT_PREFIX);
       const registry = pushed ? request.registry : LOCAL_LAYOUT;
       progress(`writing ${request.repository}:${request.tag} to ${registry}`);
-      const written = await time('write', () =>
+      const repositories = written.get(registry) ?? [];
+      const image = await time('write', () =>
         buildOnBase({
           store: options.open(registry),
           repository: request.repository,
@@ -57,13 +60,15 @@ export function createOciEngine(options: { open: (registry: string) => ImageStor
           base,
           layers,
           spec,
+          mountFrom: repositories,
         }),
       );
+      written.set(registry, [...repositories, request.repository]);
       return {
         artifact: request.artifact,
         engine: 'oci',
         reference: formatImageRef(registry, request.repository, request.tag),
-        digest: written.digest,
+        digest: image.digest,
         pushed,
         base: { reference: ref.text, digest: base.digest },
       };
