@@ -6,6 +6,7 @@ import type { BaseContext } from '../../pipeline/context.ts';
 import type { Timer } from '../../pipeline/timings.ts';
 import type { ReleaseRecord } from '../../record/release-record.ts';
 import type { ImageStore } from '../../registry/store.ts';
+import type { imageReversion } from '../../reversion/artifact-strategies.ts';
 
 export interface BuildContext extends BaseContext {
   /** `--engine`; undefined lets the build choose (docker when one answers, else oci). */
@@ -35,6 +36,11 @@ export interface BuildContext extends BaseContext {
   built: Record<string, BuiltImage>;
   /** Where the build's time went, per artifact (and base image) and sub-step. */
   timer: Timer;
+  /**
+   * Each image's reversion (strategy and the files baking the version), found by reading every
+   * file it takes: once, by the images step, then reused for the strategies `release build` prints.
+   */
+  reversions: Record<string, Awaited<ReturnType<typeof imageReversion>>>;
   /** What the evidence step wrote: where, and whether it was signed and attached (else why not). */
   evidence?: { dir: string; signed: boolean; reason?: string };
 }

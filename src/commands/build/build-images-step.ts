@@ -111,7 +111,8 @@ async function ociRecipe(
   } else if (artifact.role === 'web') spec.versionFiles = webVersionFiles(layers[0]!);
   // Files whose code bakes the version (a bundle) join the version layer too, so that a release
   // rebuilt from the rc's commit swaps only them and every code layer stays the rc's.
-  const { baked } = await imageReversion(ctx.configDir, artifact, ctx.tag!);
+  ctx.reversions[artifact.name] ??= await imageReversion(ctx.configDir, artifact, ctx.tag!);
+  const { baked } = ctx.reversions[artifact.name]!;
   const bakedHere = baked.filter((path) => layers[0]!.some((e) => e.type === 'file' && e.path === path));
   if (bakedHere.length) {
     spec.versionFiles = [...(spec.versionFiles ?? []), ...bakedHere];
