@@ -53,10 +53,26 @@ describe('sideBySide', () => {
     const slow = gated('slow', new Promise((resolve) => setTimeout(resolve, 20)));
     const next = gated('after the failure', Promise.resolve());
     await expect(
-      runPipeline([sideBySide('both', [[failing, next], [slow]])], ctx, { json: true, env: {} }),
+      runPipeline([sideBySide('both', [[slow], [failing, next]])], ctx, { json: true, env: {} }),
     ).rejects.toBe(boom);
     // The failed lane stopped; the other one ran to its end before the error came out.
     expect(ctx.log).toEqual(['slow start', 'slow end']);
+  });
+
+  it('starts no further step in any lane once one has failed', async () => {
+    const ctx: Ctx = { log: [] };
+    const failing: Step<Ctx> = {
+      title: 'base',
+      run: async () => {
+        throw new Error('no base');
+      },
+    };
+    // Under way when the base fails: it finishes; the step after it never starts.
+    const command = gated('command', new Promise((resolve) => setTimeout(resolve, 20)));
+    const next = gated('next command', Promise.resolve());
+    const run = runPipeline([sideBySide('both', [[failing], [command, next]])], ctx, { json: true, env: {} });
+    await expect(run).rejects.toThrow('no base');
+    expect(ctx.log).toEqual(['command start', 'command end']);
   });
 
   it('passes over a step that does not apply, and skips when none does; writes if any inner step writes', async () => {
