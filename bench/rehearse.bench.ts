@@ -108,6 +108,12 @@ function report(checkouts: Checkout[], nodeMs: number[]): void {
   );
   console.log(
     row(
+      '  its CPU time (user + sys)',
+      checkouts.map((c) => median(c.cpuMs)),
+    ),
+  );
+  console.log(
+    row(
       '  the rehearsal (its own total)',
       checkouts.map((c) => median(c.totalMs)),
     ),
