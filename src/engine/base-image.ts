@@ -11,6 +11,13 @@ import { putImage, type WrittenImage } from './oci/write-image.ts';
 /** Where node lives in the base image; the service images run it from here. */
 export const NODE_PATH = '/usr/local/bin/node';
 
+/**
+ * The base layer is almost all machine code (the node binary, ~100 MB), which level 6 squeezes only
+ * 8% smaller than level 1 for 2.3 times the time (2.0 s against 0.85 s on a quiet 2-core machine):
+ * it was the largest cost of a first build. Fixed, so the same node still gives the same digest.
+ */
+const BASE_GZIP_LEVEL = 1;
+
 const CA_BUNDLES = ['/etc/ssl/certs/ca-certificates.crt', '/etc/pki/tls/certs/ca-bundle.crt'];
 
 export interface BaseImageResult extends WrittenImage {
@@ -56,7 +63,7 @@ export async function makeBaseImage(options: {
     entries.push({ type: 'file', path: '/etc/ssl/certs/ca-certificates.crt', source: await realpath(ca) });
 
   const nodeVersion = (await execa(node, ['--version'])).stdout.trim();
-  const layer = await createLayer(entries, options.epoch);
+  const layer = await createLayer(entries, options.epoch, BASE_GZIP_LEVEL);
   const created = rfc3339(options.epoch);
   const config: OciImageConfig = {
     created,

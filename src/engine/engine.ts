@@ -82,8 +82,11 @@ export interface BuiltImage {
   warnings?: string[];
 }
 
+/** Time one part of an image's build (`layers`, `write`) so the build can say where time went. */
+export type TimePart = <T>(part: string, work: () => Promise<T>) => Promise<T>;
+
 /** What both engines do: one image per call. */
 export interface Engine {
   readonly name: EngineName;
-  build(request: ImageBuildRequest, progress: (line: string) => void): Promise<BuiltImage>;
+  build(request: ImageBuildRequest, progress: (line: string) => void, time?: TimePart): Promise<BuiltImage>;
 }

@@ -3,7 +3,9 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BuildTiming } from '../../src/commands/build/build-timing.ts';
 import { MIN_CLI_VERSION } from '../../src/service/api/min-cli-version.ts';
+import { expectBuildTiming } from '../helpers/build-timing.ts';
 import { type Dockerd, startDockerd } from '../helpers/dockerd.ts';
 import { GitRepo } from '../helpers/git-repo.ts';
 import { writeReferenceConfig } from '../helpers/reference-config.ts';
@@ -21,6 +23,7 @@ interface BuildJson {
   created: string;
   cli: { archive: string; sha256: string; size: number };
   images: Record<'api' | 'worker' | 'web', { reference: string; digest: string; pushed: boolean }>;
+  timing: BuildTiming;
   warnings: string[];
 }
 
@@ -97,6 +100,16 @@ describe('release build --engine oci', () => {
       'oci-layout:.release/oci/service-api:v1.4.0',
       'oci-layout:.release/oci/service-api:latest',
     ]);
+  });
+
+  it('says where its time went: each step, each artifact and the base it made, by sub-step', () => {
+    expectBuildTiming(first.timing, {
+      images: [...ARTIFACTS],
+      cli: 'cli',
+      // writeReferenceConfig configures no signing key: nothing is signed, so no signing is timed.
+      signed: false,
+      base: 'oci-layout:.release/base/node:20',
+    });
   });
 
   it('writes images skopeo reads: digest, labels and environment', () => {

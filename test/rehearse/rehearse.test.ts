@@ -1,13 +1,22 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
+import type { BuildTiming } from '../../src/commands/build/build-timing.ts';
+import { expectBuildTiming } from '../helpers/build-timing.ts';
 import { jsonOf, runRelease } from '../helpers/run-release.ts';
 
 interface Report {
   ok: boolean;
   totalMs: number;
   workspace: { path: string | null; kept: boolean };
-  steps: { title: string; status: string; ms: number; detail?: string; reason?: string }[];
+  steps: {
+    title: string;
+    status: string;
+    ms: number;
+    detail?: string;
+    reason?: string;
+    breakdown?: BuildTiming;
+  }[];
   error?: { code: string; message: string };
 }
 
@@ -60,6 +69,20 @@ describe('release rehearse (embedded default: no Docker, no registry)', () => {
       expect(step.status).toBe(skipped.some((t) => step.title.startsWith(t)) ? 'skipped' : 'done');
       expect(step.ms).toBeGreaterThanOrEqual(0);
     }
+    // The steps fit in the rehearsal's total.
+    const stepsMs = report.steps.reduce((sum, s) => sum + s.ms, 0);
+    expect(stepsMs).toBeLessThanOrEqual(report.totalMs + report.steps.length);
+    // Only the build step is broken down: per artifact (and the base it made) and sub-step, signed.
+    const build = report.steps.find((s) => s.title === 'Build every artifact')!;
+    expect(report.steps.filter((s) => s.breakdown).map((s) => s.title)).toEqual([build.title]);
+    expectBuildTiming(build.breakdown!, {
+      images: ['api', 'worker', 'web'],
+      cli: 'cli',
+      signed: true,
+      base: 'oci-layout:.release/base/node:20',
+    });
+    // `release build` ran inside the step (a process of its own, started after the step began).
+    expect(build.breakdown!.totalMs).toBeLessThanOrEqual(build.ms);
     expect(report.steps[1]!.reason).toBe('the embedded OCI layout needs no registry');
     const detail = (title: string) => report.steps.find((s) => s.title.startsWith(title))?.detail ?? '';
     expect(detail('Stamp')).toBe('v1.0.0-rc.1 from git, channel rc');

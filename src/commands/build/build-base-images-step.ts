@@ -28,7 +28,7 @@ export const buildBaseImagesStep: Step<BuildContext> = {
       const store = ctx.open(ref.store);
       let found: unknown;
       try {
-        found = await store.resolve(ref.repository, ref.reference);
+        found = await ctx.timer.time(text, 'check', () => store.resolve(ref.repository, ref.reference));
       } catch (error) {
         throw new ExternalError(
           'BASE_IMAGE_UNREADABLE',
@@ -49,12 +49,14 @@ export const buildBaseImagesStep: Step<BuildContext> = {
         });
       }
       io.progress(`${text}: making it from this machine's node`);
-      const made = await makeBaseImage({
-        store,
-        repository: ref.repository,
-        tags: [ref.reference],
-        epoch: buildEpoch(ctx.env, null),
-      });
+      const made = await ctx.timer.time(text, "make from this machine's node", () =>
+        makeBaseImage({
+          store,
+          repository: ref.repository,
+          tags: [ref.reference],
+          epoch: buildEpoch(ctx.env, null),
+        }),
+      );
       ctx.warnings.push(
         `base image ${text} did not exist: made it from this machine's node ${made.nodeVersion} (${made.digest})`,
       );

@@ -37,16 +37,18 @@ export const buildCliArchiveStep: Step<BuildContext> = {
     const path = resolve(ctx.configDir, archive);
     const signing = await archiveSigning(ctx);
     const before = await stat(path).catch(() => undefined);
-    await runBuildCommand({
-      at: `artifacts.${cli.name}.build.command`,
-      command,
-      cwd: ctx.configDir,
-      env: buildCommandEnv(ctx.env, ctx.tag!, {
-        SERVICE_CLI_INSTALL_COMMAND: cli.installCommand,
-        ...(signing ? { SERVICE_CLI_PUBLIC_KEY: signing.publicKeyPem } : {}),
+    await ctx.timer.time(cli.name, 'build command', () =>
+      runBuildCommand({
+        at: `artifacts.${cli.name}.build.command`,
+        command,
+        cwd: ctx.configDir,
+        env: buildCommandEnv(ctx.env, ctx.tag!, {
+          SERVICE_CLI_INSTALL_COMMAND: cli.installCommand,
+          ...(signing ? { SERVICE_CLI_PUBLIC_KEY: signing.publicKeyPem } : {}),
+        }),
+        progress: (line) => io.progress(line),
       }),
-      progress: (line) => io.progress(line),
-    });
+    );
     const after = await stat(path).catch(() => undefined);
     const unchanged =
       before &&
@@ -72,7 +74,9 @@ export const buildCliArchiveStep: Step<BuildContext> = {
     // A signature of an older archive must never stay beside a new one.
     const signaturePath = `${path}${SIGNATURE_SUFFIX}`;
     if (signing) {
-      await writeFileAtomically(signaturePath, signatureFileText(signArchive(bytes, signing.privateKey)));
+      await ctx.timer.time(cli.name, 'sign', () =>
+        writeFileAtomically(signaturePath, signatureFileText(signArchive(bytes, signing.privateKey))),
+      );
       ctx.cli.signature = signaturePath;
     } else await rm(signaturePath, { force: true });
     io.progress(

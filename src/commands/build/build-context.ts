@@ -3,8 +3,10 @@ import type { ImageArtifactConfig } from '../../config/artifacts-schema.ts';
 import type { BuiltImage, EngineName } from '../../engine/engine.ts';
 import type { EngineChoice } from '../../engine/select-engine.ts';
 import type { BaseContext } from '../../pipeline/context.ts';
+import type { Timer } from '../../pipeline/timings.ts';
 import type { ReleaseRecord } from '../../record/release-record.ts';
 import type { ImageStore } from '../../registry/store.ts';
+import type { imageReversion } from '../../reversion/artifact-strategies.ts';
 
 export interface BuildContext extends BaseContext {
   /** `--engine`; undefined lets the build choose (docker when one answers, else oci). */
@@ -32,6 +34,13 @@ export interface BuildContext extends BaseContext {
   /** The CLI archive built; `signature` is the `<archive>.sig` beside it when the build signed it. */
   cli?: { path: string; sha256: string; size: number; signature?: string };
   built: Record<string, BuiltImage>;
+  /** Where the build's time went, per artifact (and base image) and sub-step. */
+  timer: Timer;
+  /**
+   * Each image's reversion (strategy and the files baking the version), found by reading every
+   * file it takes: once, by the images step, then reused for the strategies `release build` prints.
+   */
+  reversions: Record<string, Awaited<ReturnType<typeof imageReversion>>>;
   /** What the evidence step wrote: where, and whether it was signed and attached (else why not). */
   evidence?: { dir: string; signed: boolean; reason?: string };
 }

@@ -33,46 +33,49 @@ export const buildEvidenceStep: Step<BuildContext> = {
     const builder = { id: builderId(ctx.env, hostname()), toolVersion: packageVersion() };
     for (const artifact of imagesToBuild(ctx)) {
       const built = ctx.built[artifact.name]!;
-      if (!built.digest) {
+      const digest = built.digest;
+      if (!digest) {
         ctx.warnings.push(
           `${artifact.name}: no SBOM or provenance: the image is only in the Docker engine (no manifest digest to name); build with --push`,
         );
         continue;
       }
       const store = ctx.open(built.pushed ? ctx.config.registry : LOCAL_LAYOUT);
-      const evidence = await imageEvidence({
-        store,
-        open: ctx.open,
-        base: parseBaseImageRef(artifact.base),
-        toolVersion: builder.toolVersion,
-        provenance: {
-          repository: artifact.image,
-          digest: built.digest,
-          artifact: artifact.name,
-          version: ctx.tag!,
-          engine: built.engine,
-          recipe: await recipeOf(ctx, artifact, built.engine),
-          commit: ctx.record!.commit,
-          source: ctx.source!,
-          epoch: ctx.epoch!,
-          builder,
-        },
-      });
-      await validateSbom(evidence.sbom, artifact.name);
+      const time = <T>(part: string, work: () => Promise<T>) => ctx.timer.time(artifact.name, part, work);
+      const evidence = await time('sbom and provenance', async () =>
+        imageEvidence({
+          store,
+          open: ctx.open,
+          base: parseBaseImageRef(artifact.base),
+          toolVersion: builder.toolVersion,
+          provenance: {
+            repository: artifact.image,
+            digest,
+            artifact: artifact.name,
+            version: ctx.tag!,
+            engine: built.engine,
+            recipe: await recipeOf(ctx, artifact, built.engine),
+            commit: ctx.record!.commit,
+            source: ctx.source!,
+            epoch: ctx.epoch!,
+            builder,
+          },
+        }),
+      );
+      await time('validate sbom', () => validateSbom(evidence.sbom, artifact.name));
       let bundles: { sbom: Uint8Array; provenance: Uint8Array } | undefined;
       if (key) {
-        const target = { repository: artifact.image, digest: built.digest };
-        const sbom = await attachEvidence(store, key, { ...target, kind: 'sbom' }, evidence.sbomStatement);
-        const provenance = await attachEvidence(
-          store,
-          key,
-          { ...target, kind: 'provenance' },
-          evidence.provenanceStatement,
-        );
+        const target = { repository: artifact.image, digest };
+        const [sbom, provenance] = await time('sign and attach', async () => [
+          await attachEvidence(store, key, { ...target, kind: 'sbom' }, evidence.sbomStatement),
+          await attachEvidence(store, key, { ...target, kind: 'provenance' }, evidence.provenanceStatement),
+        ]);
         bundles = { sbom: sbom.bundle, provenance: provenance.bundle };
         io.progress(`${artifact.name}: SBOM ${sbom.status}, provenance ${provenance.status}`);
       }
-      await writeEvidenceFiles(dir, artifact.name, { ...evidence, ...(bundles ? { bundles } : {}) });
+      await time('write evidence files', () =>
+        writeEvidenceFiles(dir, artifact.name, { ...evidence, ...(bundles ? { bundles } : {}) }),
+      );
     }
     if (key) ctx.evidence = { dir, signed: true };
     io.progress(`${relative(ctx.cwd, dir)}${key ? ', signed and attached' : ', unsigned'}`);

@@ -51,12 +51,15 @@ export const buildImagesStep: Step<BuildContext> = {
           : {}),
       };
       const cli = artifact.role === 'api' ? ctx.cli : undefined;
+      const recipe = await ctx.timer.time(artifact.name, 'recipe', async () =>
+        engine.name === 'oci'
+          ? { oci: await ociRecipe(ctx, artifact, labels, cli) }
+          : { docker: await dockerRecipe(ctx, artifact, labels, cli) },
+      );
       ctx.built[artifact.name] = await engine.build(
         {
           artifact: artifact.name,
-          ...(engine.name === 'oci'
-            ? { oci: await ociRecipe(ctx, artifact, labels, cli) }
-            : { docker: await dockerRecipe(ctx, artifact, labels, cli) }),
+          ...recipe,
           base: parseBaseImageRef(artifact.base),
           registry: ctx.config.registry,
           repository: artifact.image,
@@ -65,6 +68,7 @@ export const buildImagesStep: Step<BuildContext> = {
           push: ctx.push,
         },
         (line) => io.progress(`${artifact.name}: ${line}`),
+        (part, work) => ctx.timer.time(artifact.name, part, work),
       );
       ctx.warnings.push(...(ctx.built[artifact.name]!.warnings ?? []));
     }
@@ -115,7 +119,8 @@ async function ociRecipe(
   } else if (artifact.role === 'web') spec.versionFiles = webVersionFiles(layers[0]!);
   // Files whose code bakes the version (a bundle) join the version layer too, so that a release
   // rebuilt from the rc's commit swaps only them and every code layer stays the rc's.
-  const { baked } = await imageReversion(ctx.configDir, artifact, ctx.tag!);
+  ctx.reversions[artifact.name] ??= await imageReversion(ctx.configDir, artifact, ctx.tag!);
+  const { baked } = ctx.reversions[artifact.name]!;
   const bakedHere = baked.filter((path) => layers[0]!.some((e) => e.type === 'file' && e.path === path));
   if (bakedHere.length) {
     // A page found by name that bakes the version beyond its meta tag is listed once, as baked.

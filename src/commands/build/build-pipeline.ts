@@ -1,3 +1,4 @@
+import { sideBySide } from '../../pipeline/side-by-side.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { buildBaseImagesStep } from './build-base-images-step.ts';
 import { buildCheckArtifactsStep } from './build-check-artifacts-step.ts';
@@ -25,9 +26,15 @@ export const buildPipeline: readonly Step<BuildContext>[] = [
   buildMinCliStep, // the CLI built is not below the min_cli_version its own API serves
   buildCheckArtifactsStep, // each artifact says how --engine builds it; paths stay in the project
   buildChooseEngineStep, // --engine, else docker when one answers a ping, else oci
-  buildBaseImagesStep, // every base present; a missing layout base is made from this node
-  buildCliArchiveStep, // the CLI's build command; its archive's SHA-256 (the api image serves it)
-  buildRunCommandsStep, // each image's build command (bundles, web client), then its files must exist
+  // Independent, so side by side: making a missing base (compressing node, in this process)
+  // overlaps the project's build commands, which still run one at a time, in order.
+  sideBySide('Check the base images and run the build commands', [
+    [buildBaseImagesStep], // every base present; a missing layout base is made from this node
+    [
+      buildCliArchiveStep, // the CLI's build command; its archive's SHA-256 (the api image serves it)
+      buildRunCommandsStep, // each image's build command (bundles, web client), then its files must exist
+    ],
+  ]),
   buildImagesStep, // one image per artifact, labelled, under build-<commit>: never a channel tag
   buildCheckVersionTagsStep, // the version's tag already on other bytes: promoting this will be refused
   buildEvidenceStep, // SBOM and provenance per image, read from its layers; signed and attached with the key

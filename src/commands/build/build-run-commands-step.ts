@@ -17,13 +17,15 @@ export const buildRunCommandsStep: Step<BuildContext> = {
     for (const artifact of images) {
       if (!artifact.build) continue;
       io.progress(`${artifact.name}: ${artifact.build.command.join(' ')}`);
-      await runBuildCommand({
-        at: `artifacts.${artifact.name}.build.command`,
-        command: artifact.build.command,
-        cwd: ctx.configDir,
-        env: buildCommandEnv(ctx.env, ctx.tag!, {}, ctx.config),
-        progress: (line) => io.progress(`${artifact.name}: ${line}`),
-      });
+      await ctx.timer.time(artifact.name, 'build command', () =>
+        runBuildCommand({
+          at: `artifacts.${artifact.name}.build.command`,
+          command: artifact.build!.command,
+          cwd: ctx.configDir,
+          env: buildCommandEnv(ctx.env, ctx.tag!, {}, ctx.config),
+          progress: (line) => io.progress(`${artifact.name}: ${line}`),
+        }),
+      );
     }
     const problems = checkArtifacts({
       projectDir: ctx.configDir,

@@ -5,12 +5,16 @@ import { rfc3339 } from '../../engine/oci/image-config.ts';
 import { storeOpener } from '../../engine/store-cache.ts';
 import { UsageError } from '../../errors.ts';
 import { runPipeline } from '../../pipeline/runner.ts';
+import type { StepReport } from '../../pipeline/step.ts';
+import { createTimer } from '../../pipeline/timings.ts';
 import { recordPath } from '../../record/release-record.ts';
-import { artifactStrategies } from '../../reversion/artifact-strategies.ts';
+import { artifactStrategies, imageReversion } from '../../reversion/artifact-strategies.ts';
+import type { StrategyChoice } from '../../reversion/choose-strategy.ts';
 import { baseContext, type GlobalOptions } from '../command-context.ts';
 import { printJson, printLine, warn } from '../output.ts';
 import { type BuildContext, imagesIn, imagesToBuild } from './build-context.ts';
 import { buildPipeline } from './build-pipeline.ts';
+import { buildTiming, renderBuildTiming } from './build-timing.ts';
 
 export async function runBuild(
   options: GlobalOptions & { engine?: EngineName; push?: boolean; only?: string },
@@ -39,8 +43,16 @@ export async function runBuild(
     recordPath: recordPath(base.configDir, base.config.record),
     open: storeOpener({ cwd: base.configDir, env: base.env, insecure: base.config.insecureRegistries }),
     built: {},
+    timer: createTimer(),
+    reversions: {},
   };
-  await runPipeline(buildPipeline, ctx, ctx);
+  const started = performance.now();
+  const reports: StepReport[] = [];
+  await runPipeline(buildPipeline, ctx, { ...ctx, reports });
+  const reversion = await reversionStrategies(ctx);
+  const timing = buildTiming(reports, ctx.timer.timings, performance.now() - started, [
+    ...Object.keys(ctx.config.artifacts),
+  ]);
   const images = Object.fromEntries(
     // A dry run builds nothing: only what was built is listed.
     imagesToBuild(ctx).flatMap(({ name }) => {
@@ -67,16 +79,6 @@ export async function runBuild(
     // The `.sig` beside the archive when the build signed it, else null (an unsigned build says why in warnings).
     signature: ctx.cli.signature ? relative(ctx.cwd, ctx.cli.signature) : null,
   };
-  // Which way a release made from an rc of this build gets its version, per artifact.
-  const reversion = await artifactStrategies({
-    configDir: ctx.configDir,
-    tag: ctx.tag!,
-    images: imagesToBuild(ctx),
-    cli:
-      ctx.cli && cliArtifact(ctx.config)
-        ? { config: cliArtifact(ctx.config)!, archivePath: ctx.cli.path }
-        : undefined,
-  });
   for (const artifact of imagesToBuild(ctx))
     if (reversion[artifact.name]?.strategy === 'rebuild' && ctx.engine?.name === 'docker')
       // The oci engine puts the baked files in the version layer; a Dockerfile decides its layers.
@@ -98,6 +100,8 @@ export async function runBuild(
       record: relative(ctx.cwd, ctx.recordPath),
       // SBOM and provenance: where they were written, signed and attached or not (and why).
       evidence: ctx.evidence ? { ...ctx.evidence, dir: relative(ctx.cwd, ctx.evidence.dir) } : null,
+      // Where the time went: each step, and each artifact (and base image) by sub-step.
+      timing,
       warnings: ctx.warnings,
     });
   } else {
@@ -120,8 +124,37 @@ export async function runBuild(
       printLine(
         `evidence: ${relative(ctx.cwd, ctx.evidence.dir)}  ${ctx.evidence.signed ? 'signed, attached to the images' : `unsigned (${ctx.evidence.reason})`}`,
       );
+    for (const line of renderBuildTiming(timing)) printLine(line);
   }
   for (const text of ctx.warnings) warn(text);
+}
+
+/**
+ * Which way a release made from an rc of this build gets its version, per artifact. An image's
+ * was found by the images step when it made the recipe (reading every file the image takes for
+ * the version): reused, not read again; the docker engine's recipe reads none, so it is found here.
+ */
+async function reversionStrategies(ctx: BuildContext): Promise<Record<string, StrategyChoice>> {
+  const images: Record<string, StrategyChoice> = {};
+  for (const artifact of imagesToBuild(ctx))
+    images[artifact.name] = await ctx.timer.time(
+      artifact.name,
+      'reversion',
+      async () =>
+        (ctx.reversions[artifact.name] ?? (await imageReversion(ctx.configDir, artifact, ctx.tag!))).choice,
+    );
+  const cli = cliArtifact(ctx.config);
+  if (!ctx.cli || !cli) return images;
+  const archivePath = ctx.cli.path;
+  const cliChoice = await ctx.timer.time(cli.name, 'reversion', () =>
+    artifactStrategies({
+      configDir: ctx.configDir,
+      tag: ctx.tag!,
+      images: [],
+      cli: { config: cli, archivePath },
+    }),
+  );
+  return { ...images, ...cliChoice };
 }
 
 const STRATEGY_TEXT = {

@@ -1,5 +1,7 @@
 import { INTERNAL } from '../../errors.ts';
 import type { StepReport } from '../../pipeline/step.ts';
+import { formatMs } from '../../pipeline/timings.ts';
+import { type BuildTiming, timingLines } from '../build/build-timing.ts';
 import type { RehearseContext } from './rehearse-context.ts';
 
 export interface RehearsalReport {
@@ -8,7 +10,8 @@ export interface RehearsalReport {
   totalMs: number;
   /** Where the workspace was; `kept` says whether it is still there. */
   workspace: { path: string | null; kept: boolean };
-  steps: (StepReport & { detail?: string })[];
+  /** Each step; the build's carries `breakdown`: its time per artifact and sub-step. */
+  steps: (StepReport & { detail?: string; breakdown?: BuildTiming })[];
   error?: { code: string; message: string };
 }
 
@@ -21,6 +24,7 @@ export function rehearsalReport(
   const steps = reports.map((step) => ({
     ...step,
     ...(ctx.notes[step.title] ? { detail: ctx.notes[step.title] } : {}),
+    ...(ctx.breakdowns[step.title] ? { breakdown: ctx.breakdowns[step.title] } : {}),
   }));
   return {
     ok: failure === undefined,
@@ -48,13 +52,10 @@ export function renderRehearsal(report: RehearsalReport): string[] {
     // A failure or a skip says why; a step that ran says what it found.
     const detail = step.status === 'done' ? step.detail : step.reason?.split('\n')[0];
     if (detail) lines.push(`                 ${detail}`);
+    if (step.breakdown) for (const line of timingLines(step.breakdown)) lines.push(`               ${line}`);
   }
   lines.push('', `${report.ok ? 'rehearsal passed' : 'rehearsal FAILED'} in ${formatMs(report.totalMs)}`);
   if (report.workspace.kept && report.workspace.path)
     lines.push(`workspace kept at ${report.workspace.path}`);
   return lines;
-}
-
-function formatMs(ms: number): string {
-  return ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${ms} ms`;
 }

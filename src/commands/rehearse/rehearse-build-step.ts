@@ -3,6 +3,7 @@ import { IMAGE_ROLES } from '../../config/constants.ts';
 import { RuleError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { openConfiguredStore } from '../../registry/open-store.ts';
+import type { BuildTiming } from '../build/build-timing.ts';
 import { REHEARSAL, type RehearseContext } from './rehearse-context.ts';
 import { releaseJson } from './release-json.ts';
 
@@ -11,6 +12,7 @@ interface BuildJson {
   buildTag: string;
   cli: { sha256: string; signature: string | null } | null;
   images: Record<string, { digest: string | null }>;
+  timing: BuildTiming;
 }
 
 /** `release build`: the CLI archive and three images (daemonless into the layout, or Docker + push). */
@@ -38,5 +40,7 @@ export const rehearseBuildStep: Step<RehearseContext> = {
     }
     ctx.notes[this.title] =
       `engine ${json.engine}; ${images} under ${json.buildTag} (no version tag yet); cli sha256 ${json.cli?.sha256.slice(0, 12)}${signed}`;
+    // Where the build's time went, per artifact and sub-step: the report shows it under the step.
+    ctx.breakdowns[this.title] = json.timing;
   },
 };

@@ -1,6 +1,7 @@
 import type { LocalNpmRegistry } from '../../cli-package/local-npm-registry.ts';
 import type { BaseContext } from '../../pipeline/context.ts';
 import type { LocalRegistry } from '../../registry/local-registry.ts';
+import type { BuildTiming } from '../build/build-timing.ts';
 import type { StartedContainer } from './start-released-container.ts';
 import type { StartedService } from './start-released-image.ts';
 
@@ -40,4 +41,6 @@ export interface RehearseContext extends BaseContext {
   urls?: { api: string; web: string; workerHealth: string };
   /** What each step found, one line per step title, for the report. */
   notes: Record<string, string>;
+  /** Where a step's time went (the build's `timing` from `release build --json`), by step title. */
+  breakdowns: Record<string, BuildTiming>;
 }

@@ -30,6 +30,7 @@ export async function runRehearse(options: RehearseOptions): Promise<void> {
     services: [],
     containers: [],
     notes: {},
+    breakdowns: {},
   };
   const reports: StepReport[] = [];
   const started = performance.now();

@@ -40,6 +40,8 @@ export async function startReleasedImage(options: {
   tag: string;
   dir: string;
   env?: Record<string, string>;
+  /** Layers known to hold no `/app` file (the base's): not unpacked, they are most of the bytes. */
+  skipLayers?: ReadonlySet<string>;
 }): Promise<StartedService> {
   const { store, artifact, repository, tag, dir } = options;
   const manifest = await store.getManifest(repository, tag);
@@ -54,7 +56,9 @@ export async function startReleasedImage(options: {
   if (layers.length === 0) throw new ExternalError('IMAGE_EMPTY', `${repository}:${tag} has no layers`);
   // The `/app` files may span layers (the api's CLI archive is a layer of its own): unpack the
   // `app/` entries of every layer, bottom up, as the image's filesystem would stack them.
-  for (const layer of layers) await unpackApp(await store.getBlob(repository, layer.digest), dir);
+  for (const layer of layers)
+    if (!options.skipLayers?.has(layer.digest))
+      await unpackApp(await store.getBlob(repository, layer.digest), dir);
 
   const env = Object.fromEntries(
     (image.config?.Env ?? []).map((line) => {

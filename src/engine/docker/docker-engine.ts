@@ -3,7 +3,7 @@ import { OCI_LAYOUT_PREFIX } from '../../config/constants.ts';
 import { ExternalError, InternalError } from '../../errors.ts';
 import { formatImageRef } from '../../registry/image-ref.ts';
 import type { ImageStore } from '../../registry/store.ts';
-import type { BuiltImage, Engine, ImageBuildRequest } from '../engine.ts';
+import type { BuiltImage, Engine, ImageBuildRequest, TimePart } from '../engine.ts';
 import { openBaseImage } from '../oci/base-image-reader.ts';
 import { followProgress, type ProgressLine, progressError } from './connect.ts';
 import { exportToStore } from './export-to-store.ts';
@@ -24,7 +24,11 @@ export function createDockerEngine(options: {
   const { docker } = options;
   return {
     name: 'docker',
-    async build(request: ImageBuildRequest, progress): Promise<BuiltImage> {
+    async build(
+      request: ImageBuildRequest,
+      progress,
+      time: TimePart = (_, work) => work(),
+    ): Promise<BuiltImage> {
       const layout = request.registry.startsWith(OCI_LAYOUT_PREFIX);
       const ref = request.base;
       const { base, close } = await openBaseImage(ref, options.open);
@@ -33,7 +37,8 @@ export function createDockerEngine(options: {
         ? `release-base/${ref.repository}:${ref.reference.replace(/^sha256:/, '').slice(0, 64)}`
         : `release-base/file:${base.digest.slice('sha256:'.length)}`;
       try {
-        progress(`base ${ref.text}: ${await loadBaseIntoDocker(docker, base, baseName)} as ${baseName}`);
+        const loaded = await time('load base', () => loadBaseIntoDocker(docker, base, baseName));
+        progress(`base ${ref.text}: ${loaded} as ${baseName}`);
       } finally {
         await close();
       }
@@ -43,20 +48,22 @@ export function createDockerEngine(options: {
         : formatImageRef(request.registry, request.repository, request.tag);
       const recipe = request.docker;
       if (!recipe) throw new InternalError('NO_DOCKER_RECIPE', `no Dockerfile for ${request.artifact}`);
-      const lines = await buildWithDocker(
-        docker,
-        recipe.context,
-        {
-          t: name,
-          dockerfile: recipe.dockerfile,
-          ...(recipe.target ? { target: recipe.target } : {}),
-          labels: recipe.labels,
-          buildargs: { BASE_IMAGE: baseName, ...recipe.buildArgs },
-          rm: true,
-          forcerm: true,
-          pull: false,
-        },
-        progress,
+      const lines = await time('docker build', () =>
+        buildWithDocker(
+          docker,
+          recipe.context,
+          {
+            t: name,
+            dockerfile: recipe.dockerfile,
+            ...(recipe.target ? { target: recipe.target } : {}),
+            labels: recipe.labels,
+            buildargs: { BASE_IMAGE: baseName, ...recipe.buildArgs },
+            rm: true,
+            forcerm: true,
+            pull: false,
+          },
+          progress,
+        ),
       );
       const imageId =
         lines.find((line) => line.aux?.ID)?.aux?.ID ?? (await docker.getImage(name).inspect()).Id;
@@ -72,21 +79,25 @@ export function createDockerEngine(options: {
       if (layout) {
         // docker cannot push to a directory: copy the image out of the engine into the layout.
         progress(`writing ${name} to ${request.registry}`);
-        const written = await exportToStore(docker, name, {
-          store: options.open(request.registry),
-          repository: request.repository,
-          tags: [request.tag],
-        });
+        const written = await time('write', () =>
+          exportToStore(docker, name, {
+            store: options.open(request.registry),
+            repository: request.repository,
+            tags: [request.tag],
+          }),
+        );
         const reference = formatImageRef(request.registry, request.repository, request.tag);
         return { ...built, reference, digest: written.digest, pushed: true };
       }
       progress(`pushing ${name}`);
-      const digest = await pushImage(docker, {
-        registry: request.registry,
-        repository: request.repository,
-        tag: request.tag,
-        env: options.env,
-      });
+      const digest = await time('push', () =>
+        pushImage(docker, {
+          registry: request.registry,
+          repository: request.repository,
+          tag: request.tag,
+          env: options.env,
+        }),
+      );
       return { ...built, digest, pushed: true };
     },
   };

@@ -18,8 +18,8 @@ export interface Layer {
   size: number;
 }
 
-// Fixed so the same inputs give the same bytes on every run: level 6, and node:zlib writes no
-// file name and a zero mtime in the gzip header. (Different zlib builds may still differ, so a
+// Fixed so the same inputs give the same bytes on every run: level 6 (a caller may fix another,
+// see base-image.ts), and node:zlib writes no file name and a zero mtime in the gzip header. (Different zlib builds may still differ, so a
 // reproducible build is promised for the same Node.js version.)
 const GZIP_LEVEL = 6;
 const gzipAsync = promisify(gzip);
@@ -29,13 +29,17 @@ const gzipAsync = promisify(gzip);
  * no user names, one fixed mtime (a file entry may name its own), fixed modes (0755 for directories, 0644 for files unless the
  * entry says otherwise). Nothing from the build machine (owner, times, umask) reaches the bytes.
  */
-export async function createLayer(entries: readonly LayerEntry[], mtimeSeconds: number): Promise<Layer> {
-  return createLayerFromTar(await packTar(entries, mtimeSeconds));
+export async function createLayer(
+  entries: readonly LayerEntry[],
+  mtimeSeconds: number,
+  level: number = GZIP_LEVEL,
+): Promise<Layer> {
+  return createLayerFromTar(await packTar(entries, mtimeSeconds), level);
 }
 
 /** A layer from an uncompressed tar made elsewhere (a `docker save`), compressed our way. */
-export async function createLayerFromTar(raw: Uint8Array): Promise<Layer> {
-  const bytes = await gzipAsync(raw, { level: GZIP_LEVEL });
+export async function createLayerFromTar(raw: Uint8Array, level: number = GZIP_LEVEL): Promise<Layer> {
+  const bytes = await gzipAsync(raw, { level });
   return { bytes, digest: sha256(bytes), diffId: sha256(raw), size: bytes.length };
 }
 

@@ -2,7 +2,7 @@ import { OCI_LAYOUT_PREFIX } from '../../config/constants.ts';
 import { InternalError } from '../../errors.ts';
 import { formatImageRef } from '../../registry/image-ref.ts';
 import type { ImageStore } from '../../registry/store.ts';
-import type { BuiltImage, Engine, ImageBuildRequest, OciRecipe } from '../engine.ts';
+import type { BuiltImage, Engine, ImageBuildRequest, OciRecipe, TimePart } from '../engine.ts';
 import { type BaseImage, openBaseImage } from './base-image-reader.ts';
 import { entrypointWarnings } from './entrypoint-check.ts';
 import { createLayer, type Layer, type LayerEntry } from './layer.ts';
@@ -19,14 +19,20 @@ export const LOCAL_LAYOUT = `${OCI_LAYOUT_PREFIX}.release/oci`;
  * local layout `.release/oci`. The digest is the same wherever it lands.
  */
 export function createOciEngine(options: { open: (registry: string) => ImageStore; epoch: number }): Engine {
+  // The repositories written so far, per store: a later image mounts the shared base layers from them.
+  const written = new Map<string, string[]>();
   return {
     name: 'oci',
-    async build(request: ImageBuildRequest, progress): Promise<BuiltImage> {
+    async build(
+      request: ImageBuildRequest,
+      progress,
+      time: TimePart = (_, work) => work(),
+    ): Promise<BuiltImage> {
       const { base: ref } = request;
       progress(`reading base ${ref.text}`);
-      const { base, close } = await openBaseImage(ref, options.open);
+      const { base, close } = await time('read base', () => openBaseImage(ref, options.open));
       try {
-        return await buildOn(base, request, progress);
+        return await buildOn(base, request, progress, time);
       } finally {
         await close();
       }
@@ -37,6 +43,7 @@ export function createOciEngine(options: { open: (registry: string) => ImageStor
     base: BaseImage,
     request: ImageBuildRequest,
     progress: (line: string) => void,
+    time: TimePart,
   ): Promise<BuiltImage> {
     const ref = request.base;
     const recipe = request.oci;
@@ -45,7 +52,7 @@ export function createOciEngine(options: { open: (registry: string) => ImageStor
     const layers: Layer[] = [];
     for (const entries of lists) {
       progress(`packing ${entries.length} entries`);
-      layers.push(await createLayer(entries, options.epoch));
+      layers.push(await time('layers', () => createLayer(entries, options.epoch)));
     }
     if (spec.versionFiles?.length) {
       // Marked so `release promote --channel release` can find it and replace only it.
@@ -58,19 +65,24 @@ export function createOciEngine(options: { open: (registry: string) => ImageStor
     const pushed = request.push || request.registry.startsWith(OCI_LAYOUT_PREFIX);
     const registry = pushed ? request.registry : LOCAL_LAYOUT;
     progress(`writing ${request.repository}:${request.tag} to ${registry}`);
-    const written = await buildOnBase({
-      store: options.open(registry),
-      repository: request.repository,
-      tags: [request.tag],
-      base,
-      layers,
-      spec,
-    });
+    const repositories = written.get(registry) ?? [];
+    const image = await time('write', () =>
+      buildOnBase({
+        store: options.open(registry),
+        repository: request.repository,
+        tags: [request.tag],
+        base,
+        layers,
+        spec,
+        mountFrom: repositories,
+      }),
+    );
+    written.set(registry, [...repositories, request.repository]);
     return {
       artifact: request.artifact,
       engine: 'oci',
       reference: formatImageRef(registry, request.repository, request.tag),
-      digest: written.digest,
+      digest: image.digest,
       pushed,
       base: { reference: ref.text, digest: base.digest },
       warnings: await entrypointWarnings(base, layers, spec, request.artifact),

@@ -74,9 +74,12 @@ export async function buildOnBase(options: {
   base: BaseImage;
   layers: readonly Layer[];
   spec: ImageSpec;
+  /** Repositories of `store` that may hold the base's layers already (images built before). */
+  mountFrom?: readonly string[];
 }): Promise<WrittenImage> {
   const { store, repository, base } = options;
-  for (const layer of base.layers) await copyBlob(base, store, repository, layer.digest);
+  for (const layer of base.layers)
+    await copyBlob(base, store, repository, layer.digest, options.mountFrom ?? []);
   const config = composeConfig(
     base.config,
     options.spec,
@@ -99,9 +102,19 @@ async function putBlobOnce(store: ImageStore, repository: string, digest: string
   if (!(await store.hasBlob(repository, digest))) await store.putBlob(repository, digest, bytes);
 }
 
-async function copyBlob(base: BaseImage, store: ImageStore, repository: string, digest: string) {
+async function copyBlob(
+  base: BaseImage,
+  store: ImageStore,
+  repository: string,
+  digest: string,
+  mountFrom: readonly string[],
+) {
   if (await store.hasBlob(repository, digest)) return;
   if (base.store === store && store.mountBlob && (await store.mountBlob(base.repository, repository, digest)))
     return;
+  // Copied (and checked) into another repository of this store already: mount it from there
+  // rather than read, hash and write the base's largest blob once more per image.
+  for (const from of mountFrom)
+    if (from !== repository && store.mountBlob && (await store.mountBlob(from, repository, digest))) return;
   await store.putBlob(repository, digest, await base.store.getBlob(base.repository, digest));
 }
