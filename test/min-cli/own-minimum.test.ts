@@ -75,10 +75,11 @@ describe('release build and promote: CLI_BELOW_OWN_MINIMUM', () => {
       cli: {
         package: 'own-cli',
         build: {
+          // A real (tiny) archive with code in it: release build refuses one of packaging metadata only.
           command: [
-            process.execPath,
-            '-e',
-            "require('fs').mkdirSync('dist',{recursive:true});require('fs').writeFileSync('dist/own-cli.tgz','cli')",
+            'sh',
+            '-c',
+            "mkdir -p dist/own-cli && echo 'console.log(1)' > dist/own-cli/cli.js && tar -czf dist/own-cli.tgz -C dist own-cli",
           ],
           archive: 'dist/own-cli.tgz',
         },
