@@ -57,7 +57,7 @@ function message(error: ErrorObject): string {
 
 const INPUT = /\$\[\[\s*inputs\.([\w-]+)\s*\]\]/g;
 
-/** `$[[ inputs.x ]]` in every string of a parsed document replaced, as GitLab interpolates a component. */
+/** `$[[ inputs.x ]]` in every key and string value of a parsed document replaced, as GitLab interpolates a component (after parsing, so a value can't break the YAML). */
 function interpolate(node: unknown, inputs: Record<string, string>, problems: string[]): unknown {
   if (typeof node === 'string')
     return node.replace(INPUT, (_, name: string) => {
@@ -67,7 +67,12 @@ function interpolate(node: unknown, inputs: Record<string, string>, problems: st
     });
   if (Array.isArray(node)) return node.map((item) => interpolate(item, inputs, problems));
   if (node && typeof node === 'object')
-    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, interpolate(v, inputs, problems)]));
+    return Object.fromEntries(
+      Object.entries(node).map(([k, v]) => [
+        interpolate(k, inputs, problems),
+        interpolate(v, inputs, problems),
+      ]),
+    );
   return node;
 }
 
