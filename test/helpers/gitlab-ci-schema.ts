@@ -109,15 +109,15 @@ export function gitlabSchemaErrors(text: string, inputs: Record<string, string> 
   const declared =
     (values[0] as { spec?: { inputs?: Record<string, { default?: unknown }> } }).spec?.inputs ?? {};
   const used = new Set([...documents[1]!.toString().matchAll(INPUT)].map((m) => m[1]!));
-  const values1: Record<string, string> = {};
+  const givenOrDefault: Record<string, string> = {};
   for (const [name, spec] of Object.entries(declared)) {
     if (!used.has(name)) problems.push(`input ${name} is declared but not used`);
     const value = inputs[name] ?? spec?.default;
     if (value === undefined) problems.push(`input ${name} has no default and no value given`);
-    values1[name] = String(value ?? '');
+    givenOrDefault[name] = String(value ?? '');
   }
   for (const name of Object.keys(inputs))
     if (!(name in declared)) problems.push(`input ${name} is given but not declared in spec:inputs`);
-  check(interpolate(values[1], values1, problems), 'jobs', problems);
+  check(interpolate(values[1], givenOrDefault, problems), 'jobs', problems);
   return problems;
 }
