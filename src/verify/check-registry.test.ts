@@ -57,4 +57,31 @@ describe('checkRegistry', () => {
       checkRegistry([reading({ platforms, running: [{ source: 'container c', digest: other }] })])[0],
     ).toMatchObject({ code: 'REGISTRY_DIGEST_MISMATCH' });
   });
+
+  it('checks each role of a shared image on its own, and says a missing tag once per artifact', () => {
+    const roles = [
+      reading({
+        artifact: 'api',
+        repository: 'acme-app',
+        running: [{ source: 'container a (api)', digest: D1 }],
+      }),
+      reading({ repository: 'acme-app', running: [{ source: 'container w (worker)', digest: D1 }] }),
+      reading({
+        role: 'scheduler',
+        repository: 'acme-app',
+        running: [{ source: 'container s (scheduler)', digest: D2 }],
+      }),
+    ];
+    const findings = checkRegistry(roles);
+    expect(findings.map((f) => [f.code, f.artifact, f.source])).toEqual([
+      ['REGISTRY_DIGEST_MISMATCH', 'worker', 'container s (scheduler)'],
+    ]);
+    expect(findings[0]!.message).toMatch(/^worker scheduler: /);
+    expect(findings[0]!.fix).toMatch(/^redeploy scheduler from acme-app:v1\.4\.0@/);
+    const missing = checkRegistry(roles.map((r) => ({ ...r, expected: undefined })));
+    expect(missing.map((f) => [f.code, f.artifact])).toEqual([
+      ['REGISTRY_TAG_MISSING', 'api'],
+      ['REGISTRY_TAG_MISSING', 'worker'],
+    ]);
+  });
 });

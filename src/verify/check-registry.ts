@@ -6,13 +6,22 @@ import type { Finding, RegistryReading } from './types.ts';
  * multi-platform index, the digest of any of its platform images is the tag's too.
  */
 export function checkRegistry(readings: RegistryReading[]): Finding[] {
+  // The roles of one image share its tag: a tag that is missing or unreadable is said once per
+  // artifact (a finding without a source marks every row of it), not once per role.
+  const said = new Set<string>();
   return readings.flatMap((r): Finding[] => {
     const ref = `${r.repository}:${r.tag}`;
+    const label = r.role ? `${r.artifact} ${r.role}` : r.artifact;
+    if (r.expected === undefined) {
+      const key = `${r.artifact}\0${r.repository}`;
+      if (said.has(key)) return [];
+      said.add(key);
+    }
     if (r.error !== undefined) {
       return [
         {
           code: 'REGISTRY_UNREACHABLE',
-          message: `${r.artifact}: could not read ${ref} from ${r.store}: ${r.error}`,
+          message: `${label}: could not read ${ref} from ${r.store}: ${r.error}`,
           fix: 'check the registry address (--registry or `registry` in the config) and its credentials (docker login)',
           severity: 'unreachable',
           artifact: r.artifact,
@@ -23,7 +32,7 @@ export function checkRegistry(readings: RegistryReading[]): Finding[] {
       return [
         {
           code: 'REGISTRY_TAG_MISSING',
-          message: `${r.artifact}: ${ref} is not in ${r.store}, so what runs cannot be matched to a released image`,
+          message: `${label}: ${ref} is not in ${r.store}, so what runs cannot be matched to a released image`,
           fix: `publish ${ref} (release build --push, then release promote), or check --expect`,
           severity: 'drift',
           artifact: r.artifact,
@@ -35,7 +44,7 @@ export function checkRegistry(readings: RegistryReading[]): Finding[] {
         return [
           {
             code: 'REGISTRY_DIGEST_UNKNOWN',
-            message: `${running.source} runs an image the engine has no registry digest for (built or loaded locally?)`,
+            message: `${label}: ${running.source} runs an image the engine has no registry digest for (built or loaded locally?)`,
             fix: `deploy ${ref} by pulling it from ${r.store}`,
             severity: 'notice',
             artifact: r.artifact,
@@ -49,8 +58,8 @@ export function checkRegistry(readings: RegistryReading[]): Finding[] {
       return [
         {
           code: 'REGISTRY_DIGEST_MISMATCH',
-          message: `${running.source} runs ${running.digest}, but ${ref} in ${r.store} is ${r.expected}: the tag moved after this was deployed, or a stale image runs`,
-          fix: `redeploy ${r.artifact} from ${ref}@${r.expected} (pull by digest), or find out why the tag moved`,
+          message: `${label}: ${running.source} runs ${running.digest}, but ${ref} in ${r.store} is ${r.expected}: the tag moved after this was deployed, or a stale image runs`,
+          fix: `redeploy ${r.role ?? r.artifact} from ${ref}@${r.expected} (pull by digest), or find out why the tag moved`,
           severity: 'drift',
           artifact: r.artifact,
           source: running.source,

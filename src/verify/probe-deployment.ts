@@ -33,8 +33,11 @@ export interface ProbeOptions {
   workerRoles?: readonly RoleCommand[];
   /** The variables a container's version may be in, the service's own first (then SERVICE_VERSION). */
   envNames?: readonly string[];
-  /** With `--registry`: also read which digests the engine runs for the API and web images. */
-  digestImages?: { api: string; web: string };
+  /**
+   * With `--registry`: also read which digests the engine runs for the API and web images (an
+   * image the worker's probe reads already, as one of its roles, is left out).
+   */
+  digestImages?: { api?: string; web?: string };
   /**
    * Probe the CLI on PATH (`cliProgram`, the config's CLI's bin). A fleet probes it once and passes
    * `cliResults` instead. Without a program (the config declares no CLI) nothing is probed and the
@@ -127,16 +130,18 @@ export async function probeDeployment(
   const digestImages = target.docker ? options.digestImages : undefined;
   const digests = digestImages
     ? Promise.all(
-        (['api', 'web'] as const).map((name) =>
-          probeWorkerDocker({
+        (['api', 'web'] as const).flatMap((name) => {
+          const image = digestImages[name];
+          if (image === undefined) return [];
+          return probeWorkerDocker({
             ...(target.docker?.host ? { host: target.docker.host } : {}),
             name,
-            image: digestImages[name],
+            image,
             ...(target.docker?.composeProject ? { composeProject: target.docker.composeProject } : {}),
             env: options.env,
             timeoutMs: options.timeoutMs,
-          }),
-        ),
+          });
+        }),
       )
     : Promise.resolve([]);
   const [results, found] = await Promise.all([Promise.all(pending), digests]);

@@ -220,7 +220,7 @@ export function renderReport(report: DeploymentReport): string[] {
       (x) => `${x.source} runs ${x.digest ? short(x.digest) : 'an unknown digest'}`,
     );
     lines.push(
-      `registry ${r.store}: ${r.repository}:${r.tag} = ${expected}${running.length ? `; ${running.join('; ')}` : ''}`,
+      `registry ${r.store}: ${r.role ? `${r.artifact} ${r.role}` : r.artifact} ${r.repository}:${r.tag} = ${expected}${running.length ? `; ${running.join('; ')}` : ''}`,
     );
   }
   for (const s of report.signatures ?? []) {

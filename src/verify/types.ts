@@ -114,6 +114,11 @@ export interface DeploymentReport {
 export interface RegistryReading {
   /** api, worker, web, or an extra image artifact of the config (a `scheduler`). */
   artifact: string;
+  /**
+   * One image, several roles: the role's own artifact (`scheduler`, a worker) when it is not
+   * `artifact`, as the Docker rows name it. Each role has its reading, with its own containers.
+   */
+  role?: string;
   /** `service-worker:v1.4.0` in `store` */
   repository: string;
   tag: string;

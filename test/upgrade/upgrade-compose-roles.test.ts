@@ -16,7 +16,8 @@ const run = promisify(execFile);
 // fixtures/one-image deployed with Compose as self-hosted projects deploy one application image:
 // the same image three times, api by its default command, worker and scheduler by `command:`.
 // `release upgrade --compose` must move all three in one phase, and when the release's worker
-// command crashes, put all three back; `release verify --compose` reads one row per role.
+// command crashes, put all three back; `release verify --compose` reads one row per role, and
+// with `--registry` one registry reading per role against the digest the release tag names.
 
 let engine: Dockerd;
 let registry: RunningRegistry;
@@ -154,6 +155,29 @@ describe('upgrade --compose of one image in three roles', () => {
     });
     // The fixture declares no CLI: no CLI row.
     expect(report.artifacts.map((a) => a.name)).not.toContain('cli');
+    // --registry: one reading per role, each against the digest its service's containers run.
+    const withRegistry = await runRelease(
+      ['verify', '--url', apiUrl, '--compose', file, '--docker-host', engine.host, '--registry', '--json'],
+      { cwd: repo.dir },
+    );
+    const registryReport = jsonOf<{
+      findings: { code: string }[];
+      registry: { artifact: string; role?: string; expected: string; running: { digest: string }[] }[];
+    }>(withRegistry);
+    expect(withRegistry.code, withRegistry.stdout).toBe(0);
+    expect(
+      registryReport.registry.map((r) => [
+        r.artifact,
+        r.role ?? null,
+        r.expected,
+        r.running.map((x) => x.digest),
+      ]),
+    ).toEqual([
+      ['api', null, digests['v1.1.0'], [digests['v1.1.0']]],
+      ['worker', null, digests['v1.1.0'], [digests['v1.1.0']]],
+      ['worker', 'scheduler', digests['v1.1.0'], [digests['v1.1.0']]],
+    ]);
+    expect(registryReport.findings.filter((f) => f.code.startsWith('REGISTRY_'))).toEqual([]);
   }, 400_000);
 
   it("rolls all three back when the release's worker command crashes", async () => {

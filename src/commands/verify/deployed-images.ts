@@ -13,35 +13,52 @@ export function deployedVersion(ctx: VerifyContext): Version | undefined {
   return reference ? parseVersion(reference.tag) : undefined;
 }
 
-/**
- * Each image of the deployment at `tag`, with the digests its containers run (--docker): the
- * probed ones of API, worker and web, and the config's extra images (a `scheduler`), released in
- * step with them and checked alike.
- */
-export function deployedImages(
-  ctx: VerifyContext,
-  tag: string,
-): {
+/** One image of the deployment to check in the store, with the containers that run it. */
+export interface DeployedImage {
   artifact: string;
   repository: string;
   tag: string;
   running: { source: string; digest: string | undefined }[];
-}[] {
-  const running = (artifact: string) => ctx.registry?.find((r) => r.artifact === artifact)?.running ?? [];
-  return [
+}
+
+/**
+ * Each image of the deployment at `tag`, with the digests its containers run (--docker): the
+ * probed ones of API, worker and web, and the config's extra images (a `scheduler`), released in
+ * step with them and checked alike. What signatures and evidence are read for: each digest once,
+ * so the roles of a shared image give one entry per digest they run (under the first role that
+ * runs it, the builder first), and the tag's digest only when no role's digest is known.
+ */
+export function deployedImages(ctx: VerifyContext, tag: string): DeployedImage[] {
+  const readings = ctx.registry ?? [];
+  const of = (artifact: string, repository: string): DeployedImage[] => {
+    const found = readings.filter((r) => r.artifact === artifact);
+    return found.length
+      ? found.map((r) => ({ artifact, repository: r.repository, tag, running: r.running }))
+      : [{ artifact, repository, tag, running: [] }];
+  };
+  return onePerDigest([
     ...(['api', 'worker', 'web'] as const)
       .filter((name) => ctx.probed!.probed.includes(name))
-      .map((artifact) => ({
-        artifact,
-        repository: ctx.options.images[artifact],
-        tag,
-        running: running(artifact),
-      })),
-    ...Object.entries(ctx.extraImages ?? {}).map(([artifact, repository]) => ({
-      artifact,
-      repository,
-      tag,
-      running: running(artifact),
-    })),
-  ];
+      .flatMap((artifact) => of(artifact, ctx.options.images[artifact])),
+    ...Object.entries(ctx.extraImages ?? {}).flatMap(([artifact, repository]) => of(artifact, repository)),
+  ]);
+}
+
+/** Drop what an earlier entry of the same repository already reads: a running digest, or its tag. */
+function onePerDigest(images: DeployedImage[]): DeployedImage[] {
+  const withRunning = new Set(images.filter((i) => i.running.length).map((i) => i.repository));
+  const claimed = new Map<string, Set<string>>();
+  return images.flatMap((image) => {
+    const first = !claimed.has(image.repository);
+    const digests = claimed.get(image.repository) ?? new Set();
+    claimed.set(image.repository, digests);
+    if (image.running.length === 0) return first && !withRunning.has(image.repository) ? [image] : [];
+    const running = image.running.filter((r) => {
+      if (r.digest === undefined) return true;
+      if (digests.has(r.digest)) return false;
+      digests.add(r.digest);
+      return true;
+    });
+    return running.length ? [{ ...image, running }] : [];
+  });
 }

@@ -187,7 +187,13 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
       { hint: 'set signing.publicKey to the .pub file of the release key' },
     );
   }
-  if (store) options.digestImages = { api: api.image, web: web.image };
+  // A role of the worker's image (one image, several roles) is read by the worker's probe, by
+  // its command; a second read of the image would name every container of it `api`.
+  if (store)
+    options.digestImages = {
+      ...(api.image !== worker.image ? { api: api.image } : {}),
+      ...(web.image !== worker.image ? { web: web.image } : {}),
+    };
   const attest = flags.attest
     ? await (await import('./attest-setup.ts')).attestSetup(flags, base, trustedKey!.keyId)
     : undefined;

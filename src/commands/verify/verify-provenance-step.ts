@@ -6,7 +6,8 @@ import type { VerifyContext } from './verify-context.ts';
 
 /**
  * A release deployment with a store (`--registry`, `--require-signature`): per image, the version
- * it reports and, for a release re-stamped from an rc, that it is the signed rc's code.
+ * it reports and, for a release re-stamped from an rc, that it is the signed rc's code. Once per
+ * image, however many roles run it.
  */
 export const verifyProvenanceStep: Step<VerifyContext> = {
   title: 'Check each release image is its rc re-stamped',
@@ -19,8 +20,14 @@ export const verifyProvenanceStep: Step<VerifyContext> = {
       return;
     }
     const tag = imageTagOf(version);
+    // The roles of one image (api, worker and scheduler of `acme-app`) are one image to check,
+    // named by the first of them: its tag, its rc and their signatures are read once.
+    const artifacts = (['api', 'worker', 'web'] as const).filter(
+      (artifact, i, all) =>
+        all.findIndex((other) => ctx.options.images[other] === ctx.options.images[artifact]) === i,
+    );
     ctx.provenance = await Promise.all(
-      (['api', 'worker', 'web'] as const).map((artifact) =>
+      artifacts.map((artifact) =>
         probeProvenance(ctx.store!, ctx.trustedKey, {
           artifact,
           repository: ctx.options.images[artifact],

@@ -4,11 +4,55 @@ import { printable } from '../../shared/printable.ts';
 
 import type { ProbeResult, RegistryReading } from '../types.ts';
 
+/** What `repository:tag` points to in the store: read once per image, however many roles run it. */
+export type TagReading = Pick<RegistryReading, 'expected' | 'platforms' | 'error'>;
+
 /**
- * Ask the store what `repository:tag` points to, for one artifact whose running digests the
- * Docker probe read; for a multi-platform index also its platform children (a node runs one of
- * those, not the index). Bounded by the store's own request deadline; never throws.
+ * Ask the store what `repository:tag` points to; for a multi-platform index also its platform
+ * children (a node runs one of those, not the index). Bounded by the store's own request deadline;
+ * never throws.
  */
+export async function readTag(store: ImageStore, repository: string, tag: string): Promise<TagReading> {
+  try {
+    const descriptor = await store.resolve(repository, tag);
+    const isIndex =
+      descriptor?.mediaType === MEDIA_TYPES.ociIndex ||
+      descriptor?.mediaType === MEDIA_TYPES.dockerManifestList;
+    const index = isIndex ? await store.getManifest(repository, descriptor.digest) : undefined;
+    const platforms = index ? platformChildren(index.bytes) : undefined;
+    return { expected: descriptor?.digest, ...(platforms ? { platforms } : {}) };
+  } catch (error) {
+    return { expected: undefined, error: printable((error as Error).message, { max: 300 }) };
+  }
+}
+
+/**
+ * The reading of one artifact (one role of a shared image: `role`) whose running digests the
+ * Docker probe read, against the tag's reading of its image.
+ */
+export function registryReading(options: {
+  store: ImageStore;
+  artifact: string;
+  role?: string;
+  repository: string;
+  tag: string;
+  running: ProbeResult[];
+  read: TagReading;
+}): RegistryReading {
+  return {
+    artifact: options.artifact,
+    ...(options.role ? { role: options.role } : {}),
+    repository: options.repository,
+    tag: options.tag,
+    store: options.store.name,
+    running: options.running
+      .filter((r) => r.version !== undefined || r.digest !== undefined)
+      .map((r) => ({ source: r.source, digest: r.digest })),
+    ...options.read,
+  };
+}
+
+/** Read the tag of one artifact's image and compare: `readTag` and `registryReading` in one. */
 export async function probeRegistry(options: {
   store: ImageStore;
   artifact: string;
@@ -16,26 +60,6 @@ export async function probeRegistry(options: {
   tag: string;
   running: ProbeResult[];
 }): Promise<RegistryReading> {
-  const base = {
-    artifact: options.artifact,
-    repository: options.repository,
-    tag: options.tag,
-    store: options.store.name,
-    running: options.running
-      .filter((r) => r.version !== undefined || r.digest !== undefined)
-      .map((r) => ({ source: r.source, digest: r.digest })),
-  };
-  try {
-    const descriptor = await options.store.resolve(options.repository, options.tag);
-    const isIndex =
-      descriptor?.mediaType === MEDIA_TYPES.ociIndex ||
-      descriptor?.mediaType === MEDIA_TYPES.dockerManifestList;
-    const index = isIndex
-      ? await options.store.getManifest(options.repository, descriptor.digest)
-      : undefined;
-    const platforms = index ? platformChildren(index.bytes) : undefined;
-    return { ...base, expected: descriptor?.digest, ...(platforms ? { platforms } : {}) };
-  } catch (error) {
-    return { ...base, expected: undefined, error: printable((error as Error).message, { max: 300 }) };
-  }
+  const read = await readTag(options.store, options.repository, options.tag);
+  return registryReading({ ...options, read });
 }
