@@ -1,6 +1,6 @@
 import { LONGEST_VERSION, parseVersion } from '../version/parse.ts';
 import { DEFAULT_SKEW_POLICY, type SkewPolicy } from '../version/skew.ts';
-import { type FixContext, fixFor, fixForUnversioned } from './fixes.ts';
+import { type FixContext, fixFor, fixForUnversioned, serverVariable } from './fixes.ts';
 import type { Finding, ProbeResult } from './types.ts';
 
 /**
@@ -79,7 +79,7 @@ function versionQualityFindings(r: ProbeResult, ctx: FixContext): Finding[] {
 function unknownMessage(r: ProbeResult, ctx: FixContext): string {
   switch (r.name) {
     case 'api':
-      return `the API reports version "unknown": ${ctx.naming?.serverVariable ?? 'SERVICE_VERSION'} is unset in its container and no source checkout is present`;
+      return `the API reports version "unknown": ${serverVariable(ctx)} is unset in its container and no source checkout is present`;
     case 'worker':
       return `the worker at ${r.source} reports version "unknown"${r.detail ? ` (${r.detail})` : ''}`;
     case 'web':

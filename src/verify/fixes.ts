@@ -29,7 +29,7 @@ export interface Naming {
   };
 }
 
-const serverVariable = (ctx: FixContext) => ctx.naming?.serverVariable ?? 'SERVICE_VERSION';
+export const serverVariable = (ctx: FixContext) => ctx.naming?.serverVariable ?? 'SERVICE_VERSION';
 const clientVariable = (ctx: FixContext) => ctx.naming?.clientVariable ?? 'SERVICE_CLIENT_VERSION';
 
 /** The CLI's program name on PATH (the reference service's `svc` unless the config says). */
