@@ -25,7 +25,8 @@ import { type StartedProcess, startProcess } from '../helpers/start-process.ts';
 //           a backport through its own rc (v1.0.1, on a branch from v1.0.0, latest stays v1.1.0);
 //   shapes: files only on the default base; a base with symlinks, hardlinks and a whiteout;
 //           a two-platform index (as buildx pushes it) per image;
-//   CLIs:   the shell CLI on the files-only and index shapes, the npm CLI on the links shape.
+//   CLIs:   every shape twice, once with the shell CLI and once with the npm CLI (the web in
+//           every cell), so each flow meets each shape with each artifact kind.
 // Each cell: every file a user reads (the web's three files, the CLI archive's) says the
 // release's version, and `release verify --registry --require-signature --expect <tag>` is in step
 // against the release images' own servers, run from their layers.
@@ -33,11 +34,9 @@ import { type StartedProcess, startProcess } from '../helpers/start-process.ts';
 const PASSPHRASE = 'matrix-only-passphrase';
 type Shape = 'files' | 'links' | 'index';
 type CliKind = 'shell' | 'npm';
-const SHAPES: [Shape, CliKind][] = [
-  ['files', 'shell'],
-  ['links', 'npm'],
-  ['index', 'shell'],
-];
+const SHAPES: [Shape, CliKind][] = (['files', 'links', 'index'] as const).flatMap((shape) =>
+  (['shell', 'npm'] as const).map((cli): [Shape, CliKind] => [shape, cli]),
+);
 
 let registry: RunningRegistry;
 let store: RegistryStore;
@@ -145,12 +144,12 @@ function project(shape: Shape, cli: CliKind): GitRepo {
       api: {
         ...api,
         ...base,
-        image: `${shape}-api`,
+        image: `${shape}-${cli}-api`,
         cliArchive: archive,
         env: { ...(api!['env'] as object), CLI_ARCHIVE: archive },
       },
       worker: false,
-      web: { ...web, ...base, image: `${shape}-web` },
+      web: { ...web, ...base, image: `${shape}-${cli}-web` },
       cli:
         cli === 'shell'
           ? {
@@ -168,7 +167,7 @@ function project(shape: Shape, cli: CliKind): GitRepo {
 
 function shapeCells(shape: Shape, cli: CliKind) {
   let repo: GitRepo;
-  const images = { api: `${shape}-api`, web: `${shape}-web` };
+  const images = { api: `${shape}-${cli}-api`, web: `${shape}-${cli}-web` };
   const release = (args: string[]): Promise<RunResult> =>
     runRelease([...args, '--json'], {
       cwd: repo.dir,
@@ -274,7 +273,7 @@ function shapeCells(shape: Shape, cli: CliKind) {
       }
       const name = `baked-cli-${tag.slice(1)}`;
       expect([...archive.keys()].sort(), platform).toEqual([`${name}/bin/baked`, `${name}/lib/baked-lib.sh`]);
-      const dir = join(scratch, `${shape}-${tag}-${platform.replace('/', '-')}`);
+      const dir = join(scratch, `${shape}-${cli}-${tag}-${platform.replace('/', '-')}`);
       for (const [p, bytes] of archive) {
         mkdirSync(dirname(join(dir, p)), { recursive: true });
         writeFileSync(join(dir, p), bytes);
@@ -292,7 +291,7 @@ function shapeCells(shape: Shape, cli: CliKind) {
     try {
       for (const name of ['api', 'web'] as const) {
         const [[, files]] = [...(await platformTrees(images[name], tag))] as [[string, Map<string, Buffer>]];
-        const root = join(scratch, `${shape}-${tag}-${name}-root`);
+        const root = join(scratch, `${shape}-${cli}-${tag}-${name}-root`);
         for (const [p, bytes] of files) {
           mkdirSync(dirname(join(root, p)), { recursive: true });
           if (bytes[0] === 0 && bytes.toString().startsWith('\0symlink -> '))
