@@ -2,7 +2,6 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { pack } from 'tar-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyLayers, readLayer, type TreeNode } from '../../src/engine/oci/read-layer.ts';
 import { VERSION_LABEL } from '../../src/engine/oci/version-layer.ts';
@@ -19,6 +18,7 @@ import type { GitRepo } from '../helpers/git-repo.ts';
 import { makeImage, makeIndex, pushIndex } from '../helpers/make-image.ts';
 import { type RunningRegistry, startRegistry } from '../helpers/registry.ts';
 import { jsonOf, runRelease } from '../helpers/run-release.ts';
+import { tarOf } from '../helpers/tar-of.ts';
 import { type Artifact, REPOS, recordDigests, stampedProject } from '../promote/project.ts';
 import { type InProcessDeployment, startInProcessDeployment } from '../verify/in-process-deployments.ts';
 
@@ -337,21 +337,4 @@ async function pushBuildxWeb(s: ImageStore, repository: string): Promise<string>
   );
   await s.putManifest(repository, RC, list, MEDIA_TYPES.dockerManifestList);
   return sha256Digest(list);
-}
-
-type TarEntry = Parameters<ReturnType<typeof pack>['entry']>[0] & { body?: string };
-async function tarOf(entries: TarEntry[]): Promise<Buffer> {
-  const tar = pack();
-  const chunks: Buffer[] = [];
-  tar.on('data', (c: unknown) => chunks.push(c as Buffer));
-  const ended = new Promise<void>((resolve) => tar.on('end', () => resolve()));
-  for (const { body, ...header } of entries)
-    await new Promise<void>((resolve, reject) =>
-      body === undefined
-        ? tar.entry(header, (e) => (e ? reject(e) : resolve()))
-        : tar.entry(header, body, (e) => (e ? reject(e) : resolve())),
-    );
-  tar.finalize();
-  await ended;
-  return Buffer.concat(chunks);
 }

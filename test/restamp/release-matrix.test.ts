@@ -3,7 +3,6 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, w
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { pack } from 'tar-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OciImageConfig } from '../../src/engine/oci/image-config.ts';
 import { applyLayers, type LayerNode, readLayer } from '../../src/engine/oci/read-layer.ts';
@@ -17,6 +16,7 @@ import type { GitRepo } from '../helpers/git-repo.ts';
 import { type RunningRegistry, startRegistry } from '../helpers/registry.ts';
 import { jsonOf, type RunResult, runRelease } from '../helpers/run-release.ts';
 import { type StartedProcess, startProcess } from '../helpers/start-process.ts';
+import { tarOf } from '../helpers/tar-of.ts';
 
 // The release matrix of issue 37, on one real docker-registry, with fixtures/baked-service (a
 // web whose build bakes its version into app.js, index.html and version.json, with a symlink
@@ -98,23 +98,6 @@ async function pushLinkedBase(): Promise<void> {
     }),
   );
   await store.putManifest(repository, 'links', body, MEDIA_TYPES.ociManifest);
-}
-
-type TarEntry = Parameters<ReturnType<typeof pack>['entry']>[0] & { body?: string };
-async function tarOf(entries: TarEntry[]): Promise<Buffer> {
-  const tar = pack();
-  const chunks: Buffer[] = [];
-  tar.on('data', (c: unknown) => chunks.push(c as Buffer));
-  const ended = new Promise<void>((resolve) => tar.on('end', () => resolve()));
-  for (const { body, ...header } of entries)
-    await new Promise<void>((resolve, reject) =>
-      body === undefined
-        ? tar.entry(header, (e) => (e ? reject(e) : resolve()))
-        : tar.entry(header, body, (e) => (e ? reject(e) : resolve())),
-    );
-  tar.finalize();
-  await ended;
-  return Buffer.concat(chunks);
 }
 
 /** A layer's entries, content kept under /srv/ only; by digest, so the shared base is read once. */
