@@ -1,23 +1,7 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-/** README.md and every page under docs/. */
-function pages(): string[] {
-  const out = [join(ROOT, 'README.md')];
-  const walk = (dir: string): void => {
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else if (name.endsWith('.md')) out.push(path);
-    }
-  };
-  walk(join(ROOT, 'docs'));
-  return out;
-}
+import { pages, ROOT } from './doc-pages.ts';
 
 /** Markdown links `[text](target)` outside code blocks and code spans. */
 function links(markdown: string): string[] {

@@ -1,26 +1,11 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { pages, ROOT } from './doc-pages.ts';
 
 // README.md and docs/ read on their own, as an installed package or a fresh clone has them:
 // nothing points outside the repository, and no paragraph starts twice or stops mid-sentence
 // (build.md once had two "Engines." paragraphs, one cut off, from the notes it is generated from).
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-function pages(): string[] {
-  const out = [join(ROOT, 'README.md')];
-  const walk = (dir: string): void => {
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else if (name.endsWith('.md')) out.push(path);
-    }
-  };
-  walk(join(ROOT, 'docs'));
-  return out;
-}
 
 /** Prose paragraphs: blank-line separated, outside code blocks, not headings, tables, lists or quotes. */
 function paragraphs(markdown: string): string[] {
