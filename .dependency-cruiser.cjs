@@ -2,6 +2,9 @@
 // why; a new import that breaks one fails lint (test/lint shows that it does).
 const TESTS = '\\.test\\.ts$';
 const CORE = '^src/(version|channels)/|^src/errors\\.ts$';
+// The leaf folders: what both the shipped service and the toolkit use (the sanitiser, output,
+// atomic writes and locks, archives, processes, where a build's version comes from).
+const LEAVES = '^src/(text|console|files|archives|processes|http|version-source)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -20,29 +23,30 @@ module.exports = {
       },
     },
     {
-      name: 'shared-is-a-leaf',
+      name: 'leaves-are-leaves',
       comment:
-        'src/shared holds what both the shipped service and the toolkit need (sanitiser, atomic ' +
-        'writes, redaction, version resolution): it may use Node and the core, nothing else of ours.',
+        'The leaf folders (LEAVES) hold what both the shipped service and the toolkit need (sanitiser, ' +
+        'atomic writes, redaction, version resolution): they may use Node, the core and each other, ' +
+        'nothing else of ours.',
       severity: 'error',
-      from: { path: '^src/shared/', pathNot: TESTS },
-      to: { path: '^src/', pathNot: [CORE, '^src/shared/'] },
+      from: { path: LEAVES, pathNot: TESTS },
+      to: { path: '^src/', pathNot: [CORE, LEAVES] },
     },
     {
       name: 'service-ships-alone',
       comment:
         'src/service is what ships to users (API, worker, web client, svc): it imports only its own ' +
-        'folder, the version core and src/shared, so no toolkit machinery lands in their bundles.',
+        'folder, the version core and the leaf folders, so no toolkit machinery lands in their bundles.',
       severity: 'error',
       from: { path: '^src/service/', pathNot: TESTS },
-      to: { path: '^src/', pathNot: [CORE, '^src/shared/', '^src/service/'] },
+      to: { path: '^src/', pathNot: [CORE, LEAVES, '^src/service/'] },
     },
     {
       name: 'toolkit-knows-no-service',
       comment:
         'The toolkit releases any service: nothing of it may import the reference service ' +
         '(src/service), so building, promoting and verifying never take a path only the reference ' +
-        'takes. What both need (reading or packing an archive, HTML escaping) lives in src/shared. ' +
+        'takes. What both need (reading or packing an archive, HTML escaping) lives in a leaf folder. ' +
         'Only the package facade (src/index.ts, src/exports/) re-exports the reference artifacts.',
       severity: 'error',
       from: { path: '^src/', pathNot: ['^src/service/', '^src/index\\.ts$', '^src/exports/', TESTS] },
@@ -53,7 +57,7 @@ module.exports = {
       comment:
         'src/upgrade decides what `release upgrade` does (the plan, convergence, the rollback and ' +
         'its exit code) from plain data, so it is unit-tested without an engine: it may use the ' +
-        'version core and nothing else; the Swarm adapter (src/engine/docker/swarm.ts) does the IO.',
+        'version core and nothing else; the Swarm adapter (src/deployment-engines/swarm/swarm.ts) does the IO.',
       severity: 'error',
       from: { path: '^src/upgrade/', pathNot: TESTS },
       to: { pathNot: [CORE, '^src/upgrade/'], dependencyTypesNot: ['type-only'] },

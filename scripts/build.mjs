@@ -3,7 +3,7 @@
 // (esbuild, one output file per source file, so lib/ mirrors src/: the library's subpaths and the
 // service bins), the `release` command as a split bundle in lib/release/, then, unless --js-only,
 // `.d.ts` files beside the modules (tsc). Files the toolkit reads at run time are found from
-// packageRoot() (src/util/package-root.ts), never from a module's own position.
+// packageRoot() (src/files/package-root.ts), never from a module's own position.
 // The reference service's TypeScript sources stay in the package as they are: `release build`
 // bundles them for the images with esbuild at run time.
 //

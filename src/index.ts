@@ -34,12 +34,6 @@ export {
   upgradeCommand,
 } from './service/svc/gate/decide.ts';
 export { readVersionDocument, type VersionProbe } from './service/svc/gate/version-document.ts';
-export {
-  type ResolvedVersion,
-  type ResolveOptions,
-  resolveVersion,
-  type VersionSource,
-} from './shared/resolve-version.ts';
 export { type CheckInput, checkDeployment } from './verify/checks.ts';
 export { type FleetOptions, type FleetReport, verifyFleet } from './verify/fleet.ts';
 export type { VerifyTarget } from './verify/probe-deployment.ts';
@@ -47,3 +41,9 @@ export { reportJson } from './verify/report.ts';
 export type { DeploymentReport, Finding, ProbeResult } from './verify/types.ts';
 export { type VerifyOptions, verifyDeployment } from './verify/verify-deployment.ts';
 export * from './version/index.ts';
+export {
+  type ResolvedVersion,
+  type ResolveOptions,
+  resolveVersion,
+  type VersionSource,
+} from './version-source/resolve-version.ts';

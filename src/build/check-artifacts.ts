@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
+import type { EngineName } from '../build-engines/engine.ts';
 import type { CliArtifactConfig, ImageArtifactConfig } from '../config/artifacts-schema.ts';
-import type { EngineName } from '../engine/engine.ts';
-import { insideProject } from '../shared/project-path.ts';
+import { insideProject } from '../files/project-path.ts';
 
 export interface ArtifactCheck {
   /** The config's folder: every path is relative to it and must stay in it. */

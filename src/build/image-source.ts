@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { withoutGitEnv } from '../shared/git-describe.ts';
+import { withoutGitEnv } from '../version-source/git-describe.ts';
 
 /**
  * The `org.opencontainers.image.source` label: the project's `repository` in package.json, else

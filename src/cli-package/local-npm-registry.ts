@@ -4,8 +4,8 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { ExternalError } from '../errors.ts';
-import { freePort, retryOnPortClash } from '../util/free-port.ts';
-import { stopChild } from '../util/stop-child.ts';
+import { freePort, retryOnPortClash } from '../processes/free-port.ts';
+import { stopChild } from '../processes/stop-child.ts';
 
 export interface LocalNpmRegistryOptions {
   /** Directory for its config, htpasswd and storage; removed by `stop()`. */

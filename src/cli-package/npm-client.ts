@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { ExternalError, RuleError } from '../errors.ts';
-import { registerSecret } from '../shared/redact.ts';
+import { registerSecret } from '../text/redact.ts';
 import type { PackageState, TarballDigest } from './package-plan.ts';
 
 /**

@@ -1,10 +1,10 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, normalize } from 'node:path';
+import { npmPack } from '../archives/npm-pack.ts';
+import { readPackageArchive } from '../archives/read-package-archive.ts';
 import { CLI_ARCHIVE_INVALID, UsageError } from '../errors.ts';
 import { rewriteVersionFile, type VersionFile } from '../reversion/version-files.ts';
-import { npmPack } from '../shared/npm-pack.ts';
-import { readPackageArchive } from '../shared/read-package-archive.ts';
 import { packageVersionOf } from '../version/package-version.ts';
 
 /**

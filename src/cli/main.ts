@@ -1,11 +1,11 @@
+import { type CliIo, currentIo, withIo } from '../console/cli-io.ts';
 import { EXIT } from '../errors.ts';
-import { packageVersion } from '../shared/package-root.ts';
-import { type CliIo, currentIo, withIo } from '../util/cli-io.ts';
+import { packageVersion } from '../files/package-root.ts';
 import { failureExitCode } from './failure-exit-code.ts';
 import { stampMain } from './stamp-main.ts';
 
-/** For the bin: hand it SIGINT and SIGTERM (see `util/interrupt.ts`). */
-export { deliverSignal } from '../util/interrupt.ts';
+/** For the bin: hand it SIGINT and SIGTERM (see `processes/interrupt.ts`). */
+export { deliverSignal } from '../processes/interrupt.ts';
 
 /**
  * The `release` entry point. Returns the exit code instead of exiting so tests and embedders can

@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { printJson } from '../commands/output.ts';
+import { currentIo } from '../console/cli-io.ts';
 import { EXIT } from '../errors.ts';
-import { currentIo } from '../util/cli-io.ts';
 import { commandDefinitions, defineProgram } from './commands.ts';
 
 /**

@@ -1,12 +1,12 @@
 import { resolve } from 'node:path';
 import { parseStampArgs } from '../commands/stamp/stamp-args.ts';
+import { currentIo } from '../console/cli-io.ts';
 import { EXIT } from '../errors.ts';
 import { readRepoInfo } from '../git/repo-info.ts';
-import { currentIo } from '../util/cli-io.ts';
 import { failureExitCode } from './failure-exit-code.ts';
 
-/** For the bin: hand it SIGINT and SIGTERM (see `util/interrupt.ts`). */
-export { deliverSignal } from '../util/interrupt.ts';
+/** For the bin: hand it SIGINT and SIGTERM (see `processes/interrupt.ts`). */
+export { deliverSignal } from '../processes/interrupt.ts';
 
 /**
  * `release stamp` with plain arguments, the first command of every CI job, without commander:

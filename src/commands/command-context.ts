@@ -1,9 +1,9 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadConfig } from '../config/load.ts';
+import { currentIo } from '../console/cli-io.ts';
 import { UsageError } from '../errors.ts';
 import type { BaseContext } from '../pipeline/context.ts';
-import { currentIo } from '../util/cli-io.ts';
 
 /** Options every command accepts. */
 export interface GlobalOptions {

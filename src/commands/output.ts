@@ -1,5 +1,5 @@
-import { outputFor } from '../shared/output.ts';
-import { currentIo } from '../util/cli-io.ts';
+import { currentIo } from '../console/cli-io.ts';
+import { outputFor } from '../console/output.ts';
 
 /**
  * Everything the `release` command line prints goes through here (redacted in one place), to the

@@ -73,7 +73,7 @@ export async function storeConfigModule(
   code: string,
   inputs: readonly string[],
 ): Promise<string> {
-  const { writeFileAtomically } = await import('../shared/atomic-write.ts');
+  const { writeFileAtomically } = await import('../files/atomic-write.ts');
   const name = `${sha256(Buffer.from(code)).slice(0, 24)}.mjs`;
   const module = join(cacheDir, name);
   if (!existsSync(module)) await writeFileAtomically(module, code);

@@ -59,7 +59,7 @@ export function validatedCache(dir: string, schemaId: string): ValidatedCache {
       const path = pathOf(raw);
       const text = plainJson(config);
       if (!path || text === undefined) return;
-      const { writeFileAtomically } = await import('../shared/atomic-write.ts');
+      const { writeFileAtomically } = await import('../files/atomic-write.ts');
       await writeFileAtomically(path, `${text}\n`);
     },
   };

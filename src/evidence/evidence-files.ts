@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { type FileToWrite, writeFilesAtomically } from '../shared/atomic-write.ts';
+import { type FileToWrite, writeFilesAtomically } from '../files/atomic-write.ts';
 
 /** Where the evidence of a build is written: `evidence/` beside the release record. */
 export function evidenceDir(recordPath: string): string {

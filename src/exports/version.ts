@@ -4,10 +4,10 @@
  * tooling behind the package root.
  */
 
+export * from '../version/index.ts';
 export {
   type ResolvedVersion,
   type ResolveOptions,
   resolveVersion,
   type VersionSource,
-} from '../shared/resolve-version.ts';
-export * from '../version/index.ts';
+} from '../version-source/resolve-version.ts';

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
-import { describeCommit } from '../shared/git-describe.ts';
 import { parseVersion } from '../version/parse.ts';
+import { describeCommit } from '../version-source/git-describe.ts';
 
 /** How long the git questions may take together: a repository on a slow network disk, at worst. */
 const GIT_DEADLINE_MS = 30_000;

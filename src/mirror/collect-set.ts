@@ -1,4 +1,4 @@
-import { RESTAMPED_FROM } from '../engine/oci/version-layer.ts';
+import { RESTAMPED_FROM } from '../build-engines/oci/version-layer.ts';
 import { RuleError } from '../errors.ts';
 import { isDigest, isIndex, referencesOf } from '../registry/digest.ts';
 import { MAX_MANIFEST_BYTES, parseJson, parseManifestBytes } from '../registry/oci-schema.ts';

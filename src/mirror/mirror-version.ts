@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.ts';
-import { printable } from '../shared/printable.ts';
+import { printable } from '../text/printable.ts';
 import { imageTagOf } from '../version/image-tag.ts';
 import { parseVersion } from '../version/parse.ts';
 

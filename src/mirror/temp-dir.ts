@@ -1,7 +1,7 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { processAlive } from '../shared/process-alive.ts';
+import { processAlive } from '../processes/process-alive.ts';
 
 const PREFIX = 'release-mirror-';
 const OWNED = /^release-mirror-(\d+)-/;

@@ -1,7 +1,7 @@
 import type { ListrLogger, ListrLogLevels } from 'listr2';
+import { currentIo } from '../console/cli-io.ts';
 import { InterruptedError } from '../errors.ts';
-import { currentIo } from '../util/cli-io.ts';
-import { onStop, stopCleanly, stopRequested } from '../util/interrupt.ts';
+import { onStop, stopCleanly, stopRequested } from '../processes/interrupt.ts';
 import type { Step, StepReport } from './step.ts';
 
 export interface RunOptions {

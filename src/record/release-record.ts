@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import type { Channel } from '../channels/channel-of.ts';
 import { ConfigError, UsageError } from '../errors.ts';
-import { writeFileAtomically } from '../shared/atomic-write.ts';
-import { printable } from '../shared/printable.ts';
-import { insideProject } from '../shared/project-path.ts';
-import type { VersionSource } from '../shared/resolve-version.ts';
+import { writeFileAtomically } from '../files/atomic-write.ts';
+import { insideProject } from '../files/project-path.ts';
+import { printable } from '../text/printable.ts';
+import type { VersionSource } from '../version-source/resolve-version.ts';
 
 /** One image artifact in the record. Later steps add what they learn (digest after build...). */
 export interface ImageRecord {

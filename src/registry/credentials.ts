@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import * as z from 'zod';
 import { ConfigError, ExternalError } from '../errors.ts';
-import { registerSecret } from '../shared/redact.ts';
+import { registerSecret } from '../text/redact.ts';
 import { parseJson, schemaReason } from './oci-schema.ts';
 
 /** What a registry login gives: a user and password, or an identity (refresh) token. */

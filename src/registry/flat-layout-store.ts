@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readFile, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RuleError, UsageError } from '../errors.ts';
-import { writeFileAtomically } from '../shared/atomic-write.ts';
+import { writeFileAtomically } from '../files/atomic-write.ts';
 import { declaredMediaType, isDigest, manifestDigest, sha256Digest } from './digest.ts';
 import { MAX_MANIFEST_BYTES, parseIndexJson, parseJson, parseManifestBytes } from './oci-schema.ts';
 import { fallbackReferrers } from './referrers.ts';

@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { copyFile, link, mkdir, readdir, readFile, rename } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ExternalError, UsageError } from '../errors.ts';
-import { sibling, writeFileAtomically } from '../shared/atomic-write.ts';
-import { acquireLock } from '../shared/file-lock.ts';
+import { sibling, writeFileAtomically } from '../files/atomic-write.ts';
+import { acquireLock } from '../files/file-lock.ts';
 import { declaredMediaType, isDigest, manifestDigest, sha256Digest } from './digest.ts';
 import { parseIndexJson, parseJson, parseManifestBytes } from './oci-schema.ts';
 import { fallbackReferrers } from './referrers.ts';
@@ -25,7 +25,7 @@ interface LayoutIndex {
  * `index.json` and `blobs/sha256/`, tags as `org.opencontainers.image.ref.name` annotations
  * (what `skopeo inspect oci:<root>/<repository>:<tag>` reads). Blobs are written to a temporary
  * file and renamed; `index.json` is rewritten whole under a lock file that names its holder, so a reader never
- * sees half and a lock left by a killed process is taken over at once (`shared/file-lock.ts`).
+ * sees half and a lock left by a killed process is taken over at once (`files/file-lock.ts`).
  */
 export class LayoutStore implements ImageStore {
   readonly name: string;

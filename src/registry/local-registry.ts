@@ -2,8 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ExternalError } from '../errors.ts';
-import { freePort, retryOnPortClash } from '../util/free-port.ts';
-import { stopChild } from '../util/stop-child.ts';
+import { freePort, retryOnPortClash } from '../processes/free-port.ts';
+import { stopChild } from '../processes/stop-child.ts';
 
 export interface LocalRegistryOptions {
   /** Directory for its config and storage; removed by `stop()`. */

@@ -6,7 +6,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { extract, pack } from 'tar-stream';
 import { RuleError } from '../errors.ts';
-import { printable } from '../shared/printable.ts';
+import { printable } from '../text/printable.ts';
 import { MAX_INDEX_BYTES } from './flat-layout-store.ts';
 
 /** Every entry's time: fixed, so the same layout always packs to the same bytes. */

@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import { OCI_LAYOUT_PREFIX } from '../config/constants.ts';
+import { currentIo } from '../console/cli-io.ts';
 import { UsageError } from '../errors.ts';
-import { printable } from '../shared/printable.ts';
-import { currentIo } from '../util/cli-io.ts';
+import { printable } from '../text/printable.ts';
 import { LayoutStore } from './layout-store.ts';
 import { journalDirOf } from './promotion-journal.ts';
 import { withRecovery } from './recovering-store.ts';

@@ -3,8 +3,8 @@ import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Channel } from '../channels/channel-of.ts';
 import type { JournalWrite } from '../channels/journal-recovery.ts';
-import { writeFileAtomically } from '../shared/atomic-write.ts';
-import { currentHolder, type Holder, parseHolder } from '../shared/holder.ts';
+import { writeFileAtomically } from '../files/atomic-write.ts';
+import { currentHolder, type Holder, parseHolder } from '../files/holder.ts';
 
 /**
  * A promotion's journal: before its group of tag writes a promotion records, in a file of its own

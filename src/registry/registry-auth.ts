@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { ExternalError } from '../errors.ts';
-import { BodyTooLargeError, readAtMost } from '../shared/bounded-body.ts';
-import { printable } from '../shared/printable.ts';
-import { registerSecret } from '../shared/redact.ts';
+import { BodyTooLargeError, readAtMost } from '../http/bounded-body.ts';
+import { printable } from '../text/printable.ts';
+import { registerSecret } from '../text/redact.ts';
 import type { Credentials } from './credentials.ts';
 import { parseJson } from './oci-schema.ts';
 import type { Challenge } from './www-authenticate.ts';

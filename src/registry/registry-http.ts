@@ -1,6 +1,6 @@
 import { ExternalError } from '../errors.ts';
-import { BodyTooLargeError, readAtMost } from '../shared/bounded-body.ts';
-import { redact } from '../shared/redact.ts';
+import { BodyTooLargeError, readAtMost } from '../http/bounded-body.ts';
+import { redact } from '../text/redact.ts';
 import type { RegistryAuth } from './registry-auth.ts';
 import { parseWwwAuthenticate } from './www-authenticate.ts';
 

@@ -1,7 +1,11 @@
 import { createHash } from 'node:crypto';
-import { companionSignatures, hasVersionLayer, versionLayerFiles } from '../engine/oci/version-layer.ts';
+import { SIGNATURE_SUFFIX } from '../archives/archive-signature.ts';
+import {
+  companionSignatures,
+  hasVersionLayer,
+  versionLayerFiles,
+} from '../build-engines/oci/version-layer.ts';
 import type { ImageStore, Manifest } from '../registry/store.ts';
-import { SIGNATURE_SUFFIX } from '../shared/archive-signature.ts';
 import { readVersionLayerFiles } from './restamp-version-layer.ts';
 
 /**

@@ -1,6 +1,6 @@
-import type { OciImageConfig } from '../engine/oci/image-config.ts';
-import type { Layer } from '../engine/oci/layer.ts';
-import { hasVersionLayer, RESTAMPED_FROM, versionLayerFiles } from '../engine/oci/version-layer.ts';
+import type { OciImageConfig } from '../build-engines/oci/image-config.ts';
+import type { Layer } from '../build-engines/oci/layer.ts';
+import { hasVersionLayer, RESTAMPED_FROM, versionLayerFiles } from '../build-engines/oci/version-layer.ts';
 import { RuleError } from '../errors.ts';
 import { sha256Digest } from '../registry/digest.ts';
 import { type Descriptor, type ImageStore, type Manifest, MEDIA_TYPES } from '../registry/store.ts';

@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLayer, type Layer } from '../engine/oci/layer.ts';
+import { archiveSignatureValid, signArchive } from '../archives/archive-signature.ts';
+import { createLayer, type Layer } from '../build-engines/oci/layer.ts';
 import { buildCliArchive } from '../service/svc/build/build-cli-archive.ts';
-import { archiveSignatureValid, signArchive } from '../shared/archive-signature.ts';
 import { readVersionLayerFiles, restampVersionLayer } from './restamp-version-layer.ts';
 
 const html = (v: string) =>

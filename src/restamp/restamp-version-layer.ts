@@ -3,12 +3,12 @@ import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import { extract } from 'tar-stream';
+import { SIGNATURE_SUFFIX, signatureFileText } from '../archives/archive-signature.ts';
+import { createLayerFromTar, type Layer, type LayerEntry, packTar } from '../build-engines/oci/layer.ts';
+import { companionSignatures, isArchivePath } from '../build-engines/oci/version-layer.ts';
 import { restampCliArchive } from '../cli-package/restamp-archive.ts';
-import { createLayerFromTar, type Layer, type LayerEntry, packTar } from '../engine/oci/layer.ts';
-import { companionSignatures, isArchivePath } from '../engine/oci/version-layer.ts';
 import { CLI_ARCHIVE_INVALID, isReleaseError, RuleError } from '../errors.ts';
 import { formatByName, rewriteVersionFile, type VersionFileFormat } from '../reversion/version-files.ts';
-import { SIGNATURE_SUFFIX, signatureFileText } from '../shared/archive-signature.ts';
 
 const gunzipAsync = promisify(gunzip);
 

@@ -1,6 +1,6 @@
+import type { OciImageConfig } from '../build-engines/oci/image-config.ts';
+import { VERSION_LABEL } from '../build-engines/oci/version-layer.ts';
 import type { ImageArtifactConfig } from '../config/artifacts-schema.ts';
-import type { OciImageConfig } from '../engine/oci/image-config.ts';
-import { VERSION_LABEL } from '../engine/oci/version-layer.ts';
 import { RuleError } from '../errors.ts';
 import { type Descriptor, type ImageStore, type Manifest, MEDIA_TYPES } from '../registry/store.ts';
 import { sameTag } from '../version/compare.ts';

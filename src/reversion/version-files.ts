@@ -1,5 +1,5 @@
 import { RuleError } from '../errors.ts';
-import { escapeHtml } from '../shared/escape-html.ts';
+import { escapeHtml } from '../text/escape-html.ts';
 
 /**
  * How a version file carries its version (release.config `versionFiles[].format`):

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { packageRoot } from '../shared/package-root.ts';
+import { packageRoot } from '../files/package-root.ts';
 import { MIN_CLI_VERSION } from './api/min-cli-version.ts';
 
 /**

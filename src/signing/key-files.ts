@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { ReleaseConfig } from '../config/schema.ts';
 import { SIGNING_KEY_MISSING, UsageError } from '../errors.ts';
-import { writeFilesAtomically } from '../shared/atomic-write.ts';
+import { writeFilesAtomically } from '../files/atomic-write.ts';
 import {
   generateSigningKeys,
   PASSPHRASE_ENV,

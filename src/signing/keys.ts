@@ -6,7 +6,7 @@ import {
   type KeyObject,
 } from 'node:crypto';
 import { UsageError } from '../errors.ts';
-import { registerSecret } from '../shared/redact.ts';
+import { registerSecret } from '../text/redact.ts';
 
 /** The environment variable that holds the private key's passphrase (never a flag: flags leak). */
 export const PASSPHRASE_ENV = 'RELEASE_SIGNING_PASSPHRASE';

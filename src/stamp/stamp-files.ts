@@ -4,8 +4,8 @@ import {
   serverVersionVariables,
   type VersionVariables,
 } from '../config/version-variables.ts';
+import type { FileToWrite } from '../files/atomic-write.ts';
 import { cliRecord, type ReleaseRecord, recordPath } from '../record/release-record.ts';
-import type { FileToWrite } from '../shared/atomic-write.ts';
 
 export interface StampPaths {
   record: string;

@@ -5,11 +5,11 @@ import type { ReleaseConfig } from '../config/schema.ts';
 import { RuleError, UsageError } from '../errors.ts';
 import type { RepoInfo } from '../git/repo-info.ts';
 import type { ImageRecord, ReleaseRecord } from '../record/release-record.ts';
-import { printable } from '../shared/printable.ts';
-import type { ResolvedVersion } from '../shared/resolve-version.ts';
+import { printable } from '../text/printable.ts';
 import { MAX_VERSION_LENGTH } from '../version/commit-version.ts';
 import { imageTagOf, isValidImageTag } from '../version/image-tag.ts';
 import { parseVersion } from '../version/parse.ts';
+import type { ResolvedVersion } from '../version-source/resolve-version.ts';
 
 export interface StampInput {
   resolved: ResolvedVersion;

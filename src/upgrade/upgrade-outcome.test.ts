@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { RunningService } from './swarm-types.ts';
-import { decideOutcome, servicesToRestore } from './upgrade-outcome.ts';
-import { planUpgrade } from './upgrade-plan.ts';
+import type { RunningService } from './swarm/swarm-types.ts';
+import { planUpgrade, servicesToRestore } from './swarm/upgrade-plan.ts';
+import { decideOutcome } from './upgrade-outcome.ts';
 
 const svc = (role: RunningService['role']): RunningService => ({
   role,

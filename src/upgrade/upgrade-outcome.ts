@@ -1,14 +1,4 @@
-import type { ServiceRole } from './swarm-types.ts';
-import type { PlannedService, UpgradePlan } from './upgrade-plan.ts';
-
-/** What stopped the upgrade: which service (if one), and why, in a sentence. */
-export interface UpgradeFailure {
-  role?: ServiceRole;
-  service?: string;
-  /** task: a task failed or ended; version: the wrong version reported; deadline; engine; proof. */
-  kind: 'task' | 'version' | 'deadline' | 'engine' | 'proof';
-  reason: string;
-}
+import type { ServiceRole, UpgradeFailure } from './deployment-types.ts';
 
 /** How putting one service back went. */
 export interface RestoreResult {
@@ -37,23 +27,13 @@ export interface UpgradeOutcome {
 }
 
 /**
- * Which services a failure puts back: every one this run sent an update to, in every phase so far
- * (a failing web puts API and worker back too). Never only the one that failed: API and worker
- * on different tags is the state the spec forbids (section 9, item 5).
- */
-export function servicesToRestore(plan: UpgradePlan, touched: ReadonlySet<string>): PlannedService[] {
-  // By service name: one image may run several services of one role (a worker and a scheduler).
-  return plan.services.filter((s) => touched.has(s.name));
-}
-
-/**
  * The verdict and exit code. 0: upgraded and proved in step on the target. 1: it failed and every
  * touched service is back on its previous spec, proved in step on the old tag (or exactly as out
  * of step as before: a rollback restores, it does not repair). 3: a service could not be put back,
  * or the deployment is not in step after the rollback although it was before.
  */
 export function decideOutcome(input: {
-  plan: Pick<UpgradePlan, 'tag' | 'upToDate'>;
+  plan: { tag: string; upToDate: boolean };
   failure: UpgradeFailure | undefined;
   restores: RestoreResult[];
   proof: Proof | undefined;

@@ -1,5 +1,5 @@
 import { splitImageRef } from '../registry/image-ref.ts';
-import { printable } from '../shared/printable.ts';
+import { printable } from '../text/printable.ts';
 import type { ArtifactName, ProbeResult } from './types.ts';
 
 /** A Swarm task of a service, as verify needs it (Engine API `Task`, reduced). */

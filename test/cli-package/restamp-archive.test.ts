@@ -1,9 +1,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { npmPack } from '../../src/archives/npm-pack.ts';
+import { readPackageArchive } from '../../src/archives/read-package-archive.ts';
 import { restampCliArchive } from '../../src/cli-package/restamp-archive.ts';
-import { npmPack } from '../../src/shared/npm-pack.ts';
-import { readPackageArchive } from '../../src/shared/read-package-archive.ts';
 import { archiveOf, baseEnv, npmInstall, run, Scratch, svcIn } from '../svc/support.ts';
 
 // Real archives built the way `release build` builds them, re-stamped, then installed by real npm.

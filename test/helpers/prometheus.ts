@@ -2,8 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, retryOnPortClash } from '../../src/util/free-port.ts';
-import { stopChild } from '../../src/util/stop-child.ts';
+import { freePort, retryOnPortClash } from '../../src/processes/free-port.ts';
+import { stopChild } from '../../src/processes/stop-child.ts';
 
 /** Debian's Prometheus (`apt-get install prometheus`; .ci/run installs it). */
 export const PROMETHEUS_BIN = '/usr/bin/prometheus';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
 import { type LocalRegistry, startLocalRegistry } from '../../src/registry/local-registry.ts';
 
-export { freePort } from '../../src/util/free-port.ts';
+export { freePort } from '../../src/processes/free-port.ts';
 
 export interface StartRegistryOptions {
   /** Require this user (HTTP basic auth, bcrypt htpasswd file). */

@@ -1,2 +1,2 @@
 // The process starter is shared with `release rehearse`, which starts the deployment the same way.
-export * from '../../src/util/start-process.ts';
+export * from '../../src/processes/start-process.ts';

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import Docker from 'dockerode';
+import { processAlive } from '../../src/processes/process-alive.ts';
 import { type LocalRegistry, startLocalRegistry } from '../../src/registry/local-registry.ts';
-import { processAlive } from '../../src/shared/process-alive.ts';
 import { unmountUnder } from './dockerd.ts';
 
 /**

@@ -7,8 +7,8 @@ import { validateConfig } from '../../src/config/validate.ts';
 import type { RepoInfo } from '../../src/git/repo-info.ts';
 import type { BaseContext } from '../../src/pipeline/context.ts';
 import type { StepIO } from '../../src/pipeline/step.ts';
-import type { ResolvedVersion } from '../../src/shared/resolve-version.ts';
 import { stampPaths } from '../../src/stamp/stamp-files.ts';
+import type { ResolvedVersion } from '../../src/version-source/resolve-version.ts';
 
 /**
  * Contexts for step and runner unit tests, built in process without a command line or a

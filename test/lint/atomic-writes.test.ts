@@ -3,14 +3,14 @@ import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 // Every file a user keeps (records, stamped files, keys, the OCI layout, the installed svc, svc's
-// own config) is replaced by write-to-temp and rename (src/shared/atomic-write.ts), so a kill at any
+// own config) is replaced by write-to-temp and rename (src/files/atomic-write.ts), so a kill at any
 // moment leaves the old file or the new one. A plain write is allowed only where a half-written
 // file cannot be kept by anyone: each exception below says why.
 const root = resolve(import.meta.dirname, '../..');
 
 const PLAIN_WRITES_ALLOWED: Record<string, string> = {
-  'src/shared/atomic-write.ts': 'the temporary sibling that is then renamed into place',
-  'src/shared/file-lock.ts':
+  'src/files/atomic-write.ts': 'the temporary sibling that is then renamed into place',
+  'src/files/file-lock.ts':
     'the holder record in a private sibling that appears as the lock by link or rename, and the takeover guard opened with wx',
   'src/commands/init/run-init.ts': "the two sides of --force's diff, in a private temporary directory",
   'src/config/import-config.ts': 'the compiled config beside its source, imported once and removed',
@@ -39,7 +39,7 @@ const PLAIN_WRITES_ALLOWED: Record<string, string> = {
     "a blob streamed into release mirror's private temporary directory, hashed there before it is sent on",
   'src/service/svc/build/build-cli-archive.ts':
     'the package tree being packed, in a private temporary directory',
-  'src/engine/oci/archive-store.ts':
+  'src/build-engines/oci/archive-store.ts':
     "a base image's archive unpacked (and a docker save manifest synthesized) into the build's private temporary directory, removed after the build",
   'src/action/run-action.ts':
     '$GITHUB_OUTPUT and $GITHUB_STEP_SUMMARY belong to the Actions runner, and other steps append to them: one append, never a rename',

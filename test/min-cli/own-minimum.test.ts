@@ -1,8 +1,8 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StartedProcess } from '../../src/processes/start-process.ts';
 import { MIN_CLI_VERSION } from '../../src/service/api/min-cli-version.ts';
-import type { StartedProcess } from '../../src/util/start-process.ts';
 import { GitRepo } from '../helpers/git-repo.ts';
 import { writeReferenceConfig } from '../helpers/reference-config.ts';
 import { jsonOf, runRelease } from '../helpers/run-release.ts';

@@ -4,9 +4,9 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { JournalWrite } from '../../src/channels/journal-recovery.ts';
+import { currentHolder } from '../../src/files/holder.ts';
 import { LayoutStore } from '../../src/registry/layout-store.ts';
 import { openStore } from '../../src/registry/open-store.ts';
-import { currentHolder } from '../../src/shared/holder.ts';
 import { makeImage, pushImage } from '../helpers/make-image.ts';
 import { ARTIFACTS, type Artifact, digestsOf, pushRelease, REPOS } from './project.ts';
 

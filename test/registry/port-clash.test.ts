@@ -11,8 +11,8 @@ import { startRegistry } from '../helpers/registry.ts';
 // attempt: the pick-then-listen gap a busy machine hits now and then, made certain. Only the port
 // choice is steered; the clash, the child's exit and the retry are real.
 const picks = vi.hoisted(() => ({ next: [] as number[] }));
-vi.mock('../../src/util/free-port.ts', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../../src/util/free-port.ts')>();
+vi.mock('../../src/processes/free-port.ts', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../src/processes/free-port.ts')>();
   return { ...actual, freePort: async () => picks.next.shift() ?? actual.freePort() };
 });
 

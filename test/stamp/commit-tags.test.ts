@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { readRepoInfo } from '../../src/git/repo-info.ts';
-import { resolveVersion } from '../../src/shared/resolve-version.ts';
 import { parseVersion } from '../../src/version/parse.ts';
+import { resolveVersion } from '../../src/version-source/resolve-version.ts';
 import { GitRepo } from '../helpers/git-repo.ts';
 import { jsonOf, runRelease } from '../helpers/run-release.ts';
 

@@ -13,7 +13,7 @@ function scenario(signalDuring: 'read' | 'write' | 'never'): {
 } {
   const script = `
     import { runPipeline } from './src/pipeline/runner.ts';
-    import { deliverSignal } from './src/util/interrupt.ts';
+    import { deliverSignal } from './src/processes/interrupt.ts';
     const done = [];
     const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
     const when = ${JSON.stringify(signalDuring)};

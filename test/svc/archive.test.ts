@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readPackageArchive } from '../../src/shared/read-package-archive.ts';
+import { readPackageArchive } from '../../src/archives/read-package-archive.ts';
 import { GitRepo } from '../helpers/git-repo.ts';
 import { runRelease } from '../helpers/run-release.ts';
 import { baseEnv, npmInstall, ROOT, run, Scratch, sha256Of, svcIn } from './support.ts';

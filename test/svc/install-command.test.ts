@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StartedProcess } from '../../src/util/start-process.ts';
+import type { StartedProcess } from '../../src/processes/start-process.ts';
 import { archiveOf, baseEnv, npmInstall, ROOT, run, Scratch, startApi, svcIn } from './support.ts';
 
 // The project's `artifacts.cli.installCommand` reaches the gate of the reference svc: release

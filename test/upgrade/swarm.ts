@@ -1,9 +1,9 @@
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
-import { followProgress, progressError } from '../../src/engine/docker/connect.ts';
-import { pushImage } from '../../src/engine/docker/push-image.ts';
-import { packTar } from '../../src/engine/oci/layer.ts';
+import { pushImage } from '../../src/build-engines/docker/push-image.ts';
+import { packTar } from '../../src/build-engines/oci/layer.ts';
+import { followProgress, progressError } from '../../src/docker-client/connect.ts';
 import { openStore } from '../../src/registry/open-store.ts';
 import { type Dockerd, startDockerd } from '../helpers/dockerd.ts';
 import { GitRepo } from '../helpers/git-repo.ts';

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { acquireLock } from '../../src/shared/file-lock.ts';
+import { acquireLock } from '../../src/files/file-lock.ts';
 import { jsonOf, type RunResult, runRelease } from '../helpers/run-release.ts';
 import {
   type ComposeRig,

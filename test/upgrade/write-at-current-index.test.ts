@@ -1,7 +1,7 @@
 import type Docker from 'dockerode';
 import { describe, expect, it } from 'vitest';
-import { writeAtCurrentIndex } from '../../src/commands/upgrade/write-at-current-index.ts';
-import type { ServiceSpec } from '../../src/upgrade/swarm-types.ts';
+import { writeAtCurrentIndex } from '../../src/commands/upgrade/swarm/write-at-current-index.ts';
+import type { ServiceSpec } from '../../src/upgrade/swarm/swarm-types.ts';
 
 /**
  * An engine whose service moves its version index by itself `moves` times, each time just after

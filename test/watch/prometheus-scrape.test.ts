@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, retryOnPortClash } from '../../src/util/free-port.ts';
+import { freePort, retryOnPortClash } from '../../src/processes/free-port.ts';
 import { type RunningPrometheus, startPrometheus } from '../helpers/prometheus.ts';
 import { RELEASE_BIN } from '../helpers/run-release.ts';
 import { type StartedProcess, startProcess } from '../helpers/start-process.ts';

@@ -1,7 +1,7 @@
 import { buildEpoch } from '../../build/image-specs.ts';
+import { makeBaseImage } from '../../build-engines/base-image.ts';
+import { storeOpener } from '../../build-engines/store-cache.ts';
 import { builtImageArtifacts } from '../../config/artifacts.ts';
-import { makeBaseImage } from '../../engine/base-image.ts';
-import { storeOpener } from '../../engine/store-cache.ts';
 import { UsageError } from '../../errors.ts';
 import { parseStoreImageRef } from '../../registry/image-ref.ts';
 import { baseContext, type GlobalOptions } from '../command-context.ts';

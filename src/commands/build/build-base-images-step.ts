@@ -1,6 +1,6 @@
 import { buildEpoch } from '../../build/image-specs.ts';
+import { makeBaseImage } from '../../build-engines/base-image.ts';
 import { OCI_LAYOUT_PREFIX } from '../../config/constants.ts';
-import { makeBaseImage } from '../../engine/base-image.ts';
 import { ExternalError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { ARCHIVE_PREFIXES, parseBaseImageRef } from '../../registry/image-ref.ts';
@@ -20,7 +20,7 @@ export const buildBaseImagesStep: Step<BuildContext> = {
       imagesToBuild(ctx).map((artifact) => [artifact.base, parseBaseImageRef(artifact.base)]),
     );
     for (const [text, ref] of refs) {
-      // A file is read when the image is built (engine/oci/archive-store.ts).
+      // A file is read when the image is built (build-engines/oci/archive-store.ts).
       if (ARCHIVE_PREFIXES.some((prefix) => ref.store.startsWith(prefix))) {
         io.progress(`${text}: read from its file at build`);
         continue;

@@ -1,4 +1,4 @@
-import { chooseEngine } from '../../engine/select-engine.ts';
+import { chooseEngine } from '../../build-engines/select-engine.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { type BuildContext, imagesToBuild } from './build-context.ts';
 

@@ -1,13 +1,13 @@
 import { createHash, type KeyObject } from 'node:crypto';
 import { readFile, rm, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { SIGNATURE_SUFFIX, signArchive, signatureFileText } from '../../archives/archive-signature.ts';
 import { codeFiles } from '../../build/archive-code-files.ts';
 import { buildCommandEnv, runBuildCommand } from '../../build/run-build-command.ts';
 import { cliArtifact } from '../../config/artifacts.ts';
+import { writeFileAtomically } from '../../files/atomic-write.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { archiveFiles } from '../../reversion/archive-files.ts';
-import { SIGNATURE_SUFFIX, signArchive, signatureFileText } from '../../shared/archive-signature.ts';
-import { writeFileAtomically } from '../../shared/atomic-write.ts';
 import { hasSigningKey, readPublicKey, readSigningKey } from '../../signing/key-files.ts';
 import { PASSPHRASE_ENV, shortKeyId } from '../../signing/keys.ts';
 import { invalid } from './build-check-artifacts-step.ts';

@@ -1,7 +1,7 @@
+import type { BuiltImage, EngineName } from '../../build-engines/engine.ts';
+import type { EngineChoice } from '../../build-engines/select-engine.ts';
 import { builtImageArtifacts, rolesOfImage } from '../../config/artifacts.ts';
 import type { ImageArtifactConfig } from '../../config/artifacts-schema.ts';
-import type { BuiltImage, EngineName } from '../../engine/engine.ts';
-import type { EngineChoice } from '../../engine/select-engine.ts';
 import type { BaseContext } from '../../pipeline/context.ts';
 import type { Timer } from '../../pipeline/timings.ts';
 import type { ReleaseRecord } from '../../record/release-record.ts';

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { SIGNATURE_SUFFIX } from '../../archives/archive-signature.ts';
 import { dockerfileOf } from '../../build/check-artifacts.ts';
 import { dockerContext } from '../../build/docker-context.ts';
 import {
@@ -11,14 +12,14 @@ import {
   versionEnvLabel,
 } from '../../build/image-specs.ts';
 import { recipeEntries } from '../../build/recipe-entries.ts';
+import { createDockerEngine } from '../../build-engines/docker/docker-engine.ts';
+import type { DockerRecipe, Engine, OciRecipe } from '../../build-engines/engine.ts';
+import type { LayerEntry } from '../../build-engines/oci/layer.ts';
+import { createOciEngine } from '../../build-engines/oci/oci-engine.ts';
+import { VERSION_LAYER_FILES_LABEL } from '../../build-engines/oci/version-layer.ts';
 import type { ImageArtifactConfig } from '../../config/artifacts-schema.ts';
 import { DEFAULT_CLI_ARCHIVE } from '../../config/constants.ts';
 import { MIN_CLI_LABEL, ownMinimum } from '../../config/own-minimum.ts';
-import { createDockerEngine } from '../../engine/docker/docker-engine.ts';
-import type { DockerRecipe, Engine, OciRecipe } from '../../engine/engine.ts';
-import type { LayerEntry } from '../../engine/oci/layer.ts';
-import { createOciEngine } from '../../engine/oci/oci-engine.ts';
-import { VERSION_LAYER_FILES_LABEL } from '../../engine/oci/version-layer.ts';
 import { UsageError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { parseBaseImageRef } from '../../registry/image-ref.ts';
@@ -29,7 +30,6 @@ import {
   type VersionFile,
   versionFileOf,
 } from '../../reversion/version-files.ts';
-import { SIGNATURE_SUFFIX } from '../../shared/archive-signature.ts';
 import { type BuildContext, imagesToBuild } from './build-context.ts';
 
 /** Build (and with --push, publish) each selected image with the chosen engine, under the build tag. */

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkArtifacts, dockerfileOf } from '../../build/check-artifacts.ts';
+import type { EngineName } from '../../build-engines/engine.ts';
 import { cliArtifact } from '../../config/artifacts.ts';
 import type { CliArtifactConfig, ImageArtifactConfig } from '../../config/artifacts-schema.ts';
-import type { EngineName } from '../../engine/engine.ts';
 import type { BaseContext } from '../../pipeline/context.ts';
 import { printJson, printLine } from '../output.ts';
 import { invalid } from './build-check-artifacts-step.ts';

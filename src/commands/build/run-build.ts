@@ -1,8 +1,8 @@
 import { relative } from 'node:path';
+import type { EngineName } from '../../build-engines/engine.ts';
+import { rfc3339 } from '../../build-engines/oci/image-config.ts';
+import { storeOpener } from '../../build-engines/store-cache.ts';
 import { cliArtifact } from '../../config/artifacts.ts';
-import type { EngineName } from '../../engine/engine.ts';
-import { rfc3339 } from '../../engine/oci/image-config.ts';
-import { storeOpener } from '../../engine/store-cache.ts';
 import { UsageError } from '../../errors.ts';
 import { runPipeline } from '../../pipeline/runner.ts';
 import type { StepReport } from '../../pipeline/step.ts';

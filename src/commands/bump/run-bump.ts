@@ -1,10 +1,10 @@
 import { resolve } from 'node:path';
 import { RuleError } from '../../errors.ts';
+import { writeFilesAtomically } from '../../files/atomic-write.ts';
 import { applyEdits, type Hunk } from '../../gitops/apply-edits.ts';
 import { applyDotenvEdits } from '../../gitops/dotenv.ts';
 import { type BumpPlan, keyOf, type Place } from '../../gitops/gitops-types.ts';
 import { planBump } from '../../gitops/plan-bump.ts';
-import { writeFilesAtomically } from '../../shared/atomic-write.ts';
 import { baseContext, type GlobalOptions } from '../command-context.ts';
 import { printJson, printLine } from '../output.ts';
 import { readManifests } from './read-manifests.ts';

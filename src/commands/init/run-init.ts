@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { isRegistryReference } from '../../config/schema.ts';
+import { currentIo } from '../../console/cli-io.ts';
 import { RuleError, UsageError } from '../../errors.ts';
 import { detectProject } from '../../init/detect.ts';
 import { listProject } from '../../init/list-project.ts';
@@ -12,7 +13,6 @@ import { planConfig } from '../../init/plan-config.ts';
 import { renderJsonConfig, renderTsConfig } from '../../init/render-config.ts';
 import { renderGithubWorkflow } from '../../init/render-github-workflow.ts';
 import { renderGitlabPipeline } from '../../init/render-gitlab-pipeline.ts';
-import { currentIo } from '../../util/cli-io.ts';
 import { projectDir } from '../command-context.ts';
 import { printJson, printLine } from '../output.ts';
 import type { InitOptions } from './init-options.ts';
@@ -107,7 +107,7 @@ export async function runInit(options: InitOptions): Promise<void> {
   for (const file of files) {
     if (file.existing !== undefined && file.existing !== file.content) io.stderr.write(diff(file));
   }
-  const { writeFileAtomically } = await import('../../shared/atomic-write.ts');
+  const { writeFileAtomically } = await import('../../files/atomic-write.ts');
   const { mkdir } = await import('node:fs/promises');
   for (const file of files) {
     await mkdir(dirname(join(cwd, file.path)), { recursive: true });

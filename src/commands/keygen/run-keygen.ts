@@ -1,10 +1,10 @@
 import { existsSync, statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
+import { currentIo } from '../../console/cli-io.ts';
 import { UsageError } from '../../errors.ts';
 import { KEY_FILE_NAMES, writeKeyPair } from '../../signing/key-files.ts';
 import { PASSPHRASE_ENV, shortKeyId } from '../../signing/keys.ts';
 import { VERIFIER_KEY_FILE_NAMES, VERIFIER_PASSPHRASE_ENV } from '../../signing/verifier-key.ts';
-import { currentIo } from '../../util/cli-io.ts';
 import { type GlobalOptions, projectDir } from '../command-context.ts';
 import { printJson, printLine } from '../output.ts';
 

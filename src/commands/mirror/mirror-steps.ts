@@ -5,7 +5,7 @@ import { collectSet } from '../../mirror/collect-set.ts';
 import { latestRefusal, setSize, tagWrites } from '../../mirror/mirror-set.ts';
 import { writeContent, writeTags } from '../../mirror/write-set.ts';
 import type { Step } from '../../pipeline/step.ts';
-import { printable } from '../../shared/printable.ts';
+import { printable } from '../../text/printable.ts';
 import type { MirrorContext } from './mirror-context.ts';
 import { mirrorVsaStep } from './mirror-vsa-step.ts';
 

@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { type ArchiveEntry, readPackageArchive } from '../../archives/read-package-archive.ts';
 import { npmClient, tarballDigest } from '../../cli-package/npm-client.ts';
 import { planPackage } from '../../cli-package/package-plan.ts';
 import { REGISTRY_MARK, restampCliArchive } from '../../cli-package/restamp-archive.ts';
@@ -9,7 +10,6 @@ import { RuleError, UsageError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { cliRecord } from '../../record/release-record.ts';
 import { versionFileOf } from '../../reversion/version-files.ts';
-import { type ArchiveEntry, readPackageArchive } from '../../shared/read-package-archive.ts';
 import { imageTagOf } from '../../version/image-tag.ts';
 import { packageVersionOf } from '../../version/package-version.ts';
 import { parseVersion } from '../../version/parse.ts';

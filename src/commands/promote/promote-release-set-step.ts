@@ -4,9 +4,9 @@ import { ExternalError } from '../../errors.ts';
 import { attachEvidence } from '../../evidence/attach-evidence.ts';
 import { archiveInImage, childDigests } from '../../evidence/release-images.ts';
 import { type ReleaseSetImage, releaseSetStatement } from '../../evidence/release-set.ts';
+import { writeFilesAtomically } from '../../files/atomic-write.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { cliRecord } from '../../record/release-record.ts';
-import { writeFilesAtomically } from '../../shared/atomic-write.ts';
 import type { SigningKey } from '../../signing/keys.ts';
 import type { PromoteContext } from './promote-context.ts';
 

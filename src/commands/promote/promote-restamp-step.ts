@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { signArchive } from '../../archives/archive-signature.ts';
 import { short } from '../../channels/promotion-plan.ts';
 import { restampCliArchive } from '../../cli-package/restamp-archive.ts';
 import { cliArtifact, imageArtifact } from '../../config/artifacts.ts';
@@ -11,7 +12,6 @@ import { type ArchiveSigner, archiveSigningKeyMissing } from '../../restamp/rest
 import type { RebuildComparison } from '../../reversion/compare-rebuild.ts';
 import { reversionCliArchive } from '../../reversion/reversion-cli-archive.ts';
 import { type ImageReversion, imageReversionOfRc } from '../../reversion/reversion-image.ts';
-import { signArchive } from '../../shared/archive-signature.ts';
 import { readSigningKey } from '../../signing/key-files.ts';
 import { sameTag } from '../../version/compare.ts';
 import { imageTagOf } from '../../version/image-tag.ts';

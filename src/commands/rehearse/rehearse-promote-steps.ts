@@ -1,6 +1,6 @@
+import { hasVersionLayer, VERSION_LABEL } from '../../build-engines/oci/version-layer.ts';
 import { imageOfRole } from '../../config/artifacts.ts';
 import { IMAGE_ROLES } from '../../config/constants.ts';
-import { hasVersionLayer, VERSION_LABEL } from '../../engine/oci/version-layer.ts';
 import { RuleError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { openConfiguredStore } from '../../registry/open-store.ts';

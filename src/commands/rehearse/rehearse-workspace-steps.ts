@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { validateConfig } from '../../config/validate.ts';
-import { connectDocker, dockerAnswers, dockerEndpoint } from '../../engine/docker/connect.ts';
+import { connectDocker, dockerAnswers, dockerEndpoint } from '../../docker-client/connect.ts';
 import { ExternalError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { startLocalRegistry } from '../../registry/local-registry.ts';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { RuleError } from '../../errors.ts';
-import { packageRoot } from '../../shared/package-root.ts';
+import { packageRoot } from '../../files/package-root.ts';
 
 const RELEASE_BIN = join(packageRoot(), 'bin/release.js');
 

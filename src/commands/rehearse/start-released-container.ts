@@ -1,7 +1,7 @@
 import type Docker from 'dockerode';
 import type { ImageRole } from '../../config/constants.ts';
 import { ExternalError } from '../../errors.ts';
-import { freePort, retryOnPortClash } from '../../util/free-port.ts';
+import { freePort, retryOnPortClash } from '../../processes/free-port.ts';
 
 export interface StartedContainer {
   artifact: ImageRole;

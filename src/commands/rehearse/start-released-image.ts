@@ -7,8 +7,8 @@ import { createGunzip } from 'node:zlib';
 import { extract } from 'tar-stream';
 import type { ImageRole } from '../../config/constants.ts';
 import { ExternalError } from '../../errors.ts';
+import { type StartedProcess, startProcess } from '../../processes/start-process.ts';
 import type { ImageStore } from '../../registry/store.ts';
-import { type StartedProcess, startProcess } from '../../util/start-process.ts';
 
 export interface StartedService {
   artifact: ImageRole;

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { ExternalError } from '../../errors.ts';
-import { withoutGitEnv } from '../../shared/git-describe.ts';
-import { packageRoot } from '../../shared/package-root.ts';
+import { packageRoot } from '../../files/package-root.ts';
+import { withoutGitEnv } from '../../version-source/git-describe.ts';
 
 const TOOLKIT_ROOT = packageRoot();
 

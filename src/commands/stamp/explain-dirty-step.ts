@@ -1,6 +1,6 @@
 import { changedFiles } from '../../git/changed-files.ts';
 import type { Step } from '../../pipeline/step.ts';
-import { printable } from '../../shared/printable.ts';
+import { printable } from '../../text/printable.ts';
 import type { StampContext } from './stamp-context.ts';
 
 /**

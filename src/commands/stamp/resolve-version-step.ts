@@ -2,8 +2,8 @@ import { artifactInputs, toolkitOutputs } from '../../build/artifact-inputs.ts';
 import { readRepoInfo } from '../../git/repo-info.ts';
 import { untrackedInputs } from '../../git/untracked-inputs.ts';
 import type { Step } from '../../pipeline/step.ts';
-import { printable } from '../../shared/printable.ts';
-import { resolveVersion } from '../../shared/resolve-version.ts';
+import { printable } from '../../text/printable.ts';
+import { resolveVersion } from '../../version-source/resolve-version.ts';
 import type { StampContext } from './stamp-context.ts';
 
 /** SERVICE_VERSION, else git describe in the project (--cwd), else unknown; plus the repo's state and untracked inputs. */

@@ -1,9 +1,9 @@
 import type { Channel } from '../../channels/channel-of.ts';
 import type { RepoInfo } from '../../git/repo-info.ts';
 import type { BaseContext } from '../../pipeline/context.ts';
-import type { ResolvedVersion } from '../../shared/resolve-version.ts';
 import type { StampPaths } from '../../stamp/stamp-files.ts';
 import type { StampDecision } from '../../stamp/stamp-plan.ts';
+import type { ResolvedVersion } from '../../version-source/resolve-version.ts';
 
 export interface StampContext extends BaseContext {
   requestedChannel?: Channel;

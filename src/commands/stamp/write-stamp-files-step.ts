@@ -1,5 +1,5 @@
+import { writeFilesAtomically } from '../../files/atomic-write.ts';
 import type { Step } from '../../pipeline/step.ts';
-import { writeFilesAtomically } from '../../shared/atomic-write.ts';
 import { stampFiles } from '../../stamp/stamp-files.ts';
 import type { StampContext } from './stamp-context.ts';
 

@@ -3,7 +3,7 @@ import { MIN_CLI_LABEL } from '../../config/own-minimum.ts';
 import { RuleError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import type { ImageStore } from '../../registry/store.ts';
-import { SERVICE_ROLES, type TargetImage } from '../../upgrade/swarm-types.ts';
+import { SERVICE_ROLES, type TargetImage } from '../../upgrade/deployment-types.ts';
 import { record, type TargetContext } from './upgrade-context.ts';
 
 /** The label a target API image may carry with its `min_cli_version` (read before any change). */

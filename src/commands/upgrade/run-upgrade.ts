@@ -2,21 +2,21 @@ import { resolve } from 'node:path';
 import { cliArtifact } from '../../config/artifacts.ts';
 import { OCI_LAYOUT_PREFIX } from '../../config/constants.ts';
 import type { ReleaseConfig } from '../../config/schema.ts';
-import { connectDocker, dockerAnswers } from '../../engine/docker/connect.ts';
+import { currentIo } from '../../console/cli-io.ts';
+import { connectDocker, dockerAnswers } from '../../docker-client/connect.ts';
 import { ExternalError, UsageError } from '../../errors.ts';
 import { runPipeline } from '../../pipeline/runner.ts';
 import { openConfiguredStore } from '../../registry/open-store.ts';
 import { cliMinimumRaise } from '../../upgrade/cli-minimum.ts';
-import { SERVICE_ROLES, type ServiceRole } from '../../upgrade/swarm-types.ts';
+import { SERVICE_ROLES, type ServiceRole } from '../../upgrade/deployment-types.ts';
 import { decideOutcome } from '../../upgrade/upgrade-outcome.ts';
-import { currentIo } from '../../util/cli-io.ts';
 import { imageTagOf } from '../../version/image-tag.ts';
 import { parseVersion } from '../../version/parse.ts';
 import { baseContext, type GlobalOptions } from '../command-context.ts';
 import { finishUpgrade } from './finish-upgrade.ts';
+import { upgradePipeline } from './swarm/upgrade-pipeline.ts';
+import { renderUpgrade, upgradeJson } from './swarm/upgrade-report.ts';
 import type { UpgradeContext } from './upgrade-context.ts';
-import { upgradePipeline } from './upgrade-pipeline.ts';
-import { renderUpgrade, upgradeJson } from './upgrade-report.ts';
 
 export interface UpgradeFlags extends GlobalOptions {
   to: string;

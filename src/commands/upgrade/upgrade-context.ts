@@ -3,10 +3,11 @@ import type { BaseContext } from '../../pipeline/context.ts';
 import type { ImageStore } from '../../registry/store.ts';
 import type { PublicSigningKey } from '../../signing/keys.ts';
 import type { CliMinimumChange } from '../../upgrade/cli-minimum.ts';
-import type { NodeReport } from '../../upgrade/node-report.ts';
-import type { RunningService, ServiceRole, TargetImage } from '../../upgrade/swarm-types.ts';
-import type { Proof, RestoreResult, UpgradeFailure, UpgradeOutcome } from '../../upgrade/upgrade-outcome.ts';
-import type { UpgradePlan } from '../../upgrade/upgrade-plan.ts';
+import type { ServiceRole, TargetImage, UpgradeFailure } from '../../upgrade/deployment-types.ts';
+import type { NodeReport } from '../../upgrade/swarm/node-report.ts';
+import type { RunningService } from '../../upgrade/swarm/swarm-types.ts';
+import type { UpgradePlan } from '../../upgrade/swarm/upgrade-plan.ts';
+import type { Proof, RestoreResult, UpgradeOutcome } from '../../upgrade/upgrade-outcome.ts';
 
 /**
  * What every upgrade run carries, on Swarm (UpgradeContext) and on Compose

@@ -1,7 +1,6 @@
-import type { ServiceRole } from '../../upgrade/swarm-types.ts';
+import { POLL_MS, type ServiceRole, UpgradeStop } from '../../upgrade/deployment-types.ts';
 import { judgeVersions } from '../../upgrade/version-gate.ts';
-import { POLL_MS, UpgradeStop } from './converge.ts';
-import { readApiVersion } from './service-readings.ts';
+import { readApiVersion } from './read-api-version.ts';
 import type { UpgradeRunContext } from './upgrade-context.ts';
 
 /** What a service reports now: every version read (one per replica), and a line for the progress. */

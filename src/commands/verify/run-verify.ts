@@ -1,11 +1,11 @@
 import { imageArtifacts, imageOfRole } from '../../config/artifacts.ts';
 import { roleCommands } from '../../config/role-of-command.ts';
 import { SERVER_VERSION_VARIABLE, serverVersionVariables } from '../../config/version-variables.ts';
+import { currentIo } from '../../console/cli-io.ts';
 import { ExternalError, RuleError, UsageError } from '../../errors.ts';
 import type { VsaCheck } from '../../evidence/vsa-checks.ts';
 import { runPipeline } from '../../pipeline/runner.ts';
 import type { ImageStore } from '../../registry/store.ts';
-import { currentIo } from '../../util/cli-io.ts';
 import { type FleetReport, verifyFleet } from '../../verify/fleet.ts';
 import type { VerifyTarget } from '../../verify/probe-deployment.ts';
 import {

@@ -1,7 +1,7 @@
 import { imageArtifacts } from '../../config/artifacts.ts';
+import { writeFilesAtomically } from '../../files/atomic-write.ts';
+import { packageVersion } from '../../files/package-root.ts';
 import type { Step } from '../../pipeline/step.ts';
-import { writeFilesAtomically } from '../../shared/atomic-write.ts';
-import { packageVersion } from '../../shared/package-root.ts';
 import { exitCodeOf } from '../../verify/report.ts';
 import { imageTagOf } from '../../version/image-tag.ts';
 import { deployedVersion } from './deployed-images.ts';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { InternalError } from '../../errors.ts';
-import { packageRoot } from '../../shared/package-root.ts';
+import { packageRoot } from '../../files/package-root.ts';
 
 /** The toolkit's own root: bundles are made from its sources, whatever project --cwd names. */
 const PACKAGE_ROOT = packageRoot();

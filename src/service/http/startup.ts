@@ -1,8 +1,8 @@
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isReleaseError } from '../../errors.ts';
-import { type ResolvedVersion, resolveVersion } from '../../shared/resolve-version.ts';
 import { parseVersion } from '../../version/parse.ts';
+import { type ResolvedVersion, resolveVersion } from '../../version-source/resolve-version.ts';
 
 /**
  * Resolve a reference server's version once, in the artifact's own source tree: the directory of

@@ -1,5 +1,5 @@
-import { outputFor } from '../../shared/output.ts';
-import { redact } from '../../shared/redact.ts';
+import { outputFor } from '../../console/output.ts';
+import { redact } from '../../text/redact.ts';
 
 /**
  * svc's printing. Results go to stdout; the gate, warnings and errors go to stderr, so a script

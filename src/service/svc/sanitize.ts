@@ -1,4 +1,4 @@
-import { printable } from '../../shared/printable.ts';
+import { printable } from '../../text/printable.ts';
 
 /**
  * Everything `svc` prints that came from a server (fields, status text, headers, error text) goes

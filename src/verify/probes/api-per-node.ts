@@ -1,4 +1,4 @@
-import { loadDockerode } from '../../engine/docker/connect.ts';
+import { loadDockerode } from '../../docker-client/connect.ts';
 import type { ProbeResult } from '../types.ts';
 import { type HttpProbeOptions, probeApi } from './api.ts';
 import { engineAddress } from './worker-docker.ts';

@@ -1,5 +1,5 @@
 import type { NpmClient } from '../../cli-package/npm-client.ts';
-import { printable } from '../../shared/printable.ts';
+import { printable } from '../../text/printable.ts';
 import { packageVersionOf } from '../../version/package-version.ts';
 import type { CliPackageReading } from '../types.ts';
 

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { delimiter, join, resolve } from 'node:path';
-import { printable } from '../../shared/printable.ts';
+import { printable } from '../../text/printable.ts';
 
 import type { ProbeResult } from '../types.ts';
 

@@ -1,6 +1,6 @@
 import type { ImageStore } from '../../registry/store.ts';
-import { printable } from '../../shared/printable.ts';
 import type { PublicSigningKey } from '../../signing/keys.ts';
+import { printable } from '../../text/printable.ts';
 import type { EvidenceReading, EvidenceStatus } from '../types.ts';
 
 /** One image of the deployment: the digests found for it (running, else the tag's). */

@@ -1,11 +1,11 @@
-import type { OciImageConfig } from '../../engine/oci/image-config.ts';
-import { hasVersionLayer, RESTAMPED_FROM } from '../../engine/oci/version-layer.ts';
+import { archiveSignatureValid } from '../../archives/archive-signature.ts';
+import type { OciImageConfig } from '../../build-engines/oci/image-config.ts';
+import { hasVersionLayer, RESTAMPED_FROM } from '../../build-engines/oci/version-layer.ts';
 import { platformChildren } from '../../registry/platform-children.ts';
 import type { ImageStore, Manifest } from '../../registry/store.ts';
 import { sha256Hex } from '../../restamp/release-archive-signatures.ts';
 import { versionOfConfig } from '../../restamp/restamp-config.ts';
 import { restampImage } from '../../restamp/restamp-image.ts';
-import { archiveSignatureValid } from '../../shared/archive-signature.ts';
 import type { PublicSigningKey } from '../../signing/keys.ts';
 import type { ImageProvenance } from '../types.ts';
 import { rebuiltFileProof, releaseVersionFiles } from './rebuilt-files.ts';

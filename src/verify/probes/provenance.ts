@@ -1,9 +1,9 @@
-import { RESTAMPED_FROM } from '../../engine/oci/version-layer.ts';
+import { RESTAMPED_FROM } from '../../build-engines/oci/version-layer.ts';
 import { matchPlatforms, type PlatformChild, platformChildren } from '../../registry/platform-children.ts';
 import type { ImageStore, Manifest } from '../../registry/store.ts';
 import { releaseArchiveSignatures } from '../../restamp/release-archive-signatures.ts';
-import { printable } from '../../shared/printable.ts';
 import type { PublicSigningKey } from '../../signing/keys.ts';
+import { printable } from '../../text/printable.ts';
 import { imageTagOf } from '../../version/image-tag.ts';
 import { parseVersion } from '../../version/parse.ts';
 import type { ArtifactName, PlatformProvenance, ProvenanceReading } from '../types.ts';

@@ -1,6 +1,6 @@
 import { platformChildren } from '../../registry/platform-children.ts';
 import { type ImageStore, MEDIA_TYPES } from '../../registry/store.ts';
-import { printable } from '../../shared/printable.ts';
+import { printable } from '../../text/printable.ts';
 
 import type { ProbeResult, RegistryReading } from '../types.ts';
 

@@ -1,8 +1,8 @@
 import { platformChildren } from '../../registry/platform-children.ts';
 import type { ImageStore } from '../../registry/store.ts';
-import { printable } from '../../shared/printable.ts';
 import type { PublicSigningKey } from '../../signing/keys.ts';
 import type { PlatformSignatureCheck } from '../../signing/platform-signatures.ts';
+import { printable } from '../../text/printable.ts';
 
 import type { SignatureReading } from '../types.ts';
 

@@ -1,4 +1,4 @@
-import { printable } from '../../shared/printable.ts';
+import { printable } from '../../text/printable.ts';
 import { LONGEST_VERSION } from '../../version/parse.ts';
 import type { ProbeResult } from '../types.ts';
 

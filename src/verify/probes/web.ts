@@ -1,4 +1,4 @@
-import { printable } from '../../shared/printable.ts';
+import { printable } from '../../text/printable.ts';
 import { boundedGet, joinUrl } from '../http.ts';
 import type { ProbeResult } from '../types.ts';
 import type { HttpProbeOptions } from './api.ts';

@@ -1,9 +1,9 @@
 import type Docker from 'dockerode';
 import { namesVersion } from '../../channels/tags.ts';
 import { type RoleCommand, roleOfCommand } from '../../config/role-of-command.ts';
-import { loadDockerode } from '../../engine/docker/connect.ts';
+import { loadDockerode } from '../../docker-client/connect.ts';
 import { isImageOf, splitImageRef } from '../../registry/image-ref.ts';
-import { printable } from '../../shared/printable.ts';
+import { printable } from '../../text/printable.ts';
 import { type SwarmNodeReading, type SwarmTaskReading, swarmNodeReadings } from '../swarm-node-readings.ts';
 import type { ArtifactName, ProbeResult } from '../types.ts';
 

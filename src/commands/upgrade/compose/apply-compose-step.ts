@@ -1,9 +1,9 @@
-import { COMPOSE_CALL_MIN_MS, runCompose } from '../../../engine/docker/compose-cli.ts';
+import { COMPOSE_CALL_MIN_MS, runCompose } from '../../../deployment-engines/compose/compose-cli.ts';
+import { writeFileAtomically } from '../../../files/atomic-write.ts';
 import type { Step, StepIO } from '../../../pipeline/step.ts';
-import { writeFileAtomically } from '../../../shared/atomic-write.ts';
-import { renderOverride } from '../../../upgrade/compose-override.ts';
-import type { ComposeMove } from '../../../upgrade/compose-plan.ts';
-import { failureOf } from '../converge.ts';
+import { renderOverride } from '../../../upgrade/compose/compose-override.ts';
+import type { ComposeMove } from '../../../upgrade/compose/compose-plan.ts';
+import { failureOf } from '../../../upgrade/deployment-types.ts';
 import { record } from '../upgrade-context.ts';
 import { type ComposeUpgradeContext, composeFiles } from './compose-context.ts';
 import { waitComposeConverged, waitComposeVersions } from './compose-wait.ts';

@@ -1,6 +1,6 @@
-import type { ComposeCli, ComposeProject } from '../../../engine/docker/compose-cli.ts';
-import type { ComposePlan } from '../../../upgrade/compose-plan.ts';
-import type { ComposeContainer, ComposeService } from '../../../upgrade/compose-types.ts';
+import type { ComposeCli, ComposeProject } from '../../../deployment-engines/compose/compose-cli.ts';
+import type { ComposePlan } from '../../../upgrade/compose/compose-plan.ts';
+import type { ComposeContainer, ComposeService } from '../../../upgrade/compose/compose-types.ts';
 import type { UpgradeRunContext } from '../upgrade-context.ts';
 
 /** A Compose upgrade: the project, its override, its containers before and after, the plan. */

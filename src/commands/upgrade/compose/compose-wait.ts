@@ -1,9 +1,11 @@
 import { versionReadOrder } from '../../../config/version-variables.ts';
-import { readComposeContainers } from '../../../engine/docker/compose-containers.ts';
-import { type ComposeExpectation, judgeComposeConvergence } from '../../../upgrade/compose-convergence.ts';
-import type { ComposeContainer } from '../../../upgrade/compose-types.ts';
-import type { ServiceRole } from '../../../upgrade/swarm-types.ts';
-import { POLL_MS, UpgradeStop } from '../converge.ts';
+import { readComposeContainers } from '../../../deployment-engines/compose/compose-containers.ts';
+import {
+  type ComposeExpectation,
+  judgeComposeConvergence,
+} from '../../../upgrade/compose/compose-convergence.ts';
+import type { ComposeContainer } from '../../../upgrade/compose/compose-types.ts';
+import { POLL_MS, type ServiceRole, UpgradeStop } from '../../../upgrade/deployment-types.ts';
 import { reportedApiVersion, waitReportedVersion } from '../wait-reported-version.ts';
 import type { ComposeUpgradeContext } from './compose-context.ts';
 

@@ -1,5 +1,5 @@
 import type { Step } from '../../../pipeline/step.ts';
-import { planComposeUpgrade } from '../../../upgrade/compose-plan.ts';
+import { planComposeUpgrade } from '../../../upgrade/compose/compose-plan.ts';
 import { checkCliMinimum } from '../cli-minimum-check.ts';
 import { record } from '../upgrade-context.ts';
 import type { ComposeUpgradeContext } from './compose-context.ts';

@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { parse } from 'yaml';
 import { versionReadOrder } from '../../../config/version-variables.ts';
-import { composeModel } from '../../../engine/docker/compose-cli.ts';
-import { readComposeContainers } from '../../../engine/docker/compose-containers.ts';
+import { composeModel } from '../../../deployment-engines/compose/compose-cli.ts';
+import { readComposeContainers } from '../../../deployment-engines/compose/compose-containers.ts';
 import type { Step } from '../../../pipeline/step.ts';
-import { composeServices } from '../../../upgrade/compose-model.ts';
-import { readApiVersion } from '../service-readings.ts';
+import { composeServices } from '../../../upgrade/compose/compose-model.ts';
+import { readApiVersion } from '../read-api-version.ts';
 import { record } from '../upgrade-context.ts';
 import { type ComposeUpgradeContext, composeFiles } from './compose-context.ts';
 import { proveComposeInStep } from './compose-proof.ts';

@@ -1,9 +1,9 @@
 import { rm } from 'node:fs/promises';
-import { COMPOSE_CALL_MIN_MS, runCompose } from '../../../engine/docker/compose-cli.ts';
+import { COMPOSE_CALL_MIN_MS, runCompose } from '../../../deployment-engines/compose/compose-cli.ts';
+import { writeFileAtomically } from '../../../files/atomic-write.ts';
 import type { Step } from '../../../pipeline/step.ts';
-import { writeFileAtomically } from '../../../shared/atomic-write.ts';
+import { failureOf } from '../../../upgrade/deployment-types.ts';
 import type { RestoreResult } from '../../../upgrade/upgrade-outcome.ts';
-import { failureOf } from '../converge.ts';
 import { record } from '../upgrade-context.ts';
 import { type ComposeUpgradeContext, composeFiles } from './compose-context.ts';
 import {

@@ -2,16 +2,20 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type Docker from 'dockerode';
-import { composeModel, findComposeCli, projectName } from '../../../engine/docker/compose-cli.ts';
+import { currentIo } from '../../../console/cli-io.ts';
+import {
+  composeModel,
+  findComposeCli,
+  projectName,
+} from '../../../deployment-engines/compose/compose-cli.ts';
 import { UsageError } from '../../../errors.ts';
+import { acquireLock } from '../../../files/file-lock.ts';
 import type { BaseContext } from '../../../pipeline/context.ts';
 import { runPipeline } from '../../../pipeline/runner.ts';
 import type { ImageStore } from '../../../registry/store.ts';
-import { acquireLock } from '../../../shared/file-lock.ts';
 import type { PublicSigningKey } from '../../../signing/keys.ts';
-import type { ServiceRole } from '../../../upgrade/swarm-types.ts';
+import type { ServiceRole } from '../../../upgrade/deployment-types.ts';
 import { decideOutcome } from '../../../upgrade/upgrade-outcome.ts';
-import { currentIo } from '../../../util/cli-io.ts';
 import { finishUpgrade } from '../finish-upgrade.ts';
 import type { ComposeUpgradeContext } from './compose-context.ts';
 import { composeUpgradePipeline } from './compose-pipeline.ts';
@@ -103,7 +107,7 @@ export async function runComposeUpgrade(input: ComposeUpgradeInput): Promise<voi
 
 /**
  * The project's upgrade lock, beside its override (`.release/<project>.upgrade.lock`): held while
- * an upgrade and its rollback run, taken over at once from one that was killed (shared/file-lock.ts). Another
+ * an upgrade and its rollback run, taken over at once from one that was killed (files/file-lock.ts). Another
  * upgrade under way is an outside system busy: exit 3, before anything is read or changed.
  */
 async function lockProject(ctx: ComposeUpgradeContext): Promise<() => Promise<void>> {

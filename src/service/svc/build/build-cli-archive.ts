@@ -2,10 +2,10 @@ import { createHash, type KeyObject } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { SIGNATURE_SUFFIX, signArchive, signatureFileText } from '../../../archives/archive-signature.ts';
+import { npmPack } from '../../../archives/npm-pack.ts';
 import { UsageError } from '../../../errors.ts';
-import { SIGNATURE_SUFFIX, signArchive, signatureFileText } from '../../../shared/archive-signature.ts';
-import { writeFileAtomically } from '../../../shared/atomic-write.ts';
-import { npmPack } from '../../../shared/npm-pack.ts';
+import { writeFileAtomically } from '../../../files/atomic-write.ts';
 import { bundleSvc } from './bundle-svc.ts';
 import { cliPackageJson } from './package-json.ts';
 

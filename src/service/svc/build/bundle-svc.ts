@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { packageRoot } from '../../../shared/package-root.ts';
+import { packageRoot } from '../../../files/package-root.ts';
 
 /** The toolkit's root, so esbuild's output never depends on where the build was started. */
 const PACKAGE_ROOT = packageRoot();

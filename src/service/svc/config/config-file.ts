@@ -54,7 +54,7 @@ function validate(value: unknown): string[] {
 /** Change some settings, keeping the others; written atomically so a crash leaves the old file. */
 export async function updateSvcConfig(path: string, change: SvcConfig): Promise<SvcConfig> {
   const next = { ...(await readSvcConfig(path)), ...change };
-  const { writeFileAtomically } = await import('../../../shared/atomic-write.ts');
+  const { writeFileAtomically } = await import('../../../files/atomic-write.ts');
   await writeFileAtomically(path, `${JSON.stringify(next, null, 2)}\n`);
   return next;
 }

@@ -34,7 +34,7 @@ export async function firstTimeFor(dir: string, key: string): Promise<boolean> {
   if (shown.includes(key)) return false;
   try {
     // Loaded only when a notice is shown (it brings fs/promises and crypto along).
-    const { writeFileAtomically } = await import('../../../shared/atomic-write.ts');
+    const { writeFileAtomically } = await import('../../../files/atomic-write.ts');
     await writeFileAtomically(file, `${JSON.stringify({ shown: [...shown, key].slice(-KEEP) }, null, 2)}\n`);
   } catch {
     // best effort

@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, normalize } from 'node:path';
+import { readPackageArchive } from '../../../archives/read-package-archive.ts';
 import { ExternalError } from '../../../errors.ts';
-import { readPackageArchive } from '../../../shared/read-package-archive.ts';
 import { sanitize } from '../sanitize.ts';
 
 export interface CheckedArchive {

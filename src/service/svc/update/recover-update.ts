@@ -1,6 +1,6 @@
 import { open, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { processAlive } from '../../../shared/process-alive.ts';
+import { processAlive } from '../../../processes/process-alive.ts';
 import { switchToStaged } from './staged-switch.ts';
 import { type Journal, ownerAlive, parseJournal, type UpdatePaths } from './update-dir.ts';
 

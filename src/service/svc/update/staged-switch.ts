@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { cp, lstat, rename, rm, symlink } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
-import { writeFileAtomically } from '../../../shared/atomic-write.ts';
+import { writeFileAtomically } from '../../../files/atomic-write.ts';
 import type { Journal, UpdatePaths } from './update-dir.ts';
 
 /**

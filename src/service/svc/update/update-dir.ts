@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { processAlive } from '../../../shared/process-alive.ts';
+import { processAlive } from '../../../processes/process-alive.ts';
 import { PACKAGE_NAME, UPDATE_DIR_NAME } from './pending-update.ts';
 
 /** The paths of one install's update, all derived from its `node_modules` folder. */

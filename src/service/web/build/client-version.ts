@@ -1,5 +1,5 @@
 import { UsageError } from '../../../errors.ts';
-import { printable } from '../../../shared/printable.ts';
+import { printable } from '../../../text/printable.ts';
 import { isValidImageTag } from '../../../version/image-tag.ts';
 import { parseVersion } from '../../../version/parse.ts';
 
@@ -34,4 +34,4 @@ export function clientVersionOf(raw: string | undefined): string {
 }
 
 // Where the escaping lives (a release re-writes the same <meta>); re-exported for the build's users.
-export { escapeHtml } from '../../../shared/escape-html.ts';
+export { escapeHtml } from '../../../text/escape-html.ts';

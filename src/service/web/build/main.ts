@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { outputFor } from '../../../console/output.ts';
 import { UsageError } from '../../../errors.ts';
-import { outputFor } from '../../../shared/output.ts';
 import { buildWeb } from './build-web.ts';
 import { CLIENT_VERSION_VARIABLE, clientVersionOf } from './client-version.ts';
 

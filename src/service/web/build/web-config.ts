@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { InlineConfig } from 'vite';
-import { packageRoot } from '../../../shared/package-root.ts';
+import { packageRoot } from '../../../files/package-root.ts';
 import { serviceVersionPlugin } from './version-plugin.ts';
 
 /** The web client's sources: index.html and app/ live here (always the TypeScript sources). */

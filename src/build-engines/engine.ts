@@ -1,0 +1,92 @@
+import type { StoreImageRef } from '../registry/image-ref.ts';
+
+/** One thing to put in a layer. Paths are absolute in the image (`/app/api/main.mjs`). */
+export type LayerEntry =
+  | { type: 'dir'; path: string; mode?: number }
+  | { type: 'file'; path: string; mode?: number; mtime?: number; source: string }
+  | { type: 'file'; path: string; mode?: number; mtime?: number; content: Uint8Array | string }
+  | { type: 'symlink'; path: string; target: string };
+
+/** What a build puts on top of its base. */
+export interface ImageSpec {
+  /** Set over the base's environment (same name replaces). */
+  env: Record<string, string>;
+  entrypoint?: string[];
+  cmd?: string[];
+  workingDir?: string;
+  user?: string;
+  exposedPorts?: string[];
+  labels: Record<string, string>;
+  /** RFC 3339, from the commit time or SOURCE_DATE_EPOCH; never the clock. */
+  created: string;
+  /** The history line of the added layer (`created_by`), or one per added layer. */
+  createdBy: string | readonly string[];
+  /**
+   * Files (absolute paths in the image) that carry the version: the oci engine moves them into a
+   * last layer of their own, the version layer a full release re-stamps (build-engines/oci/version-layer.ts).
+   */
+  versionFiles?: readonly string[];
+}
+
+export type EngineName = 'docker' | 'oci';
+export const ENGINES: readonly EngineName[] = ['docker', 'oci'];
+
+/** What the daemonless engine writes on the base: its layers in order, and the config. */
+export interface OciRecipe {
+  /** One layer per list (the recipe's files, then the CLI archive for the api). */
+  layers: readonly (readonly LayerEntry[])[];
+  spec: ImageSpec;
+}
+
+/** What the docker engine builds: a context we made, and how to build it. */
+export interface DockerRecipe {
+  /** The build context as an uncompressed tar. */
+  context: Buffer;
+  /** The Dockerfile's path inside the context. */
+  dockerfile: string;
+  target?: string;
+  /** The version variable and the artifact's own `buildArgs` (BASE_IMAGE is added by the engine). */
+  buildArgs: Record<string, string>;
+  labels: Record<string, string>;
+}
+
+/** One image to build: what goes in, on what base, and where it goes. */
+export interface ImageBuildRequest {
+  /** The artifact's name (`api`, `scheduler`). */
+  artifact: string;
+  /** The engine's recipe; the build step makes the one the chosen engine needs. */
+  oci?: OciRecipe;
+  docker?: DockerRecipe;
+  base: StoreImageRef;
+  /** The configured registry (`host[:port][/ns]` or `oci-layout:<dir>`). */
+  registry: string;
+  /** Repository name within it (`service-api`). */
+  repository: string;
+  tag: string;
+  push: boolean;
+}
+
+export interface BuiltImage {
+  artifact: string;
+  engine: EngineName;
+  /** Where the image is: `<registry>/<repository>:<tag>`, or the local docker name when not pushed. */
+  reference: string;
+  /** Manifest digest, when the image is in a store (always for oci; for docker once pushed). */
+  digest?: string;
+  /** Docker's image ID (the config digest), docker engine only. */
+  imageId?: string;
+  /** Whether it was written to the configured registry. */
+  pushed: boolean;
+  base: { reference: string; digest: string };
+  /** What the build found wrong without refusing it (an entrypoint the image lacks). */
+  warnings?: string[];
+}
+
+/** Time one part of an image's build (`layers`, `write`) so the build can say where time went. */
+export type TimePart = <T>(part: string, work: () => Promise<T>) => Promise<T>;
+
+/** What both engines do: one image per call. */
+export interface Engine {
+  readonly name: EngineName;
+  build(request: ImageBuildRequest, progress: (line: string) => void, time?: TimePart): Promise<BuiltImage>;
+}

@@ -1,0 +1,48 @@
+import type Docker from 'dockerode';
+import {
+  connectDocker,
+  DOCKERODE_MISSING,
+  dockerAnswers,
+  dockerUnreachable,
+} from '../docker-client/connect.ts';
+import { isReleaseError } from '../errors.ts';
+import type { EngineName } from './engine.ts';
+
+/** How long the default choice waits for a ping before falling back to the oci engine. */
+const PING_MS = 2_000;
+
+export interface EngineChoice {
+  name: EngineName;
+  /** Why (for the progress line and --json). */
+  reason: string;
+  docker?: Docker;
+}
+
+/**
+ * `--engine docker` needs an engine that answers (else ExternalError, exit 3); `--engine oci`
+ * needs none. Without `--engine`: docker when `DOCKER_HOST` (or the default socket) answers a
+ * ping, otherwise the daemonless oci engine.
+ */
+export async function chooseEngine(
+  requested: EngineName | undefined,
+  env: Record<string, string | undefined>,
+): Promise<EngineChoice> {
+  if (requested === 'oci') return { name: 'oci', reason: '--engine oci' };
+  let docker: Docker | undefined;
+  let error: unknown;
+  try {
+    docker = connectDocker(env);
+  } catch (caught) {
+    if (requested === 'docker') throw caught;
+    error = caught;
+  }
+  const answers = docker ? await dockerAnswers(docker, requested === 'docker' ? 10_000 : PING_MS) : false;
+  if (requested === 'docker') {
+    if (!answers || !docker) throw dockerUnreachable(env, error);
+    return { name: 'docker', reason: '--engine docker', docker };
+  }
+  if (answers && docker) return { name: 'docker', reason: 'a Docker engine answered', docker };
+  return isReleaseError(error) && error.code === DOCKERODE_MISSING
+    ? { name: 'oci', reason: 'dockerode is not installed; building without Docker' }
+    : { name: 'oci', reason: 'no Docker engine answered; building without one' };
+}

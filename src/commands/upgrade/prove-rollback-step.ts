@@ -1,9 +1,0 @@
-import { proveRollbackStepWith } from './prove-steps.ts';
-import { proveInStep } from './service-readings.ts';
-import type { UpgradeContext } from './upgrade-context.ts';
-
-/** After a rollback, the verify checks on the tag the API reported before (prove-steps.ts). */
-export const proveRollbackStep = proveRollbackStepWith<UpgradeContext>(
-  proveInStep,
-  (ctx) => ctx.running?.find((s) => s.role === 'api')?.version,
-);

@@ -1,0 +1,13 @@
+import { probeApi } from '../../verify/probes/api.ts';
+
+/**
+ * What the API reports over `GET {url}/api/version`, on any engine: the one reading every upgrade
+ * takes the same way (the API is reached over HTTP, never through the engine).
+ */
+export async function readApiVersion(
+  url: string,
+  timeoutMs: number,
+): Promise<{ version: string | undefined; minCliVersion: string | undefined; error: string | undefined }> {
+  const result = await probeApi(url, { timeoutMs });
+  return { version: result.version, minCliVersion: result.minCliVersion, error: result.error };
+}

@@ -1,0 +1,16 @@
+import type { Step } from '../../../pipeline/step.ts';
+import { planUpgrade } from '../../../upgrade/swarm/upgrade-plan.ts';
+import { checkCliMinimum } from '../cli-minimum-check.ts';
+import { record, type UpgradeContext } from '../upgrade-context.ts';
+
+/** The plan (pure), and the `min_cli_version` rise: a warning, or a refusal when asked for. */
+export const planUpgradeStep: Step<UpgradeContext> = {
+  title: 'Plan the upgrade',
+  run(ctx, io) {
+    ctx.plan = planUpgrade(ctx.tag, ctx.running!, ctx.targets!);
+    checkCliMinimum(ctx);
+    const changing = ctx.plan.services.filter((s) => s.changes);
+    record(ctx, `plan: ${changing.length} service(s) to change`);
+    io.progress(ctx.plan.upToDate ? 'nothing to change' : changing.map((s) => s.name).join(', '));
+  },
+};

@@ -1,0 +1,106 @@
+import { imageOfRole } from '../../../config/artifacts.ts';
+import { roleCommands, roleOfCommand } from '../../../config/role-of-command.ts';
+import { versionReadOrder } from '../../../config/version-variables.ts';
+import { inspectService, listServiceSpecs, networkNames } from '../../../deployment-engines/swarm/swarm.ts';
+import type { Step } from '../../../pipeline/step.ts';
+import { isImageOf } from '../../../registry/image-ref.ts';
+import { pinnedDigest, SERVICE_ROLES, type ServiceRole } from '../../../upgrade/deployment-types.ts';
+import { imageOfSpec, type RunningService, type ServiceSpec } from '../../../upgrade/swarm/swarm-types.ts';
+import { readApiVersion } from '../read-api-version.ts';
+import { record, type UpgradeContext } from '../upgrade-context.ts';
+import { proveInStep, readTaskVersions } from './service-readings.ts';
+
+/**
+ * Each service as it runs now: its whole spec and version index (what a rollback puts back and
+ * the update is checked against), the digest its tasks run and the version they report; and
+ * whether the deployment is in step before anything changes.
+ */
+export const readServicesStep: Step<UpgradeContext> = {
+  title: 'Read the running services',
+  async run(ctx, io) {
+    const services = await servicesToMove(ctx);
+    const [running, api, before] = await Promise.all([
+      Promise.all(
+        services.map(async ({ role, name }): Promise<RunningService> => {
+          const inspected = await inspectService(ctx.docker, name);
+          const image = imageOfSpec(inspected.spec);
+          const tasks = await readTaskVersions(
+            ctx.docker,
+            inspected.id,
+            role,
+            undefined,
+            versionReadOrder(ctx.config),
+          );
+          return {
+            role,
+            name: inspected.name,
+            id: inspected.id,
+            versionIndex: inspected.versionIndex,
+            spec: inspected.spec,
+            image,
+            digest: pinnedDigest(image) ?? tasks.digests[0],
+            version: role === 'api' ? undefined : tasks.versions[0],
+            versionSource: role === 'api' ? `${ctx.apiUrl}/api/version` : tasks.source,
+            networks: await networkNames(
+              ctx.docker,
+              (inspected.spec.TaskTemplate?.Networks ?? []).map((n) => n.Target ?? ''),
+            ),
+          };
+        }),
+      ),
+      readApiVersion(ctx.apiUrl, ctx.probeTimeoutMs),
+      proveInStep(ctx, undefined),
+    ]);
+    const apiService =
+      running.find((s) => s.name === ctx.serviceNames.api) ?? running.find((s) => s.role === 'api');
+    if (apiService) apiService.version = api.version;
+    if (api.minCliVersion) ctx.currentMinCli = api.minCliVersion;
+    ctx.running = running;
+    ctx.inStepBefore = before.inStep;
+    record(
+      ctx,
+      `running: ${running.map((s) => `${s.role} ${s.name} ${s.version ?? '?'}`).join(', ')}; ${before.inStep ? 'in step' : 'not in step'}`,
+    );
+    io.progress(running.map((s) => `${s.role} ${s.version ?? '?'}`).join(', '));
+  },
+};
+
+/**
+ * The services the upgrade moves: the one named for each role, the roles of a shared image named
+ * by their artifact (`moreServices`), and every other service that runs one of the roles' images
+ * (a scheduler nobody named): one image moves everywhere it runs, in its role's phase. A found
+ * service takes the role its command runs (roleOfCommand), else the worker's.
+ */
+async function servicesToMove(ctx: UpgradeContext): Promise<{ role: ServiceRole; name: string }[]> {
+  const roles = SERVICE_ROLES.filter((role) => ctx.serviceNames[role] !== undefined);
+  const named = [
+    ...roles.map((role) => ({ role, name: ctx.serviceNames[role]! })),
+    ...Object.entries(ctx.moreServices ?? {}).map(([artifact, name]) => ({
+      role: artifactRole(ctx, artifact),
+      name,
+    })),
+  ];
+  const taken = new Set(named.map((s) => s.name));
+  const found = (await listServiceSpecs(ctx.docker)).flatMap(({ name, spec }) => {
+    if (taken.has(name)) return [];
+    const image = imageOfSpec(spec);
+    const repository = roles.map((r) => imageOfRole(ctx.config, r)).find((repo) => isImageOf(image, repo));
+    if (!repository) return [];
+    const role = roleOfCommand(argvOf(spec), roleCommands(ctx.config, repository))?.role ?? 'worker';
+    // Only a role this upgrade has a target for: the image of its role is the one that moves.
+    const moving = roles.includes(role) && isImageOf(image, imageOfRole(ctx.config, role)) ? role : undefined;
+    return moving ? [{ role: moving, name }] : [];
+  });
+  return [...named, ...found];
+}
+
+function artifactRole(ctx: UpgradeContext, artifact: string): ServiceRole {
+  const found = ctx.config.artifacts[artifact];
+  return found?.kind === 'image' && found.role ? found.role : 'worker';
+}
+
+/** A service's command as its spec gives it (Compose's `command:` is Args); the image's is unknown here. */
+function argvOf(spec: ServiceSpec): string[] {
+  const container = spec.TaskTemplate?.ContainerSpec as { Command?: string[]; Args?: string[] } | undefined;
+  return [...(container?.Command ?? []), ...(container?.Args ?? [])];
+}

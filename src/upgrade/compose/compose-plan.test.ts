@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import type { TargetImage } from '../deployment-types.ts';
+import { composeServices, oneShotServices } from './compose-model.ts';
+import { planComposeUpgrade } from './compose-plan.ts';
+import type { ComposeContainer } from './compose-types.ts';
+
+const REG = '127.0.0.1:5000/acme';
+const API2 = 'sha256:' + 'a'.repeat(64);
+const WORKER2 = 'sha256:' + 'b'.repeat(64);
+const targets: TargetImage[] = [
+  { role: 'api', repository: `${REG}/service-api`, tag: 'v2.0.0', digest: API2 },
+  { role: 'worker', repository: `${REG}/service-worker`, tag: 'v2.0.0', digest: WORKER2 },
+];
+
+// The origin system's own shape: API, worker, scheduler and a migration job from shared images,
+// fixed container names, a one-shot the others wait for, and an unrelated database.
+const model = {
+  services: {
+    db: { image: 'postgres:16' },
+    init: { image: `${REG}/service-api:v1.0.0`, command: ['migrate'] },
+    api: {
+      image: `${REG}/service-api:v1.0.0`,
+      container_name: 'svc-api',
+      depends_on: {
+        init: { condition: 'service_completed_successfully' },
+        db: { condition: 'service_healthy' },
+      },
+      healthcheck: { test: ['CMD', 'true'] },
+    },
+    worker: {
+      image: `${REG}/service-worker:v1.0.0`,
+      deploy: { replicas: 3 },
+      depends_on: ['api'],
+    },
+    scheduler: { image: `${REG}/service-worker:v1.0.0`, command: ['schedule'] },
+  },
+};
+
+function container(service: string, digest: string, version = 'v1.0.0'): ComposeContainer {
+  return {
+    id: `${service}-${digest.slice(7, 10)}`,
+    name: service,
+    service,
+    image: '',
+    digest,
+    state: 'running',
+    exitCode: 0,
+    restartCount: 0,
+    version,
+    oneOff: false,
+  };
+}
+
+const plan = (containers: ComposeContainer[] = [], m: unknown = model) =>
+  planComposeUpgrade({
+    tag: 'v2.0.0',
+    roles: { api: 'api', worker: 'worker' },
+    services: composeServices(m),
+    targets,
+    containers,
+  });
+
+describe('planComposeUpgrade', () => {
+  it('moves every service of an upgraded image; the one-shot first; leaves the database', () => {
+    const p = plan();
+    expect(p.oneShots.map((s) => [s.service, s.role, s.oneShot])).toEqual([['init', 'api', true]]);
+    expect(p.phases.map((phase) => phase.map((s) => s.service))).toEqual([['api', 'worker', 'scheduler']]);
+    expect(p.phases[0]!.find((s) => s.service === 'scheduler')!.why).toBe('runs the worker image');
+    expect(Object.keys(p.pins).sort()).toEqual(['api', 'init', 'scheduler', 'worker']);
+    expect(p.pins['scheduler']).toBe(`${REG}/service-worker:v2.0.0@${WORKER2}`);
+    expect(p.services.find((s) => s.service === 'worker')!.replicas).toBe(3);
+    expect(p.upToDate).toBe(false);
+  });
+
+  it('says stop-first for a fixed container_name', () => {
+    const api = plan().phases[0]![0]!;
+    expect(api.orderReason).toContain('container_name "svc-api" is fixed');
+    expect(api.healthcheck).toBe(true);
+  });
+
+  it('is up to date when the model pins the target and every container runs it', () => {
+    const pinned = structuredClone(model) as { services: Record<string, { image: string }> };
+    for (const s of ['init', 'api']) pinned.services[s]!.image = `${REG}/service-api:v2.0.0@${API2}`;
+    for (const s of ['worker', 'scheduler'])
+      pinned.services[s]!.image = `${REG}/service-worker:v2.0.0@${WORKER2}`;
+    const running = [container('api', API2), container('worker', WORKER2), container('scheduler', WORKER2)];
+    expect(plan(running, pinned).upToDate).toBe(true);
+    // One replica left on the old digest: not done.
+    expect(plan([...running, container('worker', 'sha256:' + 'c'.repeat(64))], pinned).upToDate).toBe(false);
+  });
+
+  it('records what each service runs now', () => {
+    const old = 'sha256:' + 'd'.repeat(64);
+    const worker = plan([container('worker', old), container('worker', old)]).phases[0]![1]!;
+    expect(worker.from).toEqual({
+      image: `${REG}/service-worker:v1.0.0`,
+      digests: [old],
+      versions: ['v1.0.0'],
+    });
+  });
+
+  it('refuses a --service the files do not define', () => {
+    expect(() =>
+      planComposeUpgrade({
+        tag: 'v2.0.0',
+        roles: { api: 'backend', worker: 'worker' },
+        services: composeServices(model),
+        targets,
+        containers: [],
+      }),
+    ).toThrow(/no service "backend"/);
+  });
+});
+
+describe('oneShotServices', () => {
+  it('names the services another waits for to complete, once each', () => {
+    const services = composeServices({
+      services: {
+        migrate: { image: 'w' },
+        seed: { image: 'w', depends_on: { migrate: { condition: 'service_completed_successfully' } } },
+        api: {
+          image: 'a',
+          depends_on: {
+            migrate: { condition: 'service_completed_successfully' },
+            seed: { condition: 'service_completed_successfully' },
+            db: { condition: 'service_healthy' },
+          },
+        },
+        worker: { image: 'w', depends_on: ['api'] },
+        db: { image: 'postgres' },
+      },
+    });
+    expect(oneShotServices(services)).toEqual(['migrate', 'seed']);
+  });
+});

@@ -1,0 +1,148 @@
+import { UsageError } from '../../errors.ts';
+import { pinnedImage, type ServiceRole, type TargetImage } from '../deployment-types.ts';
+import { type ComposeContainer, type ComposeService, repositoryOf } from './compose-types.ts';
+
+/** What happens to one Compose service. */
+export interface ComposeMove {
+  service: string;
+  /** The artifact whose image it runs (or, for a one-shot of another image, the role it serves). */
+  role: ServiceRole;
+  /** Why it is in the plan: named with --service, runs an upgraded image, or runs first. */
+  why: string;
+  /** Runs to completion before the others start (`service_completed_successfully`). */
+  oneShot: boolean;
+  from: { image: string; digests: string[]; versions: string[] };
+  /** The pinned target; undefined for a one-shot of an image this upgrade does not move. */
+  to: { image: string; digest: string } | undefined;
+  /** False when the model already pins the target and every container runs it. */
+  changes: boolean;
+  replicas: number;
+  healthcheck: boolean;
+  /** Compose replaces a container stop-first; why that matters for this service, for the plan. */
+  orderReason: string;
+}
+
+/** The upgrade of a Compose project as data: `--dry-run` prints it, the apply step carries it out. */
+export interface ComposePlan {
+  tag: string;
+  /** Run and waited for first; each must exit 0 or the upgrade fails. */
+  oneShots: ComposeMove[];
+  /** API, worker and every service of their images together; then web and its image's services. */
+  phases: ComposeMove[][];
+  /** Every service, one-shots first. */
+  services: ComposeMove[];
+  /** What the override file pins: service -> `repo:tag@digest`. */
+  pins: Record<string, string>;
+  upToDate: boolean;
+}
+
+export interface ComposePlanInput {
+  tag: string;
+  /** Role -> the Compose service named for it (`--service api=api`). */
+  roles: Partial<Record<ServiceRole, string>>;
+  services: ComposeService[];
+  targets: TargetImage[];
+  containers: ComposeContainer[];
+}
+
+/**
+ * Which services move, in which order. Every service whose image is an upgraded artifact's image
+ * moves with it: a scheduler left on the old worker image is exactly the API/worker skew the spec
+ * forbids (section 9, item 5). One-shot services a moving one waits for
+ * (`service_completed_successfully`, a migration job) run first.
+ */
+export function planComposeUpgrade(input: ComposePlanInput): ComposePlan {
+  const byName = new Map(input.services.map((s) => [s.name, s]));
+  for (const [role, name] of Object.entries(input.roles)) {
+    if (!byName.has(name)) {
+      throw new UsageError(
+        'COMPOSE_NO_SERVICE',
+        `--service ${role}=${name}: the compose files have no service "${name}"`,
+        {
+          hint: `name one of: ${[...byName.keys()].join(', ')}`,
+        },
+      );
+    }
+  }
+  const roleOfImage = (image: string | undefined): TargetImage | undefined =>
+    image === undefined ? undefined : input.targets.find((t) => t.repository === repositoryOf(image));
+  const moving = new Map<string, { target: TargetImage; why: string }>();
+  for (const target of input.targets) {
+    const named = input.roles[target.role];
+    if (named) moving.set(named, { target, why: `--service ${target.role}=${named}` });
+  }
+  for (const service of input.services) {
+    const target = roleOfImage(service.image);
+    if (target && !moving.has(service.name)) {
+      moving.set(service.name, { target, why: `runs the ${target.role} image` });
+    }
+  }
+  const oneShotNames = new Set<string>();
+  const addOneShots = (name: string) => {
+    for (const dep of byName.get(name)?.dependsOn ?? []) {
+      if (dep.condition === 'service_completed_successfully' && !oneShotNames.has(dep.service)) {
+        oneShotNames.add(dep.service);
+        addOneShots(dep.service);
+      }
+    }
+  };
+  for (const name of moving.keys()) addOneShots(name);
+
+  const move = (
+    service: ComposeService,
+    target: TargetImage | undefined,
+    role: ServiceRole,
+    why: string,
+    oneShot: boolean,
+  ): ComposeMove => {
+    const containers = input.containers.filter((c) => c.service === service.name && !c.oneOff);
+    const pinned = target ? pinnedImage(target) : undefined;
+    const onTarget = containers.length > 0 && containers.every((c) => c.digest === target?.digest);
+    return {
+      service: service.name,
+      role,
+      why,
+      oneShot,
+      from: {
+        image: service.image ?? '',
+        digests: [...new Set(containers.map((c) => c.digest ?? '?'))],
+        versions: [...new Set(containers.map((c) => c.version ?? '?'))],
+      },
+      to: target && pinned ? { image: pinned, digest: target.digest } : undefined,
+      changes: oneShot
+        ? pinned !== undefined && service.image !== pinned
+        : service.image !== pinned || !onTarget,
+      replicas: service.replicas,
+      healthcheck: service.healthcheck,
+      orderReason: service.containerName
+        ? `stop-first: container_name "${service.containerName}" is fixed, the old container goes before the new one takes the name`
+        : 'stop-first: Compose stops the old container, then starts the new one',
+    };
+  };
+  const oneShots = [...oneShotNames].map((name) => {
+    const service = byName.get(name)!;
+    const target = roleOfImage(service.image);
+    const dependant = [...moving.entries()].find(([n]) =>
+      byName.get(n)?.dependsOn.some((d) => d.service === name),
+    );
+    return move(
+      service,
+      target,
+      target?.role ?? dependant?.[1].target.role ?? 'api',
+      `${dependant?.[0] ?? 'a moving service'} waits for it to complete`,
+      true,
+    );
+  });
+  const regular = [...moving.entries()]
+    .filter(([name]) => !oneShotNames.has(name))
+    .map(([name, m]) => move(byName.get(name)!, m.target, m.target.role, m.why, false));
+  const rank = (m: ComposeMove) =>
+    (input.roles[m.role] === m.service ? 0 : 1) + (m.role === 'api' ? 0 : m.role === 'worker' ? 2 : 4);
+  const phases = [
+    regular.filter((m) => m.role !== 'web').sort((a, b) => rank(a) - rank(b)),
+    regular.filter((m) => m.role === 'web').sort((a, b) => rank(a) - rank(b)),
+  ].filter((phase) => phase.length > 0);
+  const services = [...oneShots, ...phases.flat()];
+  const pins = Object.fromEntries(services.flatMap((m) => (m.to ? [[m.service, m.to.image]] : [])));
+  return { tag: input.tag, oneShots, phases, services, pins, upToDate: services.every((m) => !m.changes) };
+}

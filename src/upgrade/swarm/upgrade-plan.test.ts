@@ -1,0 +1,167 @@
+import { describe, expect, it } from 'vitest';
+import { pinnedImage, type TargetImage } from '../deployment-types.ts';
+import { type RunningService, type ServiceSpec, SWARM_DEFAULT_UPDATE_CONFIG } from './swarm-types.ts';
+import { forcedPass, nextSpec, planUpgrade, updateOrder } from './upgrade-plan.ts';
+
+const REPO = '127.0.0.1:5000/acme';
+const digest = (c: string) => `sha256:${c.repeat(64)}`;
+
+function running(
+  role: RunningService['role'],
+  image: string,
+  extra: Partial<RunningService> = {},
+): RunningService {
+  const spec: ServiceSpec = {
+    Name: `svc_${role}`,
+    Labels: { team: 'core' },
+    TaskTemplate: {
+      ContainerSpec: { Image: image, Env: ['PORT=8080'] },
+      RestartPolicy: { Condition: 'any' },
+    },
+    Mode: { Replicated: { Replicas: 2 } },
+    UpdateConfig: { Parallelism: 1, Order: 'stop-first', FailureAction: 'rollback', Monitor: 5_000_000_000 },
+  };
+  return {
+    role,
+    name: `svc_${role}`,
+    id: `id-${role}`,
+    versionIndex: 10,
+    spec,
+    image,
+    digest: image.split('@')[1],
+    version: 'v1.0.0',
+    versionSource: 'test',
+    networks: [],
+    ...extra,
+  };
+}
+
+const target = (role: TargetImage['role'], c: string): TargetImage => ({
+  role,
+  repository: `${REPO}/service-${role}`,
+  tag: 'v2.0.0',
+  digest: digest(c),
+});
+
+describe('planUpgrade', () => {
+  it('moves every service of the worker image (a worker and a scheduler) in the API and worker phase', () => {
+    const scheduler = running('worker', `${REPO}/service-worker:v1.0.0@${digest('b')}`, {
+      name: 'svc_scheduler',
+      id: 'id-scheduler',
+    });
+    const plan = planUpgrade(
+      'v2.0.0',
+      [
+        running('worker', `${REPO}/service-worker:v1.0.0@${digest('b')}`),
+        scheduler,
+        running('api', `${REPO}/service-api:v1.0.0@${digest('a')}`),
+      ],
+      [target('api', 'd'), target('worker', 'e')],
+    );
+    expect(plan.phases.map((phase) => phase.map((p) => p.name))).toEqual([
+      ['svc_api', 'svc_worker', 'svc_scheduler'],
+    ]);
+    expect(plan.services.find((p) => p.name === 'svc_scheduler')?.to.digest).toBe(digest('e'));
+  });
+
+  it('puts API and worker in one phase, web after them, each pinned to its digest', () => {
+    const plan = planUpgrade(
+      'v2.0.0',
+      [
+        running('web', `${REPO}/service-web:v1.0.0@${digest('c')}`),
+        running('worker', `${REPO}/service-worker:v1.0.0@${digest('b')}`),
+        running('api', `${REPO}/service-api:v1.0.0@${digest('a')}`),
+      ],
+      [target('api', 'd'), target('worker', 'e'), target('web', 'f')],
+    );
+    expect(plan.phases.map((p) => p.map((s) => s.role))).toEqual([['api', 'worker'], ['web']]);
+    expect(plan.services[0]!.to.image).toBe(`${REPO}/service-api:v2.0.0@${digest('d')}`);
+    expect(plan.services[0]!.from).toMatchObject({ digest: digest('a'), version: 'v1.0.0' });
+    expect(plan.upToDate).toBe(false);
+  });
+
+  it('marks a service already on the exact target as unchanged; all unchanged is up to date', () => {
+    const api = target('api', 'd');
+    const worker = target('worker', 'e');
+    const plan = planUpgrade(
+      'v2.0.0',
+      [running('api', pinnedImage(api)), running('worker', `${REPO}/service-worker:v1.0.0@${digest('b')}`)],
+      [api, worker],
+    );
+    expect(plan.services.map((s) => [s.role, s.changes])).toEqual([
+      ['api', false],
+      ['worker', true],
+    ]);
+    const done = planUpgrade(
+      'v2.0.0',
+      [running('api', pinnedImage(api)), running('worker', pinnedImage(worker))],
+      [api, worker],
+    );
+    expect(done.upToDate).toBe(true);
+  });
+
+  it('a tag-only spec image on the same digest still changes: it is pinned now', () => {
+    const api = target('api', 'd');
+    const plan = planUpgrade('v2.0.0', [running('api', `${REPO}/service-api:v2.0.0`)], [api]);
+    expect(plan.services[0]!.changes).toBe(true);
+  });
+});
+
+describe('updateOrder', () => {
+  it('start-first unless two tasks on one node would collide', () => {
+    expect(updateOrder({}, []).order).toBe('start-first');
+    expect(updateOrder({}, ['backend']).order).toBe('start-first');
+    expect(updateOrder({}, ['host'])).toEqual({
+      order: 'stop-first',
+      reason: 'host network: two tasks would bind the same port',
+    });
+    expect(
+      updateOrder({ EndpointSpec: { Ports: [{ PublishMode: 'ingress', PublishedPort: 80 }] } }, []).order,
+    ).toBe('start-first');
+    expect(
+      updateOrder({ EndpointSpec: { Ports: [{ PublishMode: 'host', PublishedPort: 8080 }] } }, []),
+    ).toEqual({
+      order: 'stop-first',
+      reason: 'publishes port 8080 in host mode',
+    });
+  });
+});
+
+describe('nextSpec', () => {
+  it('changes only the image, the order and the failure action; the input is not touched', () => {
+    const current = running('api', `${REPO}/service-api:v1.0.0@${digest('a')}`);
+    const before = structuredClone(current.spec);
+    const [planned] = planUpgrade('v2.0.0', [current], [target('api', 'd')]).services;
+    const next = nextSpec(current.spec, planned!);
+    expect(current.spec).toEqual(before);
+    expect(next).toEqual({
+      ...before,
+      TaskTemplate: {
+        ...before.TaskTemplate,
+        ContainerSpec: { Image: planned!.to.image, Env: ['PORT=8080'] },
+      },
+      UpdateConfig: { ...before.UpdateConfig, Order: 'start-first', FailureAction: 'pause' },
+    });
+  });
+
+  it("keeps Swarm's defaults for a service without an update config: one task at a time, not all at once", () => {
+    const current = running('worker', `${REPO}/service-worker:v1.0.0@${digest('a')}`);
+    delete current.spec.UpdateConfig;
+    const [planned] = planUpgrade('v2.0.0', [current], [target('worker', 'd')]).services;
+    expect(nextSpec(current.spec, planned!).UpdateConfig).toEqual({
+      ...SWARM_DEFAULT_UPDATE_CONFIG,
+      Order: planned!.order,
+      FailureAction: 'pause',
+    });
+  });
+});
+
+describe('forcedPass', () => {
+  it("moves only Swarm's force counter on, from nothing or from a number; the input is not touched", () => {
+    const spec = { Name: 'api', TaskTemplate: { ContainerSpec: { Image: 'reg/api:v2@sha256:a' } } };
+    const once = forcedPass(spec);
+    expect(once).toEqual({ ...spec, TaskTemplate: { ...spec.TaskTemplate, ForceUpdate: 1 } });
+    expect(forcedPass(once).TaskTemplate?.ForceUpdate).toBe(2);
+    expect(spec.TaskTemplate).not.toHaveProperty('ForceUpdate');
+  });
+});
