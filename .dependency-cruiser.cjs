@@ -4,6 +4,13 @@ const TESTS = '\\.test\\.ts$';
 const CORE = '^src/(version|channels)/|^src/errors\\.ts$';
 // The leaf folders: what both the shipped service and the toolkit use (the sanitiser, output,
 // atomic writes and locks, archives, processes, where a build's version comes from).
+// The layers a deployment engine has a folder in, and the one file that names every engine.
+const ENGINE_LAYERS = 'deployment-engines|upgrade|commands/upgrade';
+const ENGINE_REGISTRY = 'src/commands/upgrade/engines\\.ts';
+// Where dockerode may be imported, and how it resolves (its package, its types, or by name when
+// it is not installed: it is an optional peer).
+const DOCKER_ADAPTERS = '^src/(?:docker-client|build-engines/docker|deployment-engines/(?:swarm|compose))/';
+const DOCKERODE = ['^node_modules/dockerode/', '^node_modules/@types/dockerode/', '^dockerode$'];
 const LEAVES = '^src/(text|console|files|archives|processes|http|version-source)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -63,6 +70,43 @@ module.exports = {
       to: { pathNot: [CORE, '^src/upgrade/'], dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'deployment-engines-stay-apart',
+      comment:
+        'A deployment engine (Swarm, Compose, one day Kubernetes) lives in a folder of its own at ' +
+        'each layer: its adapter (src/deployment-engines/<engine>), its pure rules ' +
+        '(src/upgrade/<engine>) and its steps (src/commands/upgrade/<engine>). One engine never ' +
+        'imports another, at any layer: what two share is neutral and lives at the root of those ' +
+        'folders, so a new engine is new folders and a registry entry, and no engine breaks another.',
+      severity: 'error',
+      from: { path: `^src/(?:${ENGINE_LAYERS})/([^/]+)/`, pathNot: TESTS },
+      to: { path: `^src/(?:${ENGINE_LAYERS})/[^/]+/`, pathNot: `^src/(?:${ENGINE_LAYERS})/$1/` },
+    },
+    {
+      name: 'neutral-upgrade-knows-no-engine',
+      comment:
+        'The neutral parts of `release upgrade` (roles, targets, stop reasons, the outcome, the ' +
+        'steps every engine shares: the files at the root of src/upgrade and src/commands/upgrade) ' +
+        'import no engine and no Docker client: engines build on them, never the reverse. Only the ' +
+        'engine registry names the engines.',
+      severity: 'error',
+      from: {
+        path: '^src/(?:upgrade|commands/upgrade)/[^/]+$',
+        pathNot: [TESTS, `^${ENGINE_REGISTRY}$`],
+      },
+      to: { path: [`^src/(?:${ENGINE_LAYERS})/[^/]+/`, '^src/docker-client/'] },
+    },
+    {
+      name: 'dockerode-only-in-docker-adapters',
+      comment:
+        'dockerode (and its types) is imported only by the Docker adapters: the client ' +
+        '(src/docker-client), the Docker image build engine and the Swarm and Compose deployment ' +
+        'engines. Everything else talks to them, so an engine without Docker (Kubernetes, the OCI ' +
+        'build engine) never loads it, and a missing optional dockerode fails in one place.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: [TESTS, DOCKER_ADAPTERS] },
+      to: { path: DOCKERODE },
+    },
+    {
       name: 'gitops-plan-is-pure',
       comment:
         'src/gitops decides where a release goes in deployment files (the places, the plan of ' +
@@ -92,7 +136,8 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: 'node_modules' },
+    // dockerode stays in the graph (not followed): the rule above must see who imports it.
+    exclude: { path: 'node_modules/(?!dockerode/|@types/dockerode/)' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'node', 'default'] },

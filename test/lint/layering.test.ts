@@ -94,6 +94,87 @@ describe('the layering rules (npm run lint)', () => {
     expect(output).toContain('gitops-plan-is-pure: src/gitops/plan.ts → src/registry/store.ts');
   });
 
+  it('fail when one deployment engine imports another, at any layer, either way', async () => {
+    const dir = project({
+      'src/upgrade/swarm/plan.ts':
+        "import { model } from '../compose/model.ts';\nexport const plan = model;\n",
+      'src/upgrade/compose/model.ts': 'export const model = 1;\n',
+      'src/commands/upgrade/compose/wait.ts':
+        "import { converge } from '../swarm/converge.ts';\nexport const wait = converge;\n",
+      'src/commands/upgrade/swarm/converge.ts':
+        "import { tasks } from '../../../deployment-engines/swarm/tasks.ts';\nexport const converge = tasks;\n",
+      'src/deployment-engines/swarm/tasks.ts':
+        "import { cli } from '../compose/cli.ts';\nexport const tasks = cli;\n",
+      'src/deployment-engines/compose/cli.ts': 'export const cli = 1;\n',
+    });
+    const { code, output } = await cruise(dir);
+    expect(code).not.toBe(0);
+    expect(output).toContain(
+      'deployment-engines-stay-apart: src/upgrade/swarm/plan.ts → src/upgrade/compose/model.ts',
+    );
+    expect(output).toContain(
+      'deployment-engines-stay-apart: src/commands/upgrade/compose/wait.ts → src/commands/upgrade/swarm/converge.ts',
+    );
+    expect(output).toContain(
+      'deployment-engines-stay-apart: src/deployment-engines/swarm/tasks.ts → src/deployment-engines/compose/cli.ts',
+    );
+    // An engine's own folders at the other layers are its own: Swarm's steps use Swarm's adapter.
+    expect(output).not.toContain('src/commands/upgrade/swarm/converge.ts → src/deployment-engines/swarm');
+  });
+
+  it('fail when the neutral upgrade imports an engine or the Docker client, and allow the registry', async () => {
+    const dir = project({
+      'src/upgrade/upgrade-outcome.ts':
+        "import type { Plan } from './swarm/plan.ts';\nexport type Outcome = Plan;\n",
+      'src/upgrade/swarm/plan.ts': 'export type Plan = { tag: string };\n',
+      'src/commands/upgrade/run-upgrade.ts':
+        "import { connect } from '../../docker-client/connect.ts';\nexport const run = connect;\n",
+      'src/docker-client/connect.ts': 'export const connect = 1;\n',
+      'src/commands/upgrade/engines.ts':
+        "export const engines = [() => import('./compose/compose-engine.ts')];\n",
+      'src/commands/upgrade/compose/compose-engine.ts': 'export const engine = 1;\n',
+    });
+    const { code, output } = await cruise(dir);
+    expect(code).not.toBe(0);
+    expect(output).toContain(
+      'neutral-upgrade-knows-no-engine: src/upgrade/upgrade-outcome.ts → src/upgrade/swarm/plan.ts',
+    );
+    expect(output).toContain(
+      'neutral-upgrade-knows-no-engine: src/commands/upgrade/run-upgrade.ts → src/docker-client/connect.ts',
+    );
+    expect(output).not.toContain('src/commands/upgrade/engines.ts');
+  });
+
+  it('fail when dockerode is imported outside the Docker adapters, even for a type', async () => {
+    const dockerode = "import Docker from 'dockerode';\nexport const client = Docker;\n";
+    const dockerodeType = "import type Docker from 'dockerode';\nexport type Client = Docker;\n";
+    const dir = project({
+      'src/verify/probes/worker.ts': dockerode,
+      'src/commands/upgrade/swarm/context.ts': dockerodeType,
+      'src/deployment-engines/kubernetes/pods.ts': dockerode,
+      'src/docker-client/connect.ts': dockerode,
+      'src/build-engines/docker/engine.ts': dockerode,
+      'src/deployment-engines/swarm/swarm.ts': dockerodeType,
+      'src/deployment-engines/compose/containers.ts': dockerode,
+    });
+    const { code, output } = await cruise(dir);
+    expect(code).not.toBe(0);
+    expect(output).toContain('dockerode-only-in-docker-adapters: src/verify/probes/worker.ts → dockerode');
+    expect(output).toContain(
+      'dockerode-only-in-docker-adapters: src/commands/upgrade/swarm/context.ts → dockerode',
+    );
+    expect(output).toContain(
+      'dockerode-only-in-docker-adapters: src/deployment-engines/kubernetes/pods.ts → dockerode',
+    );
+    for (const adapter of [
+      'docker-client',
+      'build-engines/docker',
+      'deployment-engines/swarm',
+      'deployment-engines/compose',
+    ])
+      expect(output).not.toContain(`dockerode-only-in-docker-adapters: src/${adapter}/`);
+  });
+
   it('fail on a cycle between folders, even when no module cycle exists', async () => {
     const dir = project({
       'src/a/one.ts': "import { two } from '../b/two.ts';\nexport const one = two;\n",
