@@ -19,12 +19,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { createLayer, type Layer } from '../src/build-engines/oci/layer.ts';
-import {
-  VERSION_LAYER_DIGEST_LABEL,
-  VERSION_LAYER_FILES_LABEL,
-} from '../src/build-engines/oci/version-layer.ts';
 import { orderedWrites, planPromotion } from '../src/channels/promotion-plan.ts';
+import { createLayer, type Layer } from '../src/oci-image/layer.ts';
+import { VERSION_LAYER_DIGEST_LABEL, VERSION_LAYER_FILES_LABEL } from '../src/oci-image/version-layer.ts';
 import { applyPromotion, readStoreState } from '../src/registry/apply-promotion.ts';
 import { sha256Digest } from '../src/registry/digest.ts';
 import { RegistryStore } from '../src/registry/registry-store.ts';

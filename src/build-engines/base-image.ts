@@ -2,11 +2,11 @@ import { existsSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { execa } from 'execa';
 import { ExternalError } from '../errors.ts';
+import { goArch } from '../oci-image/base-image-reader.ts';
+import { type OciImageConfig, rfc3339 } from '../oci-image/image-config.ts';
+import { createLayer, type LayerEntry } from '../oci-image/layer.ts';
+import { putImage, type WrittenImage } from '../oci-image/write-image.ts';
 import type { ImageStore } from '../registry/store.ts';
-import { goArch } from './oci/base-image-reader.ts';
-import { type OciImageConfig, rfc3339 } from './oci/image-config.ts';
-import { createLayer, type LayerEntry } from './oci/layer.ts';
-import { putImage, type WrittenImage } from './oci/write-image.ts';
 
 /** Where node lives in the base image; the service images run it from here. */
 export const NODE_PATH = '/usr/local/bin/node';

@@ -1,32 +1,6 @@
+import type { ImageSpec } from '../oci-image/image-config.ts';
+import type { LayerEntry } from '../oci-image/layer.ts';
 import type { StoreImageRef } from '../registry/image-ref.ts';
-
-/** One thing to put in a layer. Paths are absolute in the image (`/app/api/main.mjs`). */
-export type LayerEntry =
-  | { type: 'dir'; path: string; mode?: number }
-  | { type: 'file'; path: string; mode?: number; mtime?: number; source: string }
-  | { type: 'file'; path: string; mode?: number; mtime?: number; content: Uint8Array | string }
-  | { type: 'symlink'; path: string; target: string };
-
-/** What a build puts on top of its base. */
-export interface ImageSpec {
-  /** Set over the base's environment (same name replaces). */
-  env: Record<string, string>;
-  entrypoint?: string[];
-  cmd?: string[];
-  workingDir?: string;
-  user?: string;
-  exposedPorts?: string[];
-  labels: Record<string, string>;
-  /** RFC 3339, from the commit time or SOURCE_DATE_EPOCH; never the clock. */
-  created: string;
-  /** The history line of the added layer (`created_by`), or one per added layer. */
-  createdBy: string | readonly string[];
-  /**
-   * Files (absolute paths in the image) that carry the version: the oci engine moves them into a
-   * last layer of their own, the version layer a full release re-stamps (build-engines/oci/version-layer.ts).
-   */
-  versionFiles?: readonly string[];
-}
 
 export type EngineName = 'docker' | 'oci';
 export const ENGINES: readonly EngineName[] = ['docker', 'oci'];

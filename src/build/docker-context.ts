@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { relative } from 'node:path';
-import { type LayerEntry, packTar } from '../build-engines/oci/layer.ts';
+import { type LayerEntry, packTar } from '../oci-image/layer.ts';
 import { recipeEntries } from './recipe-entries.ts';
 
 // A CommonJS module whose types declare an ES default export: load it as CommonJS.

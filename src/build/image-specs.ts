@@ -1,9 +1,9 @@
-import { type ImageSpec, rfc3339 } from '../build-engines/oci/image-config.ts';
-import { VERSION_ENV, VERSION_ENV_LABEL } from '../build-engines/oci/version-layer.ts';
 import { rolesOfImage } from '../config/artifacts.ts';
 import type { ImageArtifactConfig } from '../config/artifacts-schema.ts';
 import type { ReleaseConfig } from '../config/schema.ts';
 import { clientVersionVariables, serverVersionVariables } from '../config/version-variables.ts';
+import { type ImageSpec, rfc3339 } from '../oci-image/image-config.ts';
+import { VERSION_ENV, VERSION_ENV_LABEL } from '../oci-image/version-layer.ts';
 
 export interface LabelInput {
   /** The image tag (`v1.2.3`, a describe string...). */

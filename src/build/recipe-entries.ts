@@ -1,6 +1,6 @@
 import { lstat, readdir, readlink } from 'node:fs/promises';
 import { join, posix, relative } from 'node:path';
-import type { LayerEntry } from '../build-engines/oci/layer.ts';
+import type { LayerEntry } from '../oci-image/layer.ts';
 
 /**
  * A recipe's `files` as layer entries: a file goes to `to`, a folder's contents go under `to`.

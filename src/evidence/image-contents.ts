@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { applyLayers, readLayer } from '../build-engines/oci/read-layer.ts';
 import { ExternalError } from '../errors.ts';
+import { applyLayers, readLayer } from '../oci-image/read-layer.ts';
 import type { Descriptor, ImageStore } from '../registry/store.ts';
 import type { NpmPackage } from './sbom.ts';
 
@@ -64,7 +64,7 @@ function npmPackageAt(path: string, bytes: Buffer): NpmPackage[] {
   ];
 }
 
-/** Later layers win, whiteouts remove (build-engines/oci/read-layer.ts); regular files only are listed. */
+/** Later layers win, whiteouts remove (oci-image/read-layer.ts); regular files only are listed. */
 async function readFiles(store: ImageStore, repository: string, layers: readonly Descriptor[]) {
   const read = [];
   for (const layer of layers)

@@ -1,4 +1,4 @@
-import { openBaseImage } from '../build-engines/oci/base-image-reader.ts';
+import { openBaseImage } from '../oci-image/base-image-reader.ts';
 import type { StoreImageRef } from '../registry/image-ref.ts';
 import type { ImageStore } from '../registry/store.ts';
 import { readAddedContents } from './image-contents.ts';

@@ -1,4 +1,4 @@
-import { rfc3339 } from '../build-engines/oci/image-config.ts';
+import { rfc3339 } from '../oci-image/image-config.ts';
 import { imageSubject, PREDICATE, statementBytes } from './statements.ts';
 
 /** The build type this toolkit's provenance describes: `release build` (or a promotion's re-stamp). */

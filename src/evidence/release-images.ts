@@ -1,7 +1,7 @@
 import { basename, posix } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { extract } from 'tar-stream';
-import { VERSION_LAYER_FILES_LABEL } from '../build-engines/oci/version-layer.ts';
+import { VERSION_LAYER_FILES_LABEL } from '../oci-image/version-layer.ts';
 import { isIndex, sha256Digest } from '../registry/digest.ts';
 import type { Descriptor, ImageStore } from '../registry/store.ts';
 

@@ -1,5 +1,5 @@
-import { RESTAMPED_FROM } from '../build-engines/oci/version-layer.ts';
 import { RuleError } from '../errors.ts';
+import { RESTAMPED_FROM } from '../oci-image/version-layer.ts';
 import { isDigest, isIndex, referencesOf } from '../registry/digest.ts';
 import { MAX_MANIFEST_BYTES, parseJson, parseManifestBytes } from '../registry/oci-schema.ts';
 import { platformChildren } from '../registry/platform-children.ts';

@@ -1,10 +1,6 @@
 import { createHash } from 'node:crypto';
 import { SIGNATURE_SUFFIX } from '../archives/archive-signature.ts';
-import {
-  companionSignatures,
-  hasVersionLayer,
-  versionLayerFiles,
-} from '../build-engines/oci/version-layer.ts';
+import { companionSignatures, hasVersionLayer, versionLayerFiles } from '../oci-image/version-layer.ts';
 import type { ImageStore, Manifest } from '../registry/store.ts';
 import { readVersionLayerFiles } from './restamp-version-layer.ts';
 

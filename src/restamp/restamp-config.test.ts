@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { OciImageConfig } from '../build-engines/oci/image-config.ts';
+import type { OciImageConfig } from '../oci-image/image-config.ts';
 import { restampConfig, versionOfConfig } from './restamp-config.ts';
 
 const RC_DIGEST = `sha256:${'a'.repeat(64)}`;

@@ -1,10 +1,10 @@
-import type { OciImageConfig } from '../build-engines/oci/image-config.ts';
+import type { OciImageConfig } from '../oci-image/image-config.ts';
 import {
   RESTAMPED_FROM,
   VERSION_LABEL,
   VERSION_LAYER_DIGEST_LABEL,
   versionEnvNames,
-} from '../build-engines/oci/version-layer.ts';
+} from '../oci-image/version-layer.ts';
 
 export interface RestampConfigInput {
   /** The release tag the image reports from now on. */

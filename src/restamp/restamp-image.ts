@@ -1,7 +1,7 @@
-import type { OciImageConfig } from '../build-engines/oci/image-config.ts';
-import type { Layer } from '../build-engines/oci/layer.ts';
-import { hasVersionLayer, RESTAMPED_FROM, versionLayerFiles } from '../build-engines/oci/version-layer.ts';
 import { RuleError } from '../errors.ts';
+import type { OciImageConfig } from '../oci-image/image-config.ts';
+import type { Layer } from '../oci-image/layer.ts';
+import { hasVersionLayer, RESTAMPED_FROM, versionLayerFiles } from '../oci-image/version-layer.ts';
 import { sha256Digest } from '../registry/digest.ts';
 import { type Descriptor, type ImageStore, type Manifest, MEDIA_TYPES } from '../registry/store.ts';
 import type { RebuildComparison } from '../reversion/compare-rebuild.ts';

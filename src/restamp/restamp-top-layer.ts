@@ -1,6 +1,6 @@
-import { createLayerFromTar, type Layer, type LayerEntry, packTar } from '../build-engines/oci/layer.ts';
-import { applyLayers, type LayerNode, readLayer } from '../build-engines/oci/read-layer.ts';
 import { RuleError } from '../errors.ts';
+import { createLayerFromTar, type Layer, type LayerEntry, packTar } from '../oci-image/layer.ts';
+import { applyLayers, type LayerNode, readLayer } from '../oci-image/read-layer.ts';
 import type { Descriptor, ImageStore } from '../registry/store.ts';
 import { compareRebuild, type RebuildComparison } from '../reversion/compare-rebuild.ts';
 import { replaceVersionStrings, versionForms } from '../reversion/version-strings.ts';
@@ -25,9 +25,9 @@ export interface TopLayer {
 /**
  * For an rc image without our version layer (built by the Docker engine, buildx or another team's
  * CI): every text file of its filesystem, as a container sees it (all layers applied, whiteouts
- * honoured, build-engines/oci/read-layer.ts), that carries the rc's version (tag, SemVer or PEP 440
+ * honoured, oci-image/read-layer.ts), that carries the rc's version (tag, SemVer or PEP 440
  * form), rewritten for the release and packed as one new layer to go on top. Every rc layer
- * stays byte-identical; the new layer is packed deterministically (build-engines/oci/layer.ts) at
+ * stays byte-identical; the new layer is packed deterministically (oci-image/layer.ts) at
  * `mtimeSeconds`, so re-stamping the same rc gives the same digest (verify relies on that).
  * Reads every layer of the image once: the cost of a release of an image we did not build.
  */

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { archiveSignatureValid, signArchive } from '../archives/archive-signature.ts';
-import { createLayer, type Layer } from '../build-engines/oci/layer.ts';
+import { createLayer, type Layer } from '../oci-image/layer.ts';
 import { buildCliArchive } from '../service/svc/build/build-cli-archive.ts';
 import { readVersionLayerFiles, restampVersionLayer } from './restamp-version-layer.ts';
 

@@ -4,10 +4,10 @@ import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import { extract } from 'tar-stream';
 import { SIGNATURE_SUFFIX, signatureFileText } from '../archives/archive-signature.ts';
-import { createLayerFromTar, type Layer, type LayerEntry, packTar } from '../build-engines/oci/layer.ts';
-import { companionSignatures, isArchivePath } from '../build-engines/oci/version-layer.ts';
 import { restampCliArchive } from '../cli-package/restamp-archive.ts';
 import { CLI_ARCHIVE_INVALID, isReleaseError, RuleError } from '../errors.ts';
+import { createLayerFromTar, type Layer, type LayerEntry, packTar } from '../oci-image/layer.ts';
+import { companionSignatures, isArchivePath } from '../oci-image/version-layer.ts';
 import { formatByName, rewriteVersionFile, type VersionFileFormat } from '../reversion/version-files.ts';
 
 const gunzipAsync = promisify(gunzip);

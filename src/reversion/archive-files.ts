@@ -9,7 +9,7 @@ const MAX_UNPACKED = 256 * 1024 * 1024;
  * The regular files of a gzipped tar (an npm package, a Python sdist, any CLI archive), by path,
  * to compare an rc's archive with its rebuild file by file. Directories are implied by the paths;
  * a link or device is refused (its target could differ while its bytes compare equal). Not for
- * image layers, which are full of links: build-engines/oci/read-layer.ts reads those.
+ * image layers, which are full of links: oci-image/read-layer.ts reads those.
  */
 export async function archiveFiles(gz: Uint8Array, what: string): Promise<Map<string, Buffer>> {
   let tar: Buffer;
@@ -27,7 +27,7 @@ export async function archiveFiles(gz: Uint8Array, what: string): Promise<Map<st
       const path = header.name.replace(/^\.?\/+/, '');
       if (header.type === 'file') files.set(path, Buffer.concat(chunks));
       else if (header.type !== 'directory') {
-        // An image layer is read by build-engines/oci/read-layer.ts, links and all; a CLI archive is
+        // An image layer is read by oci-image/read-layer.ts, links and all; a CLI archive is
         // unpacked on users' machines, where a link could point anywhere.
         next(
           new Error(

@@ -1,13 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { recipeEntries } from '../build/recipe-entries.ts';
-import { applyLayers, readLayer, type TreeNode, treeBytes } from '../build-engines/oci/read-layer.ts';
+import { applyLayers, readLayer, type TreeNode, treeBytes } from '../oci-image/read-layer.ts';
 import type { Descriptor, ImageStore } from '../registry/store.ts';
 
 /**
  * The files `keep` selects of an image, as a container sees them: every layer applied in order
  * (base layers included: a recipe may overwrite a base file, and a whiteout may remove one), links
- * as links. By path, as bytes to compare (build-engines/oci/read-layer.ts treeBytes). Only kept files'
+ * as links. By path, as bytes to compare (oci-image/read-layer.ts treeBytes). Only kept files'
  * content is held in memory.
  */
 export async function imageTreeFiles(

@@ -1,7 +1,7 @@
-import type { OciImageConfig } from '../build-engines/oci/image-config.ts';
-import { VERSION_LABEL } from '../build-engines/oci/version-layer.ts';
 import type { ImageArtifactConfig } from '../config/artifacts-schema.ts';
 import { RuleError } from '../errors.ts';
+import type { OciImageConfig } from '../oci-image/image-config.ts';
+import { VERSION_LABEL } from '../oci-image/version-layer.ts';
 import { type Descriptor, type ImageStore, type Manifest, MEDIA_TYPES } from '../registry/store.ts';
 import { sameTag } from '../version/compare.ts';
 import { compareRebuild, type RebuildComparison } from './compare-rebuild.ts';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OciImageConfig } from '../../src/build-engines/oci/image-config.ts';
+import type { OciImageConfig } from '../../src/oci-image/image-config.ts';
 import { RegistryStore } from '../../src/registry/registry-store.ts';
 import { writeKeyPair } from '../../src/signing/key-files.ts';
 import { fixtureProject } from '../fixtures/fixture-project.ts';

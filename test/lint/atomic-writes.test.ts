@@ -39,7 +39,7 @@ const PLAIN_WRITES_ALLOWED: Record<string, string> = {
     "a blob streamed into release mirror's private temporary directory, hashed there before it is sent on",
   'src/service/svc/build/build-cli-archive.ts':
     'the package tree being packed, in a private temporary directory',
-  'src/build-engines/oci/archive-store.ts':
+  'src/oci-image/archive-store.ts':
     "a base image's archive unpacked (and a docker save manifest synthesized) into the build's private temporary directory, removed after the build",
   'src/action/run-action.ts':
     '$GITHUB_OUTPUT and $GITHUB_STEP_SUMMARY belong to the Actions runner, and other steps append to them: one append, never a rename',

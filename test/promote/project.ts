@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { VERSION_LABEL } from '../../src/build-engines/oci/version-layer.ts';
+import { VERSION_LABEL } from '../../src/oci-image/version-layer.ts';
 import type { ImageStore } from '../../src/registry/store.ts';
 import { GitRepo } from '../helpers/git-repo.ts';
 import { makeImage, makeIndex, pushImage, pushIndex, pushManifestList } from '../helpers/make-image.ts';

@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyLayers, readLayer, type TreeNode } from '../../src/build-engines/oci/read-layer.ts';
-import { VERSION_LABEL } from '../../src/build-engines/oci/version-layer.ts';
+import { applyLayers, readLayer, type TreeNode } from '../../src/oci-image/read-layer.ts';
+import { VERSION_LABEL } from '../../src/oci-image/version-layer.ts';
 import { RegistryStore } from '../../src/registry/registry-store.ts';
 import { MEDIA_TYPES } from '../../src/registry/store.ts';
 import { writeKeyPair } from '../../src/signing/key-files.ts';

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VERSION_LABEL } from '../../src/build-engines/oci/version-layer.ts';
+import { VERSION_LABEL } from '../../src/oci-image/version-layer.ts';
 import { copyImage } from '../../src/registry/copy-image.ts';
 import { openStore } from '../../src/registry/open-store.ts';
 import { platformChildren } from '../../src/registry/platform-children.ts';

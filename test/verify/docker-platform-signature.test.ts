@@ -1,8 +1,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VERSION_LABEL } from '../../src/build-engines/oci/version-layer.ts';
 import { followProgress, progressError } from '../../src/docker-client/connect.ts';
+import { VERSION_LABEL } from '../../src/oci-image/version-layer.ts';
 import { RegistryStore } from '../../src/registry/registry-store.ts';
 import { signImage } from '../../src/signing/image-signature.ts';
 import { writeKeyPair } from '../../src/signing/key-files.ts';

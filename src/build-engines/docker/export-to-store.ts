@@ -1,9 +1,9 @@
 import type Docker from 'dockerode';
 import { extract } from 'tar-stream';
 import { ExternalError } from '../../errors.ts';
+import { createLayerFromTar } from '../../oci-image/layer.ts';
+import { putImage, type WrittenImage } from '../../oci-image/write-image.ts';
 import type { ImageStore } from '../../registry/store.ts';
-import { createLayerFromTar } from '../oci/layer.ts';
-import { putImage, type WrittenImage } from '../oci/write-image.ts';
 
 /**
  * Copy an image from the engine into a store (an OCI layout, where docker cannot push): read

@@ -1,8 +1,8 @@
 import type Docker from 'dockerode';
 import { followProgress, progressError } from '../../docker-client/connect.ts';
 import { ExternalError } from '../../errors.ts';
-import type { BaseImage } from '../oci/base-image-reader.ts';
-import { type LayerEntry, packTar } from '../oci/layer.ts';
+import type { BaseImage } from '../../oci-image/base-image-reader.ts';
+import { type LayerEntry, packTar } from '../../oci-image/layer.ts';
 
 /**
  * Make a base image from a store (layout or registry) available to the engine under `localName`,

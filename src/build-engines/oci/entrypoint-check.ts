@@ -1,8 +1,8 @@
 import { posix } from 'node:path';
-import type { ImageSpec } from '../engine.ts';
-import type { BaseImage } from './base-image-reader.ts';
-import type { Layer } from './layer.ts';
-import { applyLayers, type LayerNode, readLayer } from './read-layer.ts';
+import type { BaseImage } from '../../oci-image/base-image-reader.ts';
+import type { ImageSpec } from '../../oci-image/image-config.ts';
+import type { Layer } from '../../oci-image/layer.ts';
+import { applyLayers, type LayerNode, readLayer } from '../../oci-image/read-layer.ts';
 
 /** The paths of a base's layers, by its digest: a base is read once per run, however many images use it. */
 const basePaths = new Map<string, Promise<LayerNode[][]>>();

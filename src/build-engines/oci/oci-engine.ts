@@ -1,13 +1,17 @@
 import { OCI_LAYOUT_PREFIX } from '../../config/constants.ts';
 import { InternalError } from '../../errors.ts';
+import { type BaseImage, openBaseImage } from '../../oci-image/base-image-reader.ts';
+import { createLayer, type Layer, type LayerEntry } from '../../oci-image/layer.ts';
+import {
+  splitVersionFiles,
+  VERSION_LAYER_DIGEST_LABEL,
+  VERSION_LAYER_FILES_LABEL,
+} from '../../oci-image/version-layer.ts';
+import { buildOnBase } from '../../oci-image/write-image.ts';
 import { formatImageRef } from '../../registry/image-ref.ts';
 import type { ImageStore } from '../../registry/store.ts';
 import type { BuiltImage, Engine, ImageBuildRequest, OciRecipe, TimePart } from '../engine.ts';
-import { type BaseImage, openBaseImage } from './base-image-reader.ts';
 import { entrypointWarnings } from './entrypoint-check.ts';
-import { createLayer, type Layer, type LayerEntry } from './layer.ts';
-import { splitVersionFiles, VERSION_LAYER_DIGEST_LABEL, VERSION_LAYER_FILES_LABEL } from './version-layer.ts';
-import { buildOnBase } from './write-image.ts';
 
 /** Where the oci engine writes when the registry is remote and `--push` was not given. */
 export const LOCAL_LAYOUT = `${OCI_LAYOUT_PREFIX}.release/oci`;

@@ -20,7 +20,7 @@ export const buildBaseImagesStep: Step<BuildContext> = {
       imagesToBuild(ctx).map((artifact) => [artifact.base, parseBaseImageRef(artifact.base)]),
     );
     for (const [text, ref] of refs) {
-      // A file is read when the image is built (build-engines/oci/archive-store.ts).
+      // A file is read when the image is built (oci-image/archive-store.ts).
       if (ARCHIVE_PREFIXES.some((prefix) => ref.store.startsWith(prefix))) {
         io.progress(`${text}: read from its file at build`);
         continue;

@@ -14,13 +14,13 @@ import {
 import { recipeEntries } from '../../build/recipe-entries.ts';
 import { createDockerEngine } from '../../build-engines/docker/docker-engine.ts';
 import type { DockerRecipe, Engine, OciRecipe } from '../../build-engines/engine.ts';
-import type { LayerEntry } from '../../build-engines/oci/layer.ts';
 import { createOciEngine } from '../../build-engines/oci/oci-engine.ts';
-import { VERSION_LAYER_FILES_LABEL } from '../../build-engines/oci/version-layer.ts';
 import type { ImageArtifactConfig } from '../../config/artifacts-schema.ts';
 import { DEFAULT_CLI_ARCHIVE } from '../../config/constants.ts';
 import { MIN_CLI_LABEL, ownMinimum } from '../../config/own-minimum.ts';
 import { UsageError } from '../../errors.ts';
+import type { LayerEntry } from '../../oci-image/layer.ts';
+import { VERSION_LAYER_FILES_LABEL } from '../../oci-image/version-layer.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { parseBaseImageRef } from '../../registry/image-ref.ts';
 import { imageReversion } from '../../reversion/artifact-strategies.ts';

@@ -1,5 +1,5 @@
 import { relative } from 'node:path';
-import { rfc3339 } from '../../build-engines/oci/image-config.ts';
+import { rfc3339 } from '../../oci-image/image-config.ts';
 import type { Step } from '../../pipeline/step.ts';
 import {
   cliRecord,

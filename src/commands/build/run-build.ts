@@ -1,9 +1,9 @@
 import { relative } from 'node:path';
 import type { EngineName } from '../../build-engines/engine.ts';
-import { rfc3339 } from '../../build-engines/oci/image-config.ts';
 import { storeOpener } from '../../build-engines/store-cache.ts';
 import { cliArtifact } from '../../config/artifacts.ts';
 import { UsageError } from '../../errors.ts';
+import { rfc3339 } from '../../oci-image/image-config.ts';
 import { runPipeline } from '../../pipeline/runner.ts';
 import type { StepReport } from '../../pipeline/step.ts';
 import { createTimer } from '../../pipeline/timings.ts';

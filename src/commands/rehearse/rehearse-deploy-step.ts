@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import { readBaseImage } from '../../build-engines/oci/base-image-reader.ts';
 import { artifactWithRole, imageOfRole } from '../../config/artifacts.ts';
 import type { ImageRole } from '../../config/constants.ts';
 import { connectDocker } from '../../docker-client/connect.ts';
+import { readBaseImage } from '../../oci-image/base-image-reader.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { parseStoreImageRef } from '../../registry/image-ref.ts';
 import { openConfiguredStore, openStore } from '../../registry/open-store.ts';

@@ -1,7 +1,7 @@
-import { hasVersionLayer, VERSION_LABEL } from '../../build-engines/oci/version-layer.ts';
 import { imageOfRole } from '../../config/artifacts.ts';
 import { IMAGE_ROLES } from '../../config/constants.ts';
 import { RuleError } from '../../errors.ts';
+import { hasVersionLayer, VERSION_LABEL } from '../../oci-image/version-layer.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { openConfiguredStore } from '../../registry/open-store.ts';
 import type { ImageStore } from '../../registry/store.ts';

@@ -1,6 +1,6 @@
 import { archiveSignatureValid } from '../../archives/archive-signature.ts';
-import type { OciImageConfig } from '../../build-engines/oci/image-config.ts';
-import { hasVersionLayer, RESTAMPED_FROM } from '../../build-engines/oci/version-layer.ts';
+import type { OciImageConfig } from '../../oci-image/image-config.ts';
+import { hasVersionLayer, RESTAMPED_FROM } from '../../oci-image/version-layer.ts';
 import { platformChildren } from '../../registry/platform-children.ts';
 import type { ImageStore, Manifest } from '../../registry/store.ts';
 import { sha256Hex } from '../../restamp/release-archive-signatures.ts';

@@ -1,4 +1,4 @@
-import { RESTAMPED_FROM } from '../../build-engines/oci/version-layer.ts';
+import { RESTAMPED_FROM } from '../../oci-image/version-layer.ts';
 import { matchPlatforms, type PlatformChild, platformChildren } from '../../registry/platform-children.ts';
 import type { ImageStore, Manifest } from '../../registry/store.ts';
 import { releaseArchiveSignatures } from '../../restamp/release-archive-signatures.ts';

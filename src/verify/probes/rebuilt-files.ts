@@ -1,5 +1,5 @@
-import type { OciImageConfig } from '../../build-engines/oci/image-config.ts';
-import { hasVersionLayer } from '../../build-engines/oci/version-layer.ts';
+import type { OciImageConfig } from '../../oci-image/image-config.ts';
+import { hasVersionLayer } from '../../oci-image/version-layer.ts';
 import { platformChildren } from '../../registry/platform-children.ts';
 import type { ImageStore, Manifest } from '../../registry/store.ts';
 import { readVersionLayerFiles } from '../../restamp/restamp-version-layer.ts';

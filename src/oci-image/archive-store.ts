@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, normalize, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { extract } from 'tar-stream';
-import { ExternalError, UsageError } from '../../errors.ts';
-import { type Descriptor, type ImageStore, type Manifest, MEDIA_TYPES } from '../../registry/store.ts';
+import { ExternalError, UsageError } from '../errors.ts';
+import { type Descriptor, type ImageStore, type Manifest, MEDIA_TYPES } from '../registry/store.ts';
 
 const REF_NAME = 'org.opencontainers.image.ref.name';
 const CONTAINERD_NAME = 'io.containerd.image.name';

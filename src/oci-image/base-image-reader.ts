@@ -1,6 +1,6 @@
-import { ExternalError } from '../../errors.ts';
-import { ARCHIVE_PREFIXES, type StoreImageRef } from '../../registry/image-ref.ts';
-import { type Descriptor, type ImageStore, MEDIA_TYPES } from '../../registry/store.ts';
+import { ExternalError } from '../errors.ts';
+import { ARCHIVE_PREFIXES, type StoreImageRef } from '../registry/image-ref.ts';
+import { type Descriptor, type ImageStore, MEDIA_TYPES } from '../registry/store.ts';
 import { openArchiveBase } from './archive-store.ts';
 import { type OciImageConfig, ociLayerMediaType } from './image-config.ts';
 

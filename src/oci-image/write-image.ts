@@ -1,5 +1,5 @@
-import { ExternalError } from '../../errors.ts';
-import { type Descriptor, type ImageStore, MEDIA_TYPES } from '../../registry/store.ts';
+import { ExternalError } from '../errors.ts';
+import { type Descriptor, type ImageStore, MEDIA_TYPES } from '../registry/store.ts';
 import type { BaseImage } from './base-image-reader.ts';
 import { composeConfig, composeManifest, type ImageSpec, type OciImageConfig } from './image-config.ts';
 import { type Layer, sha256 } from './layer.ts';

@@ -1,7 +1,25 @@
-import { type Descriptor, MEDIA_TYPES } from '../../registry/store.ts';
-import type { ImageSpec } from '../engine.ts';
+import { type Descriptor, MEDIA_TYPES } from '../registry/store.ts';
 
-export type { ImageSpec };
+/** What a build puts on top of its base. */
+export interface ImageSpec {
+  /** Set over the base's environment (same name replaces). */
+  env: Record<string, string>;
+  entrypoint?: string[];
+  cmd?: string[];
+  workingDir?: string;
+  user?: string;
+  exposedPorts?: string[];
+  labels: Record<string, string>;
+  /** RFC 3339, from the commit time or SOURCE_DATE_EPOCH; never the clock. */
+  created: string;
+  /** The history line of the added layer (`created_by`), or one per added layer. */
+  createdBy: string | readonly string[];
+  /**
+   * Files (absolute paths in the image) that carry the version: the oci engine moves them into a
+   * last layer of their own, the version layer a full release re-stamps (oci-image/version-layer.ts).
+   */
+  versionFiles?: readonly string[];
+}
 
 /** The parts of an OCI image config we read and write (image-spec config.md). */
 export interface OciImageConfig {

@@ -1,4 +1,4 @@
-import { SIGNATURE_SUFFIX } from '../../archives/archive-signature.ts';
+import { SIGNATURE_SUFFIX } from '../archives/archive-signature.ts';
 
 /**
  * How an image says which of its parts carry its version, so a full release can be made from an

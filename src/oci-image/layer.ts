@@ -4,9 +4,13 @@ import { posix } from 'node:path';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { pack } from 'tar-stream';
-import type { LayerEntry } from '../engine.ts';
 
-export type { LayerEntry };
+/** One thing to put in a layer. Paths are absolute in the image (`/app/api/main.mjs`). */
+export type LayerEntry =
+  | { type: 'dir'; path: string; mode?: number }
+  | { type: 'file'; path: string; mode?: number; mtime?: number; source: string }
+  | { type: 'file'; path: string; mode?: number; mtime?: number; content: Uint8Array | string }
+  | { type: 'symlink'; path: string; target: string };
 
 export interface Layer {
   /** The gzip-compressed tar: the blob stored in the registry or layout. */

@@ -2,7 +2,7 @@ import { posix } from 'node:path';
 import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { extract, type Header } from 'tar-stream';
-import { RuleError } from '../../errors.ts';
+import { RuleError } from '../errors.ts';
 
 /**
  * One entry of an image layer, as the OCI image spec defines them (image-layout "Changesets"):
