@@ -63,6 +63,38 @@ module.exports = {
       to: { pathNot: [CORE, '^src/upgrade/'], dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'upgrade-core-knows-no-engine',
+      comment:
+        'The engine-neutral parts of `release upgrade` (the files at the root of src/upgrade and ' +
+        'src/commands/upgrade: roles, targets, the outcome, the shared steps and the one input) ' +
+        'name no engine, not even by type: a new engine (Kubernetes, Nomad) is a folder of its own ' +
+        'and one entry in the registry (commands/upgrade/engines.ts), the one root file that names them.',
+      severity: 'error',
+      from: {
+        path: '^src/(commands/)?upgrade/[^/]+\\.ts$',
+        pathNot: ['^src/commands/upgrade/engines\\.ts$', TESTS],
+      },
+      to: {
+        path: [
+          '^src/(commands/)?upgrade/[^/]+/',
+          '^src/(deployment-engines|docker-client)/',
+          'node_modules/(@types/)?dockerode/',
+        ],
+      },
+    },
+    {
+      name: 'upgrade-engines-stay-apart',
+      comment:
+        'One engine never imports another (Compose nothing of Swarm): each may be read, changed or ' +
+        'removed alone. What the Docker engines share lives in commands/upgrade/docker/.',
+      severity: 'error',
+      from: { path: '^src/(?:commands/)?upgrade/([^/]+)/', pathNot: TESTS },
+      to: {
+        path: '^src/(?:commands/)?upgrade/[^/]+/',
+        pathNot: '^src/(?:commands/)?upgrade/($1|docker)/',
+      },
+    },
+    {
       name: 'gitops-plan-is-pure',
       comment:
         'src/gitops decides where a release goes in deployment files (the places, the plan of ' +

@@ -94,6 +94,54 @@ describe('the layering rules (npm run lint)', () => {
     expect(output).toContain('gitops-plan-is-pure: src/gitops/plan.ts → src/registry/store.ts');
   });
 
+  it('fail when engine-neutral upgrade code names an engine, even by type, and allow the registry', async () => {
+    const dir = project({
+      'src/commands/upgrade/run-upgrade.ts':
+        "import type { SwarmUpgradeContext } from './swarm/swarm-context.ts';\nimport { connect } from '../../docker-client/connect.ts';\nexport type C = SwarmUpgradeContext;\nexport const c = connect;\n",
+      'src/commands/upgrade/swarm/swarm-context.ts': 'export interface SwarmUpgradeContext { n: number }\n',
+      'src/docker-client/connect.ts': 'export const connect = 1;\n',
+      'src/upgrade/upgrade-outcome.ts':
+        "import type { Plan } from './compose/compose-plan.ts';\nexport type P = Plan;\n",
+      'src/upgrade/compose/compose-plan.ts': 'export interface Plan { n: number }\n',
+      'src/commands/upgrade/engines.ts':
+        "export const engines = [() => import('./swarm/swarm-engine.ts')];\n",
+      'src/commands/upgrade/swarm/swarm-engine.ts': 'export const swarmEngine = 1;\n',
+    });
+    const { code, output } = await cruise(dir);
+    expect(code).not.toBe(0);
+    expect(output).toContain(
+      'upgrade-core-knows-no-engine: src/commands/upgrade/run-upgrade.ts → src/commands/upgrade/swarm/swarm-context.ts',
+    );
+    expect(output).toContain(
+      'upgrade-core-knows-no-engine: src/commands/upgrade/run-upgrade.ts → src/docker-client/connect.ts',
+    );
+    expect(output).toContain(
+      'upgrade-core-knows-no-engine: src/upgrade/upgrade-outcome.ts → src/upgrade/compose/compose-plan.ts',
+    );
+    expect(output).not.toContain('src/commands/upgrade/engines.ts →');
+  });
+
+  it('fail when one upgrade engine imports another, and allow what the Docker engines share', async () => {
+    const dir = project({
+      'src/commands/upgrade/compose/compose-wait.ts':
+        "import { converge } from '../swarm/converge.ts';\nimport { open } from '../docker/docker-engine.ts';\nexport const w = [converge, open];\n",
+      'src/commands/upgrade/swarm/converge.ts': 'export const converge = 1;\n',
+      'src/commands/upgrade/docker/docker-engine.ts': 'export const open = 1;\n',
+      'src/upgrade/compose/compose-plan.ts':
+        "import { rule } from '../swarm/convergence.ts';\nexport const plan = rule;\n",
+      'src/upgrade/swarm/convergence.ts': 'export const rule = 1;\n',
+    });
+    const { code, output } = await cruise(dir);
+    expect(code).not.toBe(0);
+    expect(output).toContain(
+      'upgrade-engines-stay-apart: src/commands/upgrade/compose/compose-wait.ts → src/commands/upgrade/swarm/converge.ts',
+    );
+    expect(output).toContain(
+      'upgrade-engines-stay-apart: src/upgrade/compose/compose-plan.ts → src/upgrade/swarm/convergence.ts',
+    );
+    expect(output).not.toContain('→ src/commands/upgrade/docker/docker-engine.ts');
+  });
+
   it('fail on a cycle between folders, even when no module cycle exists', async () => {
     const dir = project({
       'src/a/one.ts': "import { two } from '../b/two.ts';\nexport const one = two;\n",
