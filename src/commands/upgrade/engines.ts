@@ -16,6 +16,14 @@ export const UPGRADE_ENGINES: readonly UpgradeEngineEntry[] = [
   swarmEntry, // otherwise: Docker Swarm services
 ];
 
+/** What the engines upgrade, the default first: "Docker Swarm or a Compose project". */
+export function enginesTitle(engines = UPGRADE_ENGINES): string {
+  const titles = [...engines.filter((e) => !e.selects), ...engines.filter((e) => e.selects)].map(
+    (e) => e.title,
+  );
+  return titles.length > 1 ? `${titles.slice(0, -1).join(', ')} or ${titles.at(-1)}` : (titles[0] ?? '');
+}
+
 /** Every engine's flags, each once (two Docker engines share `--docker-host`). */
 export function engineOptions(engines = UPGRADE_ENGINES): Option[] {
   const seen = new Set<string>();

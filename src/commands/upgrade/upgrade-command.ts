@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { engineOptions } from './engines.ts';
+import { engineOptions, enginesTitle } from './engines.ts';
 import { collect, positiveInt, wholeNumber } from './option-parsers.ts';
 import type { UpgradeFlags } from './run-upgrade.ts';
 
@@ -7,7 +7,7 @@ export function upgradeCommand(program: Command): void {
   const command = program
     .command('upgrade')
     .description(
-      'upgrade API and worker (then web) on Docker Swarm or a Compose project as one unit; roll every service back on failure',
+      `upgrade API and worker (then web) on ${enginesTitle()} as one unit; roll every service back on failure`,
     )
     .requiredOption('--to <tag>', 'the release tag to run (resolved to digests in the configured registry)')
     .option(

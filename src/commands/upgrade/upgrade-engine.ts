@@ -11,6 +11,8 @@ import type { ConfiguredDeployment, EngineFlags, UpgradeInput } from './upgrade-
 export interface UpgradeEngineEntry {
   /** `swarm`, `compose`: how the report and the docs name it. */
   name: string;
+  /** What it upgrades, for `release upgrade --help` ("Docker Swarm", "a Compose project"). */
+  title: string;
   /** The flags it adds to `release upgrade`; the same Option in two entries is added once. */
   options: readonly Option[];
   /**

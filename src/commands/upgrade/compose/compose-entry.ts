@@ -6,6 +6,7 @@ import { COMPOSE_OPTIONS, composeFlag, projectNameFlag } from './compose-flags.t
 /** A Compose project: asked for by `--compose`, or by the config deployment's `compose.files`. */
 export const composeEntry: UpgradeEngineEntry = {
   name: 'compose',
+  title: 'a Compose project',
   options: [...COMPOSE_OPTIONS, ...DOCKER_OPTIONS],
   selects: (flags, deployment) =>
     composeFlag(flags).length > 0 || (deployment?.compose?.files.length ?? 0) > 0,
