@@ -1,22 +1,13 @@
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { currentIo } from '../../../console/cli-io.ts';
-import {
-  composeModel,
-  findComposeCli,
-  projectName,
-} from '../../../deployment-engines/compose/compose-cli.ts';
-import { UsageError } from '../../../errors.ts';
 import { acquireLock } from '../../../files/file-lock.ts';
 import { runPipeline } from '../../../pipeline/runner.ts';
-import { openDockerEngine } from '../docker/docker-engine.ts';
 import type { UpgradeEngine } from '../upgrade-engine.ts';
-import { runContextOf } from '../upgrade-input.ts';
 import type { ComposeUpgradeContext } from './compose-context.ts';
-import { composeFlag, projectNameFlag } from './compose-flags.ts';
 import { composeUpgradePipeline } from './compose-pipeline.ts';
 import { composeUpgradeJson, renderComposeUpgrade } from './compose-report.ts';
+import { openComposeContext } from './open-compose-context.ts';
 
 /**
  * `release upgrade` on a Compose project: its containers through the Engine API, every change
@@ -24,39 +15,7 @@ import { composeUpgradeJson, renderComposeUpgrade } from './compose-report.ts';
  */
 export const composeEngine: UpgradeEngine = {
   async run(input) {
-    const { base } = input;
-    const given = composeFlag(input.flags);
-    const configured = input.deployment?.compose;
-    const files = (
-      given.length > 0 ? given : (configured?.files.map((f) => resolve(base.configDir, f)) ?? [])
-    ).map((f) => resolve(base.cwd, f));
-    const engine = await openDockerEngine(input);
-    const missing = files.find((f) => !existsSync(f));
-    if (missing) {
-      throw new UsageError('COMPOSE_FILE_MISSING', `--compose ${missing}: no such file`, {
-        hint: 'give the compose files the project is started with, first file first',
-      });
-    }
-    const env = { ...base.env, DOCKER_HOST: engine.dockerHost };
-    const cli = await findComposeCli(env);
-    const dir = dirname(files[0]!);
-    const model = (await composeModel(cli, { files, dir }, env)) as { name?: string };
-    const name = projectName({
-      flag: projectNameFlag(input.flags) ?? configured?.projectName,
-      env,
-      modelName: model?.name,
-      firstFile: files[0]!,
-    });
-    const ctx: ComposeUpgradeContext = {
-      ...runContextOf(input),
-      ...engine,
-      env,
-      cli,
-      project: { files, name, dir },
-      overridePath: join(dir, '.release', `${name}.override.yml`),
-      overrideWritten: false,
-      touched: new Set(),
-    };
+    const ctx = await openComposeContext(input);
     // One upgrade of a project at a time: a second would read the first's containers mid-change,
     // and its rollback would put back what the first just did. A dry run changes nothing.
     const unlock = ctx.dryRun ? undefined : await lockProject(ctx);
