@@ -12,9 +12,12 @@ let validator: Promise<Validator> | undefined;
  * invalid is written.
  */
 export async function validateSbom(sbom: string, artifact: string): Promise<void> {
-  validator ??= import('@cyclonedx/cyclonedx-library').then(
-    ({ default: CycloneDX }) => new CycloneDX.Validation.JsonStrictValidator(CycloneDX.Spec.Version.v1dot6),
-  );
+  validator ??= import('@cyclonedx/cyclonedx-library').then((library) => {
+    // The library is CommonJS: Node and the bundle hand it over as `default`, tsx (which runs the
+    // benchmarks' in-process builds) as its named exports only.
+    const CycloneDX = library.default ?? library;
+    return new CycloneDX.Validation.JsonStrictValidator(CycloneDX.Spec.Version.v1dot6);
+  });
   const errors = await (await validator).validate(sbom);
   if (errors !== null) {
     throw new InternalError(

@@ -2,11 +2,11 @@ import { cliArtifact } from '../../config/artifacts.ts';
 import { RuleError } from '../../errors.ts';
 import type { BaseContext } from '../../pipeline/context.ts';
 import { cliMinimumRaise } from '../../upgrade/cli-minimum.ts';
-import type { UpgradeContext } from './upgrade-context.ts';
+import type { UpgradeRunContext } from './upgrade-context.ts';
 
 type CliMinimumContext = BaseContext &
   Pick<
-    UpgradeContext,
+    UpgradeRunContext,
     'tag' | 'apiUrl' | 'currentMinCli' | 'targetMinCli' | 'requireCliCompatible' | 'cliChange'
   >;
 
@@ -30,5 +30,27 @@ export function checkCliMinimum(ctx: CliMinimumContext): void {
   }
   ctx.warnings.push(
     `${change.message}; install the matching CLI with: ${change.install} (or svc update --url ${ctx.apiUrl})`,
+  );
+}
+
+/**
+ * After a run that changed nothing wrong: the target image did not say its minimum, the API it
+ * now runs does (`upgradedMinCli`). A rise is a warning with the pinned install command; the
+ * upgrade is done, so `--require-cli-compatible` can no longer refuse it.
+ */
+export function raiseCliMinimumAfterRun(
+  ctx: CliMinimumContext & Pick<UpgradeRunContext, 'failure' | 'upgradedMinCli'>,
+): void {
+  if (ctx.failure || ctx.dryRun || ctx.cliChange) return;
+  const raised = cliMinimumRaise({
+    current: ctx.currentMinCli,
+    target: ctx.upgradedMinCli,
+    tag: ctx.tag,
+    cliPackage: cliArtifact(ctx.config)?.package ?? 'service-cli',
+  });
+  if (!raised) return;
+  ctx.cliChange = raised;
+  ctx.warnings.push(
+    `${raised.message}; install the matching CLI with: ${raised.install} (or svc update --url ${ctx.apiUrl})`,
   );
 }

@@ -1,38 +1,32 @@
-import { resolve } from 'node:path';
-import { cliArtifact } from '../../config/artifacts.ts';
 import { OCI_LAYOUT_PREFIX } from '../../config/constants.ts';
 import type { ReleaseConfig } from '../../config/schema.ts';
-import { currentIo } from '../../console/cli-io.ts';
-import { connectDocker, dockerAnswers } from '../../docker-client/connect.ts';
-import { ExternalError, UsageError } from '../../errors.ts';
-import { runPipeline } from '../../pipeline/runner.ts';
+import { UsageError } from '../../errors.ts';
 import { openConfiguredStore } from '../../registry/open-store.ts';
-import { cliMinimumRaise } from '../../upgrade/cli-minimum.ts';
 import { SERVICE_ROLES, type ServiceRole } from '../../upgrade/deployment-types.ts';
 import { decideOutcome } from '../../upgrade/upgrade-outcome.ts';
 import { imageTagOf } from '../../version/image-tag.ts';
 import { parseVersion } from '../../version/parse.ts';
 import { baseContext, type GlobalOptions } from '../command-context.ts';
+import { raiseCliMinimumAfterRun } from './cli-minimum-check.ts';
+import { selectEngine } from './engines.ts';
 import { finishUpgrade } from './finish-upgrade.ts';
-import { upgradePipeline } from './swarm/upgrade-pipeline.ts';
-import { renderUpgrade, upgradeJson } from './swarm/upgrade-report.ts';
-import type { UpgradeContext } from './upgrade-context.ts';
 
+/**
+ * The flags every engine shares; each engine's own (`--compose`, `--docker-host`) come from its
+ * registry entry (engines.ts) and are read by the engine.
+ */
 export interface UpgradeFlags extends GlobalOptions {
+  [engineFlag: string]: unknown;
   to: string;
   /** `--service role=name`, repeatable. */
   service: string[];
   deployment?: string;
   url?: string;
   webUrl?: string;
-  dockerHost?: string;
   timeout: number;
   rollbackTimeout: number;
   monitor: number;
   requireCliCompatible?: boolean;
-  /** `--compose <file>`, repeatable: the deployment is this Compose project, not Swarm. */
-  compose?: string[];
-  projectName?: string;
 }
 
 export async function runUpgrade(flags: UpgradeFlags): Promise<void> {
@@ -84,102 +78,37 @@ export async function runUpgrade(flags: UpgradeFlags): Promise<void> {
       hint: 'set registry: in the config to the registry the Swarm nodes pull from (release promote publishes there)',
     });
   }
-  const dockerHost = flags.dockerHost ?? base.env['DOCKER_HOST'] ?? 'unix:///var/run/docker.sock';
-  const docker = connectDocker({ ...base.env, DOCKER_HOST: dockerHost });
-  if (!(await dockerAnswers(docker, 10_000))) {
-    throw new ExternalError('DOCKER_UNREACHABLE', `no Docker engine answers at ${dockerHost}`, {
-      hint: 'point --docker-host at the engine: a Swarm manager, or the host of the Compose project (unix:///path or tcp://host:port)',
-    });
-  }
+  const engine = selectEngine(flags, deployment);
   const { readPublicKey } = await import('../../signing/key-files.ts');
   const trustedKey = await readPublicKey(base);
   const webUrl = flags.webUrl ?? deployment?.webUrl;
-  const composeFiles = flags.compose?.length
-    ? flags.compose
-    : (deployment?.compose?.files.map((f) => resolve(base.configDir, f)) ?? []);
-  if (composeFiles.length > 0) {
-    const { runComposeUpgrade } = await import('./compose/run-compose-upgrade.ts');
-    const projectName = flags.projectName ?? deployment?.compose?.projectName;
-    await runComposeUpgrade({
-      base,
-      tag,
-      serviceNames,
-      apiUrl,
-      ...(webUrl ? { webUrl: webUrl.replace(/\/+$/, '') } : {}),
-      dockerHost,
-      docker,
-      store: openConfiguredStore(base),
-      ...(trustedKey ? { trustedKey } : {}),
-      composeFiles,
-      ...(projectName ? { projectName } : {}),
-      timeoutMs: flags.timeout,
-      rollbackTimeoutMs: flags.rollbackTimeout,
-      monitorMs: flags.monitor,
-      requireCliCompatible: Boolean(flags.requireCliCompatible),
-    });
-    return;
-  }
-  if (flags.projectName) {
-    throw new UsageError(
-      'UPGRADE_PROJECT_WITHOUT_COMPOSE',
-      '--project-name names a Compose project: give its files with --compose',
-      {
-        hint: 'release upgrade --compose docker-compose.yml --project-name <name> ...',
-      },
-    );
-  }
-  const ctx: UpgradeContext = {
-    ...base,
+  const loaded = await engine.load();
+  const { ctx, plan, fromTag, report } = await loaded.run({
+    base,
+    flags,
+    ...(deployment ? { deployment } : {}),
     tag,
     serviceNames,
     moreServices,
     apiUrl,
     ...(webUrl ? { webUrl: webUrl.replace(/\/+$/, '') } : {}),
-    dockerHost,
-    docker,
     store: openConfiguredStore(base),
     ...(trustedKey ? { trustedKey } : {}),
     timeoutMs: flags.timeout,
     rollbackTimeoutMs: flags.rollbackTimeout,
     monitorMs: flags.monitor,
-    probeTimeoutMs: 5_000,
     requireCliCompatible: Boolean(flags.requireCliCompatible),
-    startedAt: performance.now(),
-    touched: new Set(),
-    restores: [],
-    events: [],
-  };
-  await runPipeline(upgradePipeline, ctx, {
-    json: ctx.json || !currentIo().stderr.isTTY,
-    env: ctx.env,
-    dryRun: ctx.dryRun,
   });
-
-  const fromTag = ctx.running?.find((s) => s.role === 'api')?.version;
   ctx.outcome = decideOutcome({
-    plan: ctx.plan!,
+    plan,
     failure: ctx.failure,
     restores: ctx.restores,
     proof: ctx.proof,
     inStepBefore: Boolean(ctx.inStepBefore),
     fromTag,
   });
-  if (!ctx.failure && !ctx.dryRun && !ctx.cliChange) {
-    // The target image did not say its minimum: the API it now runs does.
-    const raised = cliMinimumRaise({
-      current: ctx.currentMinCli,
-      target: ctx.upgradedMinCli,
-      tag,
-      cliPackage: cliArtifact(base.config)?.package ?? 'service-cli',
-    });
-    if (raised) {
-      ctx.cliChange = raised;
-      ctx.warnings.push(
-        `${raised.message}; install the matching CLI with: ${raised.install} (or svc update --url ${apiUrl})`,
-      );
-    }
-  }
-  finishUpgrade(ctx, ctx.outcome, { json: () => upgradeJson(ctx), lines: () => renderUpgrade(ctx) });
+  if (loaded.raisesCliMinimumAfterRun) raiseCliMinimumAfterRun(ctx);
+  finishUpgrade(ctx, ctx.outcome, report);
 }
 
 function parseServices(values: string[], config: ReleaseConfig): Record<string, string> {

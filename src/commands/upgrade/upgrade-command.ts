@@ -1,11 +1,13 @@
-import { type Command, InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
+import { engineOptions, enginesTitle } from './engines.ts';
+import { collect, positiveInt, wholeNumber } from './option-parsers.ts';
 import type { UpgradeFlags } from './run-upgrade.ts';
 
 export function upgradeCommand(program: Command): void {
-  program
+  const command = program
     .command('upgrade')
     .description(
-      'upgrade API and worker (then web) on Docker Swarm or a Compose project as one unit; roll every service back on failure',
+      `upgrade API and worker (then web) on ${enginesTitle()} as one unit; roll every service back on failure`,
     )
     .requiredOption('--to <tag>', 'the release tag to run (resolved to digests in the configured registry)')
     .option(
@@ -14,23 +16,13 @@ export function upgradeCommand(program: Command): void {
       collect,
       [],
     )
-    .option(
-      '--compose <file>',
-      'a Compose project instead of Swarm: its files, first file first (repeatable); --service names Compose services',
-      collect,
-      [],
-    )
-    .option(
-      '--project-name <name>',
-      'with --compose: the Compose project name (default: as Compose chooses it)',
-    )
     .option('--deployment <name>', "take the URL and the service map from the config's deployments")
     .option('--url <api>', "the API's base URL (reads {url}/api/version)")
-    .option('--web-url <url>', 'the web client, for the final verify checks')
-    .option(
-      '--docker-host <url>',
-      'the Swarm manager, or the engine of the Compose project (unix:///path or tcp://host:port; default DOCKER_HOST)',
-    )
+    .option('--web-url <url>', 'the web client, for the final verify checks');
+  // Each engine's own flags (--compose, --docker-host), from the registry: a new engine adds its
+  // flags there, not here.
+  for (const option of engineOptions()) command.addOption(option);
+  command
     .option('--timeout <ms>', 'deadline of the whole upgrade: convergence and versions', positiveInt, 300_000)
     .option('--rollback-timeout <ms>', 'deadline of the rollback, should one be needed', positiveInt, 300_000)
     .option('--monitor <ms>', 'how long each new task must keep running before it counts', wholeNumber, 5_000)
@@ -40,22 +32,4 @@ export function upgradeCommand(program: Command): void {
       const { runUpgrade } = await import('./run-upgrade.ts');
       await runUpgrade({ ...command.optsWithGlobals(), ...options });
     });
-}
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
-function positiveInt(value: string): number {
-  const n = wholeNumber(value);
-  if (n < 1) throw new InvalidArgumentError('expected a whole number above 0');
-  return n;
-}
-
-function wholeNumber(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) {
-    throw new InvalidArgumentError('expected a whole number');
-  }
-  return n;
 }

@@ -1,18 +1,15 @@
-import type Docker from 'dockerode';
 import type { BaseContext } from '../../pipeline/context.ts';
 import type { ImageStore } from '../../registry/store.ts';
 import type { PublicSigningKey } from '../../signing/keys.ts';
 import type { CliMinimumChange } from '../../upgrade/cli-minimum.ts';
 import type { ServiceRole, TargetImage, UpgradeFailure } from '../../upgrade/deployment-types.ts';
-import type { NodeReport } from '../../upgrade/swarm/node-report.ts';
-import type { RunningService } from '../../upgrade/swarm/swarm-types.ts';
-import type { UpgradePlan } from '../../upgrade/swarm/upgrade-plan.ts';
 import type { Proof, RestoreResult, UpgradeOutcome } from '../../upgrade/upgrade-outcome.ts';
 
 /**
- * What every upgrade run carries, on Swarm (UpgradeContext) and on Compose
- * (compose/compose-context.ts): the target, where to read and change it, the deadlines, and what
- * the steps every run shares find and decide.
+ * What every upgrade run carries, whatever the engine (swarm/swarm-context.ts,
+ * compose/compose-context.ts): the target, the URLs, the deadlines, and what the steps every run
+ * shares find and decide. Nothing here names an engine: how to reach one (a Docker host, a
+ * kubeconfig) is the engine's own context's.
  */
 export interface UpgradeRunContext extends BaseContext {
   /** `--to`: the release tag, as an image tag (`v1.4.0`). */
@@ -22,14 +19,11 @@ export interface UpgradeRunContext extends BaseContext {
   /**
    * More services, by the artifact each runs as (`scheduler` -> `acme_cron`): roles run from a
    * shared image, named in `--service` or the deployment's `services`. Any other service of the
-   * image is found on the engine (read-services-step.ts).
+   * image is found on the engine (swarm/read-services-step.ts).
    */
   moreServices?: Record<string, string>;
   apiUrl: string;
   webUrl?: string;
-  /** `--docker-host`, else DOCKER_HOST, else the default socket. */
-  dockerHost: string;
-  docker: Docker;
   store: ImageStore;
   trustedKey?: PublicSigningKey;
   timeoutMs: number;
@@ -56,20 +50,9 @@ export interface UpgradeRunContext extends BaseContext {
   events: { ms: number; text: string }[];
 }
 
-/** A Swarm upgrade: the services as read, the plan, and the cluster per node at the end. */
-export interface UpgradeContext extends UpgradeRunContext {
-  running?: RunningService[];
-  plan?: UpgradePlan;
-  /** Services this run sent an update to: exactly what a failure puts back. */
-  /** Names of the services this run sent an update to (several may share a role). */
-  touched: Set<string>;
-  /** The cluster per node at the end (read-nodes-step.ts). */
-  nodes?: NodeReport[];
-}
-
 /**
- * What resolving and checking the target needs, shared by the Swarm and the Compose upgrade:
- * the steps that read only this run in both pipelines.
+ * What resolving and checking the target needs, shared by every engine's upgrade:
+ * the steps that read only this run in each pipeline.
  */
 export type TargetContext = BaseContext &
   Pick<

@@ -1,23 +1,27 @@
 import { imageOfRole } from '../../config/artifacts.ts';
 import type { Proof } from '../../upgrade/upgrade-outcome.ts';
+import type { VerifyTarget } from '../../verify/probe-deployment.ts';
 import { verifyDeployment } from '../../verify/verify-deployment.ts';
 import type { UpgradeRunContext } from './upgrade-context.ts';
 
+/** How verify reads the worker on the engine: what each engine says of itself (its proof step). */
+export type WorkerSource = Omit<VerifyTarget, 'url' | 'webUrl' | 'name'>;
+
 /**
- * The verify checks of the deployment, as `release verify --docker` (or `--compose`) runs them,
- * without the operator's svc: the API over HTTP, the worker read from the engine (a Compose
- * project's containers only, when one is named), web when its URL is known; with `expect`, that
- * tag of every one. Notices are not findings: they never stop an upgrade.
+ * The verify checks of the deployment, as `release verify` runs them without the operator's svc:
+ * the API over HTTP, the worker read from the engine as `worker` says (a Docker engine, a Compose
+ * project's containers only), web when its URL is known; with `expect`, that tag of every one.
+ * Notices are not findings: they never stop an upgrade.
  */
 export async function verifyChecks(
   ctx: UpgradeRunContext,
-  engine: { composeProject?: string },
+  worker: WorkerSource,
   expect: string | undefined,
 ): Promise<Proof> {
   const report = await verifyDeployment(
     {
       url: ctx.apiUrl,
-      docker: { host: ctx.dockerHost, ...engine },
+      ...worker,
       ...(ctx.webUrl ? { webUrl: ctx.webUrl } : {}),
     },
     {

@@ -1,10 +1,14 @@
 import type { ComposeCli, ComposeProject } from '../../../deployment-engines/compose/compose-cli.ts';
 import type { ComposePlan } from '../../../upgrade/compose/compose-plan.ts';
 import type { ComposeContainer, ComposeService } from '../../../upgrade/compose/compose-types.ts';
+import type { DockerEngineContext } from '../docker/docker-engine.ts';
 import type { UpgradeRunContext } from '../upgrade-context.ts';
 
-/** A Compose upgrade: the project, its override, its containers before and after, the plan. */
-export interface ComposeUpgradeContext extends UpgradeRunContext {
+/**
+ * A Compose upgrade: the engine of the project's containers, the project, its override, its
+ * containers before and after, the plan.
+ */
+export interface ComposeUpgradeContext extends UpgradeRunContext, DockerEngineContext {
   cli: ComposeCli;
   /** The user's files (absolute), the project name passed with `-p`, its directory. */
   project: ComposeProject;

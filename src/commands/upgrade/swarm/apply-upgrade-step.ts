@@ -4,10 +4,11 @@ import type { Step, StepIO } from '../../../pipeline/step.ts';
 import { failureOf } from '../../../upgrade/deployment-types.ts';
 import type { PlannedService } from '../../../upgrade/swarm/upgrade-plan.ts';
 import { nextSpec } from '../../../upgrade/swarm/upgrade-plan.ts';
-import { record, type UpgradeContext } from '../upgrade-context.ts';
+import { record } from '../upgrade-context.ts';
 import { reportedApiVersion, waitReportedVersion } from '../wait-reported-version.ts';
 import { waitConverged } from './converge.ts';
 import { readTaskVersions } from './service-readings.ts';
+import type { SwarmUpgradeContext } from './swarm-context.ts';
 
 /**
  * Carry the plan out, phase by phase: API and worker together (both specs change at once, then
@@ -18,7 +19,7 @@ import { readTaskVersions } from './service-readings.ts';
  * update just written, a task of the old image being stopped): it is waited for, under the same
  * deadline, rather than proved half-way and reported as drift.
  */
-export const applyUpgradeStep: Step<UpgradeContext> = {
+export const applyUpgradeStep: Step<SwarmUpgradeContext> = {
   title: 'Upgrade the services',
   writes: true,
   skip: (ctx) => (ctx.plan!.upToDate && ctx.inStepBefore ? `every service already runs ${ctx.tag}` : false),
@@ -38,7 +39,7 @@ export const applyUpgradeStep: Step<UpgradeContext> = {
   },
 };
 
-async function runPhase(ctx: UpgradeContext, phase: PlannedService[], deadline: number, io: StepIO) {
+async function runPhase(ctx: SwarmUpgradeContext, phase: PlannedService[], deadline: number, io: StepIO) {
   const changing = phase.filter((s) => s.changes);
   // Settled, not raced: when one update is refused, the other may still land, and it must be in
   // `touched` before the rollback decides what to put back.
@@ -87,7 +88,7 @@ async function runPhase(ctx: UpgradeContext, phase: PlannedService[], deadline: 
 }
 
 /** Nothing to write: wait until Swarm has converged on the specs already there, then the versions. */
-async function settlePhase(ctx: UpgradeContext, phase: PlannedService[], deadline: number, io: StepIO) {
+async function settlePhase(ctx: SwarmUpgradeContext, phase: PlannedService[], deadline: number, io: StepIO) {
   await Promise.all(
     phase.map(async (planned) => {
       const service = ctx.running!.find((s) => s.name === planned.name)!;
@@ -112,7 +113,7 @@ async function settlePhase(ctx: UpgradeContext, phase: PlannedService[], deadlin
 }
 
 /** Every service of the phase reports the tag: API over HTTP, worker and web from the engine. */
-async function waitVersions(ctx: UpgradeContext, phase: PlannedService[], deadline: number, io: StepIO) {
+async function waitVersions(ctx: SwarmUpgradeContext, phase: PlannedService[], deadline: number, io: StepIO) {
   for (const planned of phase) {
     const service = ctx.running!.find((s) => s.name === planned.name)!;
     await waitReportedVersion(

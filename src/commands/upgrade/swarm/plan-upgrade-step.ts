@@ -1,10 +1,11 @@
 import type { Step } from '../../../pipeline/step.ts';
 import { planUpgrade } from '../../../upgrade/swarm/upgrade-plan.ts';
 import { checkCliMinimum } from '../cli-minimum-check.ts';
-import { record, type UpgradeContext } from '../upgrade-context.ts';
+import { record } from '../upgrade-context.ts';
+import type { SwarmUpgradeContext } from './swarm-context.ts';
 
 /** The plan (pure), and the `min_cli_version` rise: a warning, or a refusal when asked for. */
-export const planUpgradeStep: Step<UpgradeContext> = {
+export const planUpgradeStep: Step<SwarmUpgradeContext> = {
   title: 'Plan the upgrade',
   run(ctx, io) {
     ctx.plan = planUpgrade(ctx.tag, ctx.running!, ctx.targets!);

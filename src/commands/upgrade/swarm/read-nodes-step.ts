@@ -1,14 +1,14 @@
 import { listNodes, listTasks } from '../../../deployment-engines/swarm/swarm.ts';
 import type { Step } from '../../../pipeline/step.ts';
 import { nodeReport } from '../../../upgrade/swarm/node-report.ts';
-import type { UpgradeContext } from '../upgrade-context.ts';
+import type { SwarmUpgradeContext } from './swarm-context.ts';
 
 /**
  * The cluster per node, once everything is done (upgraded or rolled back): which node runs what
  * of the deployment, which is lost, what could not be placed. The report shows it when something
  * needs a person's eye; `--json` always carries it.
  */
-export const readNodesStep: Step<UpgradeContext> = {
+export const readNodesStep: Step<SwarmUpgradeContext> = {
   title: 'Read the cluster per node',
   skip: (ctx) => (ctx.running?.length ? false : 'no service was read'),
   async run(ctx) {

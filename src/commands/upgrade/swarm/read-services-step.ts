@@ -7,15 +7,16 @@ import { isImageOf } from '../../../registry/image-ref.ts';
 import { pinnedDigest, SERVICE_ROLES, type ServiceRole } from '../../../upgrade/deployment-types.ts';
 import { imageOfSpec, type RunningService, type ServiceSpec } from '../../../upgrade/swarm/swarm-types.ts';
 import { readApiVersion } from '../read-api-version.ts';
-import { record, type UpgradeContext } from '../upgrade-context.ts';
+import { record } from '../upgrade-context.ts';
 import { proveInStep, readTaskVersions } from './service-readings.ts';
+import type { SwarmUpgradeContext } from './swarm-context.ts';
 
 /**
  * Each service as it runs now: its whole spec and version index (what a rollback puts back and
  * the update is checked against), the digest its tasks run and the version they report; and
  * whether the deployment is in step before anything changes.
  */
-export const readServicesStep: Step<UpgradeContext> = {
+export const readServicesStep: Step<SwarmUpgradeContext> = {
   title: 'Read the running services',
   async run(ctx, io) {
     const services = await servicesToMove(ctx);
@@ -71,7 +72,7 @@ export const readServicesStep: Step<UpgradeContext> = {
  * (a scheduler nobody named): one image moves everywhere it runs, in its role's phase. A found
  * service takes the role its command runs (roleOfCommand), else the worker's.
  */
-async function servicesToMove(ctx: UpgradeContext): Promise<{ role: ServiceRole; name: string }[]> {
+async function servicesToMove(ctx: SwarmUpgradeContext): Promise<{ role: ServiceRole; name: string }[]> {
   const roles = SERVICE_ROLES.filter((role) => ctx.serviceNames[role] !== undefined);
   const named = [
     ...roles.map((role) => ({ role, name: ctx.serviceNames[role]! })),
@@ -94,7 +95,7 @@ async function servicesToMove(ctx: UpgradeContext): Promise<{ role: ServiceRole;
   return [...named, ...found];
 }
 
-function artifactRole(ctx: UpgradeContext, artifact: string): ServiceRole {
+function artifactRole(ctx: SwarmUpgradeContext, artifact: string): ServiceRole {
   const found = ctx.config.artifacts[artifact];
   return found?.kind === 'image' && found.role ? found.role : 'worker';
 }

@@ -5,8 +5,9 @@ import { previousSpecAgain, rollbackSpec } from '../../../upgrade/swarm/rollback
 import type { PlannedService } from '../../../upgrade/swarm/upgrade-plan.ts';
 import { servicesToRestore } from '../../../upgrade/swarm/upgrade-plan.ts';
 import type { RestoreResult } from '../../../upgrade/upgrade-outcome.ts';
-import { record, type UpgradeContext } from '../upgrade-context.ts';
+import { record } from '../upgrade-context.ts';
 import { waitConverged } from './converge.ts';
+import type { SwarmUpgradeContext } from './swarm-context.ts';
 import { writeAtCurrentIndex } from './write-at-current-index.ts';
 
 /**
@@ -14,7 +15,7 @@ import { writeAtCurrentIndex } from './write-at-current-index.ts';
  * at once, each at its current version index; then each must converge on it. A service that
  * cannot be put back is reported with its state; the others are still put back.
  */
-export const rollbackStep: Step<UpgradeContext> = {
+export const rollbackStep: Step<SwarmUpgradeContext> = {
   title: 'Roll back every touched service',
   writes: true,
   skip: (ctx) => (ctx.failure ? false : 'nothing failed'),
@@ -36,7 +37,7 @@ export const rollbackStep: Step<UpgradeContext> = {
  * `rollbackSpec` for why), the wait for convergence, then the previous spec exactly.
  */
 async function rollBack(
-  ctx: UpgradeContext,
+  ctx: SwarmUpgradeContext,
   planned: PlannedService,
   deadline: number,
   io: StepIO,

@@ -4,8 +4,8 @@ import { splitImageRef } from '../../../registry/image-ref.ts';
 import type { ServiceRole } from '../../../upgrade/deployment-types.ts';
 import type { Proof } from '../../../upgrade/upgrade-outcome.ts';
 import { OCI_VERSION_LABEL, workerVersionOf } from '../../../verify/probes/worker-docker.ts';
-import type { UpgradeContext } from '../upgrade-context.ts';
 import { verifyChecks } from '../verify-checks.ts';
+import type { SwarmUpgradeContext } from './swarm-context.ts';
 
 /** What the running tasks of a service report, read from the engine the way `release verify` does. */
 export interface TaskVersions {
@@ -61,8 +61,8 @@ export async function readTaskVersions(
  * The verify checks on Swarm (verify-checks.ts), and the nodes that are not ready: findings that
  * only name those are a lost node's, which the outcome tells apart (upgrade-outcome.ts).
  */
-export async function proveInStep(ctx: UpgradeContext, expect: string | undefined): Promise<Proof> {
-  const proof = await verifyChecks(ctx, {}, expect);
+export async function proveInStep(ctx: SwarmUpgradeContext, expect: string | undefined): Promise<Proof> {
+  const proof = await verifyChecks(ctx, { docker: { host: ctx.dockerHost } }, expect);
   const lostNodes = (await listNodes(ctx.docker).catch(() => []))
     .filter((n) => n.state !== 'ready')
     .map((n) => n.name);

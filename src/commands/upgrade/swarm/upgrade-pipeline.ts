@@ -1,7 +1,6 @@
 import type { Step } from '../../../pipeline/step.ts';
 import { checkTargetSignaturesStep } from '../check-target-signatures-step.ts';
 import { resolveTargetsStep } from '../resolve-targets-step.ts';
-import type { UpgradeContext } from '../upgrade-context.ts';
 import { applyUpgradeStep } from './apply-upgrade-step.ts';
 import { planUpgradeStep } from './plan-upgrade-step.ts';
 import { proveRollbackStep } from './prove-rollback-step.ts';
@@ -9,12 +8,13 @@ import { proveUpgradeStep } from './prove-upgrade-step.ts';
 import { readNodesStep } from './read-nodes-step.ts';
 import { readServicesStep } from './read-services-step.ts';
 import { rollbackStep } from './rollback-step.ts';
+import type { SwarmUpgradeContext } from './swarm-context.ts';
 
 /**
  * `release upgrade`: API and worker move as one unit (spec section 9, item 5), web after them;
  * any failure puts every touched service back. Nothing changes before the plan step has passed.
  */
-export const upgradePipeline: readonly Step<UpgradeContext>[] = [
+export const upgradePipeline: readonly Step<SwarmUpgradeContext>[] = [
   resolveTargetsStep, // <tag> -> the digest of each artifact in the store (and the API's new minimum)
   checkTargetSignaturesStep, // rc/release with signing.publicKey: every target digest signed
   readServicesStep, // each service's whole spec, version index, running digest and version

@@ -2,10 +2,10 @@ import { nodeTrouble, tagOf } from '../../../upgrade/swarm/node-report.ts';
 import { table } from '../../../verify/report.ts';
 import { outcomeHead, outcomeLines, outcomeResult, outcomeTail, shortDigest } from '../report-parts.ts';
 import { MIN_CLI_LABEL } from '../resolve-targets-step.ts';
-import type { UpgradeContext } from '../upgrade-context.ts';
+import type { SwarmUpgradeContext } from './swarm-context.ts';
 
 /** The plan, what happened, and the verdict, for a person. */
-export function renderUpgrade(ctx: UpgradeContext): string[] {
+export function renderUpgrade(ctx: SwarmUpgradeContext): string[] {
   const plan = ctx.plan!;
   const lines = [`plan: upgrade to ${plan.tag}${ctx.dryRun ? ' (dry run)' : ''}`];
   lines.push(
@@ -63,7 +63,7 @@ export function renderUpgrade(ctx: UpgradeContext): string[] {
 }
 
 /** One JSON document: the plan, the timeline, the failure, each rollback and the verdict. */
-export function upgradeJson(ctx: UpgradeContext) {
+export function upgradeJson(ctx: SwarmUpgradeContext) {
   const plan = ctx.plan!;
   return {
     ...outcomeHead(ctx, plan.tag, ctx.outcome!),
