@@ -94,6 +94,23 @@ describe('the layering rules (npm run lint)', () => {
     expect(output).toContain('gitops-plan-is-pure: src/gitops/plan.ts → src/registry/store.ts');
   });
 
+  it('fail when a module outside the Docker adapters imports dockerode, even its types', async () => {
+    const dir = project({
+      'src/verify/probes/reader.ts': "import type Docker from 'dockerode';\nexport type D = Docker;\n",
+      'src/docker-client/connect.ts':
+        "import type Docker from 'dockerode';\nexport type DockerClient = Docker;\n",
+      'src/deployment-engines/swarm/swarm.ts':
+        "import type Docker from 'dockerode';\nexport type S = Docker;\n",
+      'src/build-engines/docker/engine.ts': "import type Docker from 'dockerode';\nexport type B = Docker;\n",
+    });
+    const { code, output } = await cruise(dir);
+    expect(code).not.toBe(0);
+    expect(output).toContain('dockerode-only-in-docker-adapters: src/verify/probes/reader.ts → dockerode');
+    expect(output).not.toContain('src/docker-client/connect.ts →');
+    expect(output).not.toContain('src/deployment-engines/swarm/swarm.ts →');
+    expect(output).not.toContain('src/build-engines/docker/engine.ts →');
+  });
+
   it('fail on a cycle between folders, even when no module cycle exists', async () => {
     const dir = project({
       'src/a/one.ts': "import { two } from '../b/two.ts';\nexport const one = two;\n",
