@@ -151,20 +151,10 @@ function byRole(
 
 /** A container as a reading; a Swarm task's keeps its service, so it is counted once. */
 function containerReading(c: ImageContainer): Read {
+  const compose = c.composeService ? `, compose service ${c.composeService}` : '';
   return withService(
     c.swarmServiceId,
-    reading({
-      source: `container ${c.id.slice(0, 12)} (${c.name}${c.composeService ? `, compose service ${c.composeService}` : ''})`,
-      reference: c.reference,
-      env: c.env,
-      ...(c.envName ? { envName: c.envName } : {}),
-      argv: c.argv,
-      label: c.label,
-      digest: c.digest,
-      running: c.running,
-      state: c.state,
-      finished: c.finished,
-    }),
+    reading({ ...c, source: `container ${c.id.slice(0, 12)} (${c.name}${compose})` }),
   );
 }
 
@@ -177,13 +167,8 @@ export function serviceReadings(service: ImageService, nodes: NodeView[], names:
   const own = withService(
     service.id,
     reading({
+      ...service,
       source: `service ${service.id.slice(0, 12)} (${service.name ?? '?'})`,
-      reference: service.reference,
-      env: service.env,
-      ...(service.envName ? { envName: service.envName } : {}),
-      argv: service.argv,
-      label: service.label,
-      digest: service.digest,
       running: service.replicas !== 0,
       state: service.replicas === undefined ? 'global' : `${service.replicas} replicas`,
     }),
