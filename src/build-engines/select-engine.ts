@@ -1,7 +1,7 @@
-import type Docker from 'dockerode';
 import {
   connectDocker,
   DOCKERODE_MISSING,
+  type DockerClient,
   dockerAnswers,
   dockerUnreachable,
 } from '../docker-client/connect.ts';
@@ -15,7 +15,7 @@ export interface EngineChoice {
   name: EngineName;
   /** Why (for the progress line and --json). */
   reason: string;
-  docker?: Docker;
+  docker?: DockerClient;
 }
 
 /**
@@ -28,7 +28,7 @@ export async function chooseEngine(
   env: Record<string, string | undefined>,
 ): Promise<EngineChoice> {
   if (requested === 'oci') return { name: 'oci', reason: '--engine oci' };
-  let docker: Docker | undefined;
+  let docker: DockerClient | undefined;
   let error: unknown;
   try {
     docker = connectDocker(env);
@@ -41,8 +41,8 @@ export async function chooseEngine(
     if (!answers || !docker) throw dockerUnreachable(env, error);
     return { name: 'docker', reason: '--engine docker', docker };
   }
-  if (answers && docker) return { name: 'docker', reason: 'a Docker engine answered', docker };
+  if (answers && docker) return { name: 'docker', reason: 'a DockerClient engine answered', docker };
   return isReleaseError(error) && error.code === DOCKERODE_MISSING
-    ? { name: 'oci', reason: 'dockerode is not installed; building without Docker' }
-    : { name: 'oci', reason: 'no Docker engine answered; building without one' };
+    ? { name: 'oci', reason: 'dockerode is not installed; building without DockerClient' }
+    : { name: 'oci', reason: 'no DockerClient engine answered; building without one' };
 }

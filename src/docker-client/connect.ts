@@ -6,6 +6,16 @@ import { ExternalError, UsageError } from '../errors.ts';
 
 const DEFAULT_SOCKET = '/var/run/docker.sock';
 
+/**
+ * A client of one Docker engine. Code outside the Docker adapters names it by this alias, never by
+ * dockerode's own type, so dockerode stays a detail of `src/docker-client/` and the engine adapters.
+ */
+export type DockerClient = Docker;
+/** How a client reaches its engine (a socket path, or host, port and protocol). */
+export type DockerClientOptions = Docker.DockerOptions;
+/** One container of an engine, as the client hands it out. */
+export type DockerContainer = Docker.Container;
+
 /** The code of the error for a missing dockerode (the engine choice falls back to oci on it). */
 export const DOCKERODE_MISSING = 'DOCKERODE_MISSING';
 

@@ -41,6 +41,17 @@ describe('isImageOf', () => {
     expect(isImageOf('acme/not-service-worker:v1', 'service-worker')).toBe(false);
     expect(isImageOf('service-api:v1', 'service-worker')).toBe(false);
   });
+
+  it("takes a repository configured by Docker Hub's full name for its short name too", () => {
+    // netbox-docker writes docker.io/netboxcommunity/netbox; the docker CLI writes a service's image short.
+    expect(isImageOf('netboxcommunity/netbox:v4.1-3.0.2', 'docker.io/netboxcommunity/netbox')).toBe(true);
+    expect(isImageOf('docker.io/netboxcommunity/netbox:v4.1', 'docker.io/netboxcommunity/netbox')).toBe(true);
+    expect(isImageOf('nginx:1.27', 'docker.io/library/nginx')).toBe(true);
+    expect(isImageOf('nginx:1.27', 'index.docker.io/library/nginx')).toBe(true);
+    expect(isImageOf('netboxcommunity/netbox-old:v4', 'docker.io/netboxcommunity/netbox')).toBe(false);
+    expect(isImageOf('acme/nginx:1', 'docker.io/library/nginx')).toBe(false);
+    expect(isImageOf('ghcr.io/netboxcommunity/netbox:v4', 'docker.io/netboxcommunity/netbox')).toBe(false);
+  });
 });
 
 describe('parseStoreImageRef', () => {

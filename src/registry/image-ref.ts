@@ -38,10 +38,29 @@ export function splitImageRef(reference: string): ImageName {
  * Whether an image reference is of the configured repository (`service-worker`), wherever it
  * was pulled from: `service-worker:v1`, `docker.io/library/service-worker`, `127.0.0.1:5000/acme/
  * service-worker@sha256:...` all are; `service-worker-old` and `acme/not-service-worker` are not.
+ * A repository configured by Docker Hub's full name (`docker.io/netboxcommunity/netbox`, as
+ * netbox-docker's compose file writes it) is that one image, however it is written: the docker CLI
+ * writes a Swarm service's image short (`netboxcommunity/netbox:v4.1`), whatever the stack said.
  */
 export function isImageOf(reference: string, repository: string): boolean {
   const found = splitImageRef(reference).repository;
+  if (onDockerHub(repository)) return dockerHubName(found) === dockerHubName(repository);
   return found === repository || found.endsWith(`/${repository}`);
+}
+
+/** Whether a repository names Docker Hub's registry (`docker.io/...`). */
+function onDockerHub(repository: string): boolean {
+  return DOCKER_HUB_NAMES.has(repository.split('/')[0]!);
+}
+
+/** A repository's path on Docker Hub (`library/nginx` for `nginx`); another registry's is kept whole. */
+function dockerHubName(repository: string): string {
+  const parts = repository.split('/');
+  const first = parts[0]!;
+  if (DOCKER_HUB_NAMES.has(first)) parts.shift();
+  // A first part with a dot or a port, or localhost, is a registry host other than Docker Hub.
+  else if (parts.length > 1 && (/[.:]/.test(first) || first === 'localhost')) return `//${repository}`;
+  return parts.length === 1 ? `library/${parts[0]}` : parts.join('/');
 }
 
 /** A reference split into what `openStore` takes and what the store is asked for. */

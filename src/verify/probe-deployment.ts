@@ -1,11 +1,10 @@
 import type { RoleCommand } from '../config/role-of-command.ts';
 import { probeApi } from './probes/api.ts';
-import { probeApiPerNode } from './probes/api-per-node.ts';
 import { probeCli } from './probes/cli.ts';
 import { probeWeb } from './probes/web.ts';
-import { probeWorkerDocker } from './probes/worker-docker.ts';
 import { probeWorkerHealth } from './probes/worker-health.ts';
 import type { ArtifactName, NotChecked, ProbeResult } from './types.ts';
+import { deploymentEngine, type EngineTarget, nodesEngine } from './worker-engines.ts';
 
 /** One deployment to check: the API's base URL and, optionally, where to read the others. */
 export interface VerifyTarget {
@@ -14,9 +13,11 @@ export interface VerifyTarget {
   webUrl?: string;
   /** The worker's full health URL (`http://host:8081/healthz`). */
   workerUrl?: string;
-  /** Read the worker from a Docker engine instead (`host`: `--docker-host`, else DOCKER_HOST). */
-  /** `oneShots`: a Compose project's one-shot jobs (compose-model.ts), meant to have exited. */
-  docker?: { host?: string; composeProject?: string; oneShots?: string[] };
+  /**
+   * Read the worker from its engine instead (`host`: `--docker-host`, else DOCKER_HOST): the
+   * engine's containers and Swarm services, or a Compose project's containers (`worker-engines.ts`).
+   */
+  docker?: EngineTarget;
   /** Also probe the API on every Swarm node's address (read from the engine of `docker`). */
   urlPerNode?: boolean;
 }
@@ -66,35 +67,21 @@ export async function probeDeployment(
   const notChecked: NotChecked[] = [];
   const probed: ArtifactName[] = ['api'];
   const pending: Promise<ProbeResult | ProbeResult[]>[] = [probeApi(target.url, http)];
-  if (target.urlPerNode) {
-    pending.push(
-      probeApiPerNode(
-        target.url,
-        {
-          ...(target.docker?.host ? { host: target.docker.host } : {}),
-          env: options.env,
-          timeoutMs: options.timeoutMs,
-        },
-        http,
-      ),
-    );
-  }
+  const reading = { env: options.env, timeoutMs: options.timeoutMs };
+  if (target.urlPerNode) pending.push(nodesEngine(target).readApiPerNode(target.url, reading, http));
+  const engine = deploymentEngine(target);
 
   if (target.workerUrl) {
     probed.push('worker');
     pending.push(probeWorkerHealth(target.workerUrl, http));
-  } else if (target.docker) {
+  } else if (engine) {
     probed.push('worker');
     pending.push(
-      probeWorkerDocker({
-        ...(target.docker.host ? { host: target.docker.host } : {}),
+      engine.readImage({
         image: options.workerImage,
-        ...(target.docker.composeProject ? { composeProject: target.docker.composeProject } : {}),
-        ...(target.docker.oneShots ? { oneShots: target.docker.oneShots } : {}),
         ...(options.workerRoles ? { roles: options.workerRoles } : {}),
         ...(options.envNames ? { envNames: options.envNames } : {}),
-        env: options.env,
-        timeoutMs: options.timeoutMs,
+        ...reading,
       }),
     );
   } else {
@@ -127,20 +114,13 @@ export async function probeDeployment(
     notChecked.push({ name: 'cli', reason: 'left out with --no-cli' });
   }
 
-  const digestImages = target.docker ? options.digestImages : undefined;
+  const digestImages = engine ? options.digestImages : undefined;
   const digests = digestImages
     ? Promise.all(
         (['api', 'web'] as const).flatMap((name) => {
           const image = digestImages[name];
           if (image === undefined) return [];
-          return probeWorkerDocker({
-            ...(target.docker?.host ? { host: target.docker.host } : {}),
-            name,
-            image,
-            ...(target.docker?.composeProject ? { composeProject: target.docker.composeProject } : {}),
-            env: options.env,
-            timeoutMs: options.timeoutMs,
-          });
+          return engine!.readImage({ name, image, ...reading });
         }),
       )
     : Promise.resolve([]);

@@ -191,6 +191,20 @@ describe('worker probe on a real Docker engine', () => {
     expect(mismatch[0]!['message']).toContain('the worker cannot find a method the API serialized');
   });
 
+  it("reads a worker configured by Docker Hub's full name (netbox-docker's docker.io/...) as the engine writes it short", async () => {
+    // The engine lists the container as `service-worker:v1.4.0`; the Swarm service's image is on
+    // another registry (127.0.0.1:5999/acme/...), so it is not Docker Hub's and stays out.
+    const results = await probeWorkerDocker({
+      host: engine.host,
+      image: 'docker.io/library/service-worker',
+      env: {},
+      timeoutMs: 10_000,
+    });
+    expect(results.map((r) => r.image)).toEqual(['service-worker:v1.4.0']);
+    expect(results[0]).toMatchObject({ version: 'v1.4.0', running: true });
+    expect(results[0]!.source).toMatch(/\(worker-current\)$/);
+  });
+
   it('says so (exit 3) when the engine runs no worker of the configured image', async () => {
     const { result, report } = await verifyDocker([
       '--config',

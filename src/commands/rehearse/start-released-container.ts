@@ -1,5 +1,5 @@
-import type Docker from 'dockerode';
 import type { ImageRole } from '../../config/constants.ts';
+import type { DockerClient, DockerContainer } from '../../docker-client/connect.ts';
 import { ExternalError } from '../../errors.ts';
 import { freePort, retryOnPortClash } from '../../processes/free-port.ts';
 
@@ -36,7 +36,7 @@ export async function startReleasedContainer(options: ContainerOptions): Promise
 }
 
 interface ContainerOptions {
-  docker: Docker;
+  docker: DockerClient;
   artifact: ImageRole;
   image: string;
   env?: Record<string, string>;
@@ -71,7 +71,7 @@ async function runOnFreePort(options: ContainerOptions): Promise<StartedContaine
   }
 }
 
-async function pull(docker: Docker, image: string): Promise<void> {
+async function pull(docker: DockerClient, image: string): Promise<void> {
   const stream = await docker.pull(image);
   await new Promise<void>((resolve, reject) => {
     docker.modem.followProgress(stream, (error: Error | null, events: { error?: string }[]) => {
@@ -82,7 +82,7 @@ async function pull(docker: Docker, image: string): Promise<void> {
   });
 }
 
-async function waitUntilAnswers(url: string, container: Docker.Container, timeoutMs: number): Promise<void> {
+async function waitUntilAnswers(url: string, container: DockerContainer, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {

@@ -1,8 +1,8 @@
 import { imageArtifact, imageArtifactNames } from '../../config/artifacts.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { readTag, registryReading, type TagReading } from '../../verify/probes/registry.ts';
-import { probeWorkerDocker } from '../../verify/probes/worker-docker.ts';
 import type { ProbeResult } from '../../verify/types.ts';
+import { deploymentEngine } from '../../verify/worker-engines.ts';
 import { imageTagOf } from '../../version/image-tag.ts';
 import { deployedVersion } from './deployed-images.ts';
 import type { VerifyContext } from './verify-context.ts';
@@ -83,10 +83,11 @@ function probedSubjects(ctx: VerifyContext): RegistrySubject[] {
 async function extraSubjects(ctx: VerifyContext): Promise<RegistrySubject[]> {
   return Promise.all(
     Object.entries(ctx.extraImages ?? {}).map(async ([name, repository]) => {
-      const found = ctx.target.docker
-        ? await probeWorkerDocker({
-            ...(ctx.target.docker.host ? { host: ctx.target.docker.host } : {}),
+      const engine = deploymentEngine(ctx.target);
+      const found = engine
+        ? await engine.readImage({
             image: repository,
+            wholeEngine: true,
             env: ctx.env,
             timeoutMs: ctx.options.timeoutMs,
           })

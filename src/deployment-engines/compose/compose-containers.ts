@@ -1,14 +1,12 @@
 import type Docker from 'dockerode';
+import { firstEnvValue, OCI_VERSION_LABEL, repoDigestOf } from '../../docker-client/container-facts.ts';
 import {
   COMPOSE_ONEOFF_LABEL,
   COMPOSE_PROJECT_LABEL,
   COMPOSE_SERVICE_LABEL,
   type ComposeContainer,
-  repositoryOf,
 } from '../../upgrade/compose/compose-types.ts';
 import { pinnedDigest } from '../../upgrade/deployment-types.ts';
-
-const VERSION_LABEL = 'org.opencontainers.image.version';
 
 /**
  * Every container of a Compose project, running or not, found by Compose's own labels (so
@@ -51,19 +49,10 @@ export async function readComposeContainers(
             .catch(() => undefined);
           repoDigests.set(info.Image, image?.RepoDigests ?? []);
         }
-        const repository = repositoryOf(reference);
-        const all = repoDigests.get(info.Image)!;
-        const match = all.find((d) => repositoryOf(d) === repository) ?? all[0];
-        digest = match ? pinnedDigest(match) : undefined;
+        digest = repoDigestOf(repoDigests.get(info.Image), reference);
       }
       const keys = webServices.has(service) ? names.client : names.server;
-      const env = keys
-        .map((key) =>
-          info.Config.Env?.find((e) => e.startsWith(`${key}=`))
-            ?.slice(key.length + 1)
-            .trim(),
-        )
-        .find((value) => value);
+      const { env } = firstEnvValue(info.Config.Env, keys);
       const health = (info.State as { Health?: { Status?: string; Log?: { Output?: string }[] } }).Health;
       const lastLog = health?.Log?.at(-1)?.Output?.trim();
       return {
@@ -77,7 +66,7 @@ export async function readComposeContainers(
         ...(health?.Status === 'unhealthy' && lastLog ? { healthLog: lastLog.slice(0, 200) } : {}),
         exitCode: info.State.ExitCode,
         restartCount: info.RestartCount ?? 0,
-        version: env?.trim() || labels[VERSION_LABEL] || undefined,
+        version: env?.trim() || labels[OCI_VERSION_LABEL] || undefined,
         oneOff: labels[COMPOSE_ONEOFF_LABEL] === 'True',
       };
     }),

@@ -85,7 +85,9 @@ interface RawTask {
   ID: string;
   DesiredState?: string;
   NodeID?: string;
-  Spec?: { ContainerSpec?: { Image?: string } };
+  Slot?: number;
+  Version?: { Index?: number };
+  Spec?: { ContainerSpec?: { Image?: string; Env?: string[] } };
   Status?: {
     Timestamp?: string;
     State?: string;
@@ -95,7 +97,20 @@ interface RawTask {
   };
 }
 
-export async function listTasks(docker: Docker, serviceId: string): Promise<TaskView[]> {
+/**
+ * A task as listed, with what verify reads besides what decides convergence (`TaskView`, the
+ * upgrade's pure type): the environment of its spec, its replica slot and its version index.
+ */
+export interface SwarmTask extends TaskView {
+  /** The `KEY=value` lines of the task's spec (not the image's). */
+  env?: string[];
+  /** A replicated service's replica number: the tasks that replaced one another share it. */
+  slot?: number;
+  /** The task object's version index: the highest is the newest change to it. */
+  versionIndex?: number;
+}
+
+export async function listTasks(docker: Docker, serviceId: string): Promise<SwarmTask[]> {
   let tasks: RawTask[];
   try {
     tasks = (await docker.listTasks({ filters: { service: [serviceId] } })) as RawTask[];
@@ -115,6 +130,9 @@ export async function listTasks(docker: Docker, serviceId: string): Promise<Task
       : {}),
     ...(t.Status?.ContainerStatus?.ContainerID ? { containerId: t.Status.ContainerStatus.ContainerID } : {}),
     ...(t.NodeID ? { nodeId: t.NodeID } : {}),
+    ...(t.Spec?.ContainerSpec?.Env ? { env: t.Spec.ContainerSpec.Env } : {}),
+    ...(t.Slot !== undefined ? { slot: t.Slot } : {}),
+    ...(t.Version?.Index !== undefined ? { versionIndex: t.Version.Index } : {}),
   }));
 }
 

@@ -1,7 +1,6 @@
-import { loadDockerode } from '../../docker-client/connect.ts';
+import { dockerClientAt, engineAddress } from '../../docker-client/engine-address.ts';
 import type { ProbeResult } from '../types.ts';
 import { type HttpProbeOptions, probeApi } from './api.ts';
-import { engineAddress } from './worker-docker.ts';
 
 /**
  * `--url-per-node`: the API's version endpoint on every Swarm node's own address, with the scheme,
@@ -14,8 +13,7 @@ export async function probeApiPerNode(
   http: HttpProbeOptions,
 ): Promise<ProbeResult[]> {
   const where = engineAddress(engine);
-  const DockerClient = loadDockerode();
-  const docker = new DockerClient({ ...where.options, timeout: engine.timeoutMs });
+  const docker = dockerClientAt(where, engine.timeoutMs);
   let nodes: { Description?: { Hostname?: string }; Status?: { Addr?: string; State?: string } }[];
   try {
     nodes = (await docker.listNodes()) as typeof nodes;

@@ -1,10 +1,14 @@
-import type Docker from 'dockerode';
 import { namesVersion } from '../../channels/tags.ts';
 import { type RoleCommand, roleOfCommand } from '../../config/role-of-command.ts';
-import { loadDockerode } from '../../docker-client/connect.ts';
-import { isImageOf, splitImageRef } from '../../registry/image-ref.ts';
+import { type ImageService, readImageServices } from '../../deployment-engines/swarm/image-services.ts';
+import type { SwarmTask } from '../../deployment-engines/swarm/swarm.ts';
+import { firstEnvValue, OCI_VERSION_LABEL } from '../../docker-client/container-facts.ts';
+import { dockerClientAt, engineAddress } from '../../docker-client/engine-address.ts';
+import { type ImageContainer, readImageContainers } from '../../docker-client/image-containers.ts';
+import { splitImageRef } from '../../registry/image-ref.ts';
 import { printable } from '../../text/printable.ts';
-import { type SwarmNodeReading, type SwarmTaskReading, swarmNodeReadings } from '../swarm-node-readings.ts';
+import type { NodeView } from '../../upgrade/swarm/swarm-types.ts';
+import { type SwarmTaskReading, swarmNodeReadings } from '../swarm-node-readings.ts';
 import type { ArtifactName, ProbeResult } from '../types.ts';
 
 export interface DockerProbeOptions {
@@ -35,8 +39,6 @@ export interface DockerProbeOptions {
   roles?: readonly RoleCommand[];
 }
 
-export const OCI_VERSION_LABEL = 'org.opencontainers.image.version';
-
 /**
  * The worker as the Docker engine runs it: every container and every Swarm service whose image is
  * of the worker's repository, each with the version found in its `SERVICE_VERSION`, its
@@ -45,9 +47,7 @@ export const OCI_VERSION_LABEL = 'org.opencontainers.image.version';
  */
 export async function probeWorkerDocker(options: DockerProbeOptions): Promise<ProbeResult[]> {
   const where = engineAddress(options);
-  // Loaded only when asked for: dockerode costs a third of a second of start-up, and is optional.
-  const DockerClient = loadDockerode();
-  const docker = new DockerClient({ ...where.options, timeout: options.timeoutMs });
+  const docker = dockerClientAt(where, options.timeoutMs);
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(
@@ -57,13 +57,25 @@ export async function probeWorkerDocker(options: DockerProbeOptions): Promise<Pr
   });
   try {
     const names = options.envNames?.length ? options.envNames : ['SERVICE_VERSION'];
-    const [containers, services] = await Promise.race([
+    // A Compose project is its containers only; a whole engine also runs Swarm services.
+    const [listed, swarm] = await Promise.race([
       Promise.all([
-        readContainers(docker, options.image, options.composeProject, new Set(options.oneShots ?? []), names),
-        options.composeProject ? Promise.resolve([]) : readServices(docker, options.image, names),
+        readImageContainers(docker, {
+          repository: options.image,
+          ...(options.composeProject ? { composeProject: options.composeProject } : {}),
+          oneShots: new Set(options.oneShots ?? []),
+          envNames: names,
+        }),
+        options.composeProject
+          ? Promise.resolve({ services: [], nodes: [] })
+          : readImageServices(docker, { repository: options.image, envNames: names }),
       ]),
       deadline,
     ]);
+    const containers = listed.map(containerReading);
+    // On one node the manager's view is the whole truth: no per-node readings.
+    const nodes = swarm.nodes.length > 1 ? swarm.nodes : [];
+    const services = swarm.services.flatMap((s) => serviceReadings(s, nodes, names));
     // A Swarm task's container is its service, already read from the service's spec: counting
     // it twice would report one workload as two.
     const serviceIds = new Set(services.map((s) => s.serviceId));
@@ -134,161 +146,55 @@ function byRole(
   return [...found, ...missing];
 }
 
-async function readContainers(
-  docker: Docker,
-  repository: string,
-  project: string | undefined,
-  oneShots: ReadonlySet<string>,
-  names: readonly string[],
-): Promise<Read[]> {
-  const listed = await docker.listContainers({
-    all: true,
-    ...(project ? { filters: { label: [`com.docker.compose.project=${project}`] } } : {}),
-  });
-  // The list shows an image id instead of a name when the tag has moved on: inspect those too.
-  const candidates = listed.filter((c) => isImageOf(c.Image, repository) || c.Image.startsWith('sha256:'));
-  const results = await Promise.all(
-    candidates.map(async (summary) => {
-      const info = await docker.getContainer(summary.Id).inspect();
-      const reference = info.Config.Image;
-      if (!isImageOf(reference, repository)) return undefined;
-      const image = await docker
-        .getImage(info.Image)
-        .inspect()
-        .catch(() => undefined);
-      const name = info.Name.replace(/^\//, '');
-      const composeService = info.Config.Labels?.['com.docker.compose.service'];
-      const serviceId = info.Config.Labels?.['com.docker.swarm.service.id'];
-      const argv = [...(info.Config.Entrypoint ?? []), ...(info.Config.Cmd ?? [])];
-      return withService(
-        serviceId,
-        reading({
-          source: `container ${info.Id.slice(0, 12)} (${name}${composeService ? `, compose service ${composeService}` : ''})`,
-          reference,
-          ...envValue(info.Config.Env, names),
-          argv,
-          label: info.Config.Labels?.[OCI_VERSION_LABEL],
-          digest: repoDigest(image?.RepoDigests, reference),
-          running: info.State.Running,
-          state: info.State.Status,
-          finished:
-            !info.State.Running &&
-            info.State.ExitCode === 0 &&
-            composeService !== undefined &&
-            oneShots.has(composeService),
-        }),
-      );
+/** A container as a reading; a Swarm task's keeps its service, so it is counted once. */
+function containerReading(c: ImageContainer): Read {
+  const compose = c.composeService ? `, compose service ${c.composeService}` : '';
+  return withService(
+    c.swarmServiceId,
+    reading({ ...c, source: `container ${c.id.slice(0, 12)} (${c.name}${compose})` }),
+  );
+}
+
+/**
+ * A service as readings: its spec's, then, on a swarm of more than one node, what the manager's
+ * view hides (a lost node, an old task still running), each reported as the service's role.
+ * Exported for its unit test: only a real multi-node swarm shows it otherwise.
+ */
+export function serviceReadings(service: ImageService, nodes: NodeView[], names: readonly string[]): Read[] {
+  const own = withService(
+    service.id,
+    reading({
+      ...service,
+      source: `service ${service.id.slice(0, 12)} (${service.name ?? '?'})`,
+      running: service.replicas !== 0,
+      state: service.replicas === undefined ? 'global' : `${service.replicas} replicas`,
     }),
   );
-  return results.filter((r): r is Read => r !== undefined);
+  const perNode = swarmNodeReadings({
+    name: 'worker',
+    service: service.name ?? service.id.slice(0, 12),
+    tasks: service.tasks.map((task) => taskReading(task, names)),
+    nodes,
+    versionOf: (task) =>
+      workerVersionOf({
+        ...(task.env ? { env: printable(task.env) } : {}),
+        ...(splitImageRef(task.image).tag ? { tag: printable(splitImageRef(task.image).tag!) } : {}),
+      }),
+  }).map((r) => ({ ...withService(service.id, r), argv: service.argv }));
+  return [own, ...perNode];
 }
 
-async function readServices(docker: Docker, repository: string, names: readonly string[]): Promise<Read[]> {
-  let services: Docker.Service[];
-  try {
-    services = await docker.listServices();
-  } catch (error) {
-    // Not a Swarm manager: there are simply no services to read.
-    if ((error as { statusCode?: number }).statusCode === 503) return [];
-    throw error;
-  }
-  const nodes = await readNodes(docker);
-  const results = await Promise.all(
-    services.map(async (service) => {
-      const spec = service.Spec?.TaskTemplate as { ContainerSpec?: Docker.ContainerSpec } | undefined;
-      const reference = spec?.ContainerSpec?.Image;
-      if (!reference || !isImageOf(reference, repository)) return undefined;
-      // On more than one node, the manager's spec is not the whole truth: a lost node, or one that
-      // came back with an old container, runs what the spec no longer says.
-      const perNode =
-        nodes.length > 1
-          ? swarmNodeReadings({
-              name: 'worker',
-              service: service.Spec?.Name ?? service.ID.slice(0, 12),
-              tasks: await readTasks(docker, service.ID, names),
-              nodes,
-              versionOf: (task) =>
-                workerVersionOf({
-                  ...(task.env ? { env: printable(task.env) } : {}),
-                  ...(splitImageRef(task.image).tag
-                    ? { tag: printable(splitImageRef(task.image).tag!) }
-                    : {}),
-                }),
-            }).map((r) => withService(service.ID, r))
-          : [];
-      const ref = splitImageRef(reference);
-      // The version label lives on the image, not in the service spec: read it from the engine's
-      // copy when it has one.
-      const image = await docker
-        .getImage(ref.tag ? `${ref.repository}:${ref.tag}` : (ref.digest ?? ref.repository))
-        .inspect()
-        .catch(() => undefined);
-      const replicas = (service.Spec?.Mode as { Replicated?: { Replicas?: number } } | undefined)?.Replicated
-        ?.Replicas;
-      // A service's command: its spec's (Compose's `command:` becomes Args), else the image's.
-      const container = spec?.ContainerSpec as { Command?: string[]; Args?: string[] } | undefined;
-      const argv = [
-        ...(container?.Command ?? image?.Config?.Entrypoint ?? []),
-        ...(container?.Args ?? (container?.Command ? [] : (image?.Config?.Cmd ?? []))),
-      ];
-      const own = withService(
-        service.ID,
-        reading({
-          source: `service ${service.ID.slice(0, 12)} (${service.Spec?.Name ?? '?'})`,
-          reference,
-          ...envValue(spec?.ContainerSpec?.Env, names),
-          argv,
-          label:
-            spec?.ContainerSpec?.Labels?.[OCI_VERSION_LABEL] ?? image?.Config?.Labels?.[OCI_VERSION_LABEL],
-          digest: ref.digest ?? repoDigest(image?.RepoDigests, reference),
-          running: replicas !== 0,
-          state: replicas === undefined ? 'global' : `${replicas} replicas`,
-        }),
-      );
-      return [own, ...perNode.map((r) => ({ ...r, argv }))];
-    }),
-  );
-  return results.flatMap((r) => r ?? []);
-}
-
-async function readNodes(docker: Docker): Promise<SwarmNodeReading[]> {
-  const nodes = (await docker.listNodes().catch(() => [])) as {
-    ID: string;
-    Description?: { Hostname?: string };
-    Status?: { State?: string; Addr?: string };
-  }[];
-  return nodes.map((n) => ({
-    id: n.ID,
-    name: n.Description?.Hostname ?? n.ID.slice(0, 12),
-    addr: n.Status?.Addr ?? '',
-    state: n.Status?.State ?? 'unknown',
-  }));
-}
-
-async function readTasks(
-  docker: Docker,
-  serviceId: string,
-  names: readonly string[],
-): Promise<SwarmTaskReading[]> {
-  const tasks = (await docker.listTasks({ filters: { service: [serviceId] } })) as {
-    ID: string;
-    NodeID?: string;
-    DesiredState?: string;
-    Slot?: number;
-    Version?: { Index?: number };
-    Status?: { State?: string };
-    Spec?: { ContainerSpec?: { Image?: string; Env?: string[] } };
-  }[];
-  return tasks.map((t) => ({
-    id: t.ID,
-    nodeId: t.NodeID,
-    desired: t.DesiredState ?? '',
-    state: t.Status?.State ?? '',
-    image: t.Spec?.ContainerSpec?.Image ?? '',
-    env: envValue(t.Spec?.ContainerSpec?.Env, names).env,
-    ...(t.Slot !== undefined ? { slot: t.Slot } : {}),
-    ...(t.Version?.Index !== undefined ? { index: t.Version.Index } : {}),
-  }));
+function taskReading(task: SwarmTask, names: readonly string[]): SwarmTaskReading {
+  return {
+    id: task.id,
+    nodeId: task.nodeId,
+    desired: task.desired,
+    state: task.state,
+    image: task.image,
+    env: firstEnvValue(task.env, names).env,
+    ...(task.slot !== undefined ? { slot: task.slot } : {}),
+    ...(task.versionIndex !== undefined ? { index: task.versionIndex } : {}),
+  };
 }
 
 function withService(serviceId: string | undefined, result: ProbeResult): Read {
@@ -349,44 +255,6 @@ export function workerVersionOf(
   if (evidence.label) return { version: evidence.label, from: `label ${OCI_VERSION_LABEL}` };
   if (evidence.tag && namesVersion(evidence.tag)) return { version: evidence.tag, from: 'image tag' };
   return { version: 'unknown', from: 'no SERVICE_VERSION, no version label, no version tag' };
-}
-
-/** The first of `names` the env sets (non-empty), and which it was. */
-function envValue(
-  env: string[] | undefined,
-  names: readonly string[],
-): { env: string | undefined; envName?: string } {
-  for (const key of names) {
-    const value = env
-      ?.find((e) => e.startsWith(`${key}=`))
-      ?.slice(key.length + 1)
-      .trim();
-    if (value) return { env: value, envName: key };
-  }
-  return { env: undefined };
-}
-
-function repoDigest(repoDigests: string[] | undefined, reference: string): string | undefined {
-  const repository = splitImageRef(reference).repository;
-  const match = repoDigests?.find((d) => splitImageRef(d).repository === repository) ?? repoDigests?.[0];
-  return match ? splitImageRef(match).digest : undefined;
-}
-
-export function engineAddress(options: Pick<DockerProbeOptions, 'host' | 'env'>): {
-  options: Docker.DockerOptions;
-  label: string;
-} {
-  const host = options.host ?? options.env['DOCKER_HOST'] ?? 'unix:///var/run/docker.sock';
-  if (host.startsWith('unix://')) {
-    const socketPath = host.slice('unix://'.length);
-    return { options: { socketPath }, label: `docker ${host}` };
-  }
-  if (host.startsWith('/')) return { options: { socketPath: host }, label: `docker unix://${host}` };
-  const url = new URL(host.replace(/^tcp:/, 'http:'));
-  return {
-    options: { host: url.hostname, port: url.port || 2375, protocol: 'http' },
-    label: `docker ${host}`,
-  };
 }
 
 function failed(name: ArtifactName, source: string, error: string): ProbeResult {

@@ -1,5 +1,4 @@
-import type Docker from 'dockerode';
-import { connectDocker, dockerAnswers } from '../../../docker-client/connect.ts';
+import { connectDocker, type DockerClient, dockerAnswers } from '../../../docker-client/connect.ts';
 import { ExternalError } from '../../../errors.ts';
 import type { UpgradeInput } from '../upgrade-input.ts';
 import { dockerHostOf } from './docker-options.ts';
@@ -8,7 +7,7 @@ import { dockerHostOf } from './docker-options.ts';
 export interface DockerEngineContext {
   /** `--docker-host`, else DOCKER_HOST, else the default socket. */
   dockerHost: string;
-  docker: Docker;
+  docker: DockerClient;
 }
 
 /**

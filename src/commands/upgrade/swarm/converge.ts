@@ -1,4 +1,3 @@
-import type Docker from 'dockerode';
 import {
   inspectService,
   listNodes,
@@ -6,13 +5,14 @@ import {
   readHealth,
   updateService,
 } from '../../../deployment-engines/swarm/swarm.ts';
+import type { DockerClient } from '../../../docker-client/connect.ts';
 import { POLL_MS, type UpgradeFailure, UpgradeStop } from '../../../upgrade/deployment-types.ts';
 import { judgeConvergence } from '../../../upgrade/swarm/convergence.ts';
 import type { ServiceSpec } from '../../../upgrade/swarm/swarm-types.ts';
 import { forcedPass } from '../../../upgrade/swarm/upgrade-plan.ts';
 
 export interface ConvergeRequest {
-  docker: Docker;
+  docker: DockerClient;
   serviceId: string;
   name: string;
   role: UpgradeFailure['role'];

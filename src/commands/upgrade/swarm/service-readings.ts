@@ -1,9 +1,10 @@
-import type Docker from 'dockerode';
 import { listNodes, listTasks, readContainer } from '../../../deployment-engines/swarm/swarm.ts';
+import type { DockerClient } from '../../../docker-client/connect.ts';
+import { OCI_VERSION_LABEL } from '../../../docker-client/container-facts.ts';
 import { splitImageRef } from '../../../registry/image-ref.ts';
 import type { ServiceRole } from '../../../upgrade/deployment-types.ts';
 import type { Proof } from '../../../upgrade/upgrade-outcome.ts';
-import { OCI_VERSION_LABEL, workerVersionOf } from '../../../verify/probes/worker-docker.ts';
+import { workerVersionOf } from '../../../verify/probes/worker-docker.ts';
 import { verifyChecks } from '../verify-checks.ts';
 import type { SwarmUpgradeContext } from './swarm-context.ts';
 
@@ -22,7 +23,7 @@ export interface TaskVersions {
  * this engine cannot inspect, is read from its image reference.
  */
 export async function readTaskVersions(
-  docker: Docker,
+  docker: DockerClient,
   serviceId: string,
   role: ServiceRole,
   image?: string,

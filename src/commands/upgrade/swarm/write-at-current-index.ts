@@ -1,10 +1,10 @@
-import type Docker from 'dockerode';
 import {
   type InspectedService,
   inspectService,
   isOutOfSequence,
   updateService,
 } from '../../../deployment-engines/swarm/swarm.ts';
+import type { DockerClient } from '../../../docker-client/connect.ts';
 import type { ServiceSpec } from '../../../upgrade/swarm/swarm-types.ts';
 
 /** Reads and writes before giving up: Swarm moves an index once or twice per update it runs. */
@@ -21,7 +21,7 @@ const PAUSE_MS = 100;
  * writes at the index it planned from, as a moved index there may be someone else's change.
  */
 export async function writeAtCurrentIndex(
-  docker: Docker,
+  docker: DockerClient,
   id: string,
   decide: (service: InspectedService) => ServiceSpec | undefined,
 ): Promise<ServiceSpec | undefined> {

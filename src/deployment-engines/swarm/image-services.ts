@@ -1,0 +1,95 @@
+import type { DockerClient } from '../../docker-client/connect.ts';
+import { firstEnvValue, OCI_VERSION_LABEL, repoDigestOf } from '../../docker-client/container-facts.ts';
+import { isImageOf, splitImageRef } from '../../registry/image-ref.ts';
+import type { NodeView } from '../../upgrade/swarm/swarm-types.ts';
+import { listNodes, listTasks, type SwarmTask } from './swarm.ts';
+
+/** One Swarm service of an image, read from its spec, with each place it carries a version. */
+export interface ImageService {
+  id: string;
+  /** Its name (`Spec.Name`), when the spec has one. */
+  name: string | undefined;
+  /** The image its spec names, as written (`repo:tag@sha256:...`). */
+  reference: string;
+  /** The first of the asked variable names its spec's environment sets, and its value. */
+  env: string | undefined;
+  envName?: string;
+  /** What it runs: its spec's command and args (Compose's `command:` becomes Args), else the image's. */
+  argv: string[];
+  /** The version label of its spec, else of the engine's copy of its image. */
+  label: string | undefined;
+  /** The digest its spec pins, else the one the engine pulled its image as. */
+  digest: string | undefined;
+  /** Replicas asked for; undefined for a global service. */
+  replicas: number | undefined;
+  /**
+   * Its tasks, read only when the swarm has more than one node: on one node the manager's view is
+   * the node's, on several it is not the whole truth (a lost node may still run an old task).
+   */
+  tasks: SwarmTask[];
+}
+
+export interface ImageServices {
+  services: ImageService[];
+  /** The swarm's nodes as the manager sees them (none on an engine that is not a manager). */
+  nodes: NodeView[];
+}
+
+/**
+ * Every Swarm service whose spec runs an image of `repository`. An engine that is not a Swarm
+ * manager simply has no services (and no nodes).
+ */
+export async function readImageServices(
+  docker: DockerClient,
+  query: { repository: string; envNames: readonly string[] },
+): Promise<ImageServices> {
+  let listed: Awaited<ReturnType<DockerClient['listServices']>>;
+  try {
+    listed = await docker.listServices();
+  } catch (error) {
+    if ((error as { statusCode?: number }).statusCode === 503) return { services: [], nodes: [] };
+    throw error;
+  }
+  // The nodes only tell the per-node readings apart: a manager that cannot list them reads as one node.
+  const nodes = await listNodes(docker).catch(() => []);
+  const found = await Promise.all(
+    listed.map(async (service): Promise<ImageService | undefined> => {
+      const container = (service.Spec?.TaskTemplate as { ContainerSpec?: RawContainerSpec } | undefined)
+        ?.ContainerSpec;
+      const reference = container?.Image;
+      if (!reference || !isImageOf(reference, query.repository)) return undefined;
+      const ref = splitImageRef(reference);
+      // The version label lives on the image, not in the service spec: read it from the engine's
+      // copy when it has one.
+      const image = await docker
+        .getImage(ref.tag ? `${ref.repository}:${ref.tag}` : (ref.digest ?? ref.repository))
+        .inspect()
+        .catch(() => undefined);
+      const replicas = (service.Spec?.Mode as { Replicated?: { Replicas?: number } } | undefined)?.Replicated
+        ?.Replicas;
+      return {
+        id: service.ID,
+        name: service.Spec?.Name,
+        reference,
+        ...firstEnvValue(container?.Env, query.envNames),
+        argv: [
+          ...(container?.Command ?? image?.Config?.Entrypoint ?? []),
+          ...(container?.Args ?? (container?.Command ? [] : (image?.Config?.Cmd ?? []))),
+        ],
+        label: container?.Labels?.[OCI_VERSION_LABEL] ?? image?.Config?.Labels?.[OCI_VERSION_LABEL],
+        digest: ref.digest ?? repoDigestOf(image?.RepoDigests, reference),
+        replicas,
+        tasks: nodes.length > 1 ? await listTasks(docker, service.ID) : [],
+      };
+    }),
+  );
+  return { services: found.filter((s): s is ImageService => s !== undefined), nodes };
+}
+
+interface RawContainerSpec {
+  Image?: string;
+  Env?: string[];
+  Labels?: Record<string, string>;
+  Command?: string[];
+  Args?: string[];
+}

@@ -1,0 +1,33 @@
+import { splitImageRef } from '../registry/image-ref.ts';
+
+/** The OCI annotation (and image label) a build writes its version into. */
+export const OCI_VERSION_LABEL = 'org.opencontainers.image.version';
+
+/** The first of `names` an environment (`KEY=value` lines) sets non-empty, and which it was. */
+export function firstEnvValue(
+  env: readonly string[] | undefined,
+  names: readonly string[],
+): { env: string | undefined; envName?: string } {
+  for (const key of names) {
+    const value = env
+      ?.find((e) => e.startsWith(`${key}=`))
+      ?.slice(key.length + 1)
+      .trim();
+    if (value) return { env: value, envName: key };
+  }
+  return { env: undefined };
+}
+
+/**
+ * The manifest digest an image was pulled as, for the repository `reference` names: an image
+ * pushed to two registries has a repo digest for each, and only the one of this repository is what
+ * this reference runs (else the first, as the engine lists them).
+ */
+export function repoDigestOf(
+  repoDigests: readonly string[] | undefined,
+  reference: string,
+): string | undefined {
+  const repository = splitImageRef(reference).repository;
+  const match = repoDigests?.find((d) => splitImageRef(d).repository === repository) ?? repoDigests?.[0];
+  return match ? splitImageRef(match).digest : undefined;
+}
