@@ -4,6 +4,7 @@ import { SERVER_VERSION_VARIABLE, serverVersionVariables } from '../../config/ve
 import { currentIo } from '../../console/cli-io.ts';
 import { ExternalError, RuleError, UsageError } from '../../errors.ts';
 import type { VsaCheck } from '../../evidence/vsa-checks.ts';
+import type { BaseContext } from '../../pipeline/context.ts';
 import { runPipeline } from '../../pipeline/runner.ts';
 import type { ImageStore } from '../../registry/store.ts';
 import { type FleetReport, verifyFleet } from '../../verify/fleet.ts';
@@ -63,46 +64,15 @@ export interface VerifyFlags extends GlobalOptions, DeploymentFlags {
   requireCheck?: VsaCheck[];
 }
 
+/**
+ * `release verify`: deployment files offline (`--manifests`), verification summaries (`--vsa`),
+ * every configured deployment (`--all`), or one live deployment through the verify pipeline.
+ */
 export async function runVerify(flags: VerifyFlags): Promise<void> {
-  if (flags.manifests !== undefined) {
-    if (flags.url || flags.all || flags.docker || flags.dockerHost || flags.registry !== undefined)
-      throw new UsageError(
-        'VERIFY_MANIFESTS_WITH_TARGET',
-        '--manifests checks files, not a live deployment',
-        {
-          hint: 'run release verify --manifests <dir> on its own (add --expect <tag> to check another tag)',
-        },
-      );
-    if (flags.expect !== undefined) checkedExpect(flags.expect);
-    const { verifyManifests } = await import('./verify-manifests.ts');
-    const manifests = flags.manifests === true ? '' : flags.manifests;
-    finish(await verifyManifests({ ...flags, manifests }), 'the manifests are not in step');
-    return;
-  }
+  if (flags.manifests !== undefined) return verifyManifestFiles(flags, flags.manifests);
   const base = await baseContext(flags);
   const expect = flags.expect === undefined ? undefined : checkedExpect(flags.expect);
-  if (flags.vsa !== undefined) {
-    if (flags.url || flags.all || flags.attest)
-      throw new UsageError('VERIFY_VSA_WITH_TARGET', '--vsa checks summaries, not a live deployment', {
-        hint: 'release verify --vsa <file|store> --expect <tag> (drop --url, --all and --attest)',
-      });
-    if (expect === undefined)
-      throw new UsageError('VERIFY_VSA_NO_EXPECT', '--vsa needs the release the summaries must be about', {
-        hint: 'release verify --vsa vsa.jsonl --expect v1.4.0',
-      });
-    const { runVsaCheck } = await import('./run-vsa-check.ts');
-    await runVsaCheck(
-      {
-        vsa: flags.vsa,
-        expect,
-        ...(flags.registry !== undefined ? { registry: flags.registry } : {}),
-        ...(flags.verifierPub ? { verifierPub: flags.verifierPub } : {}),
-        ...(flags.requireCheck ? { requireCheck: flags.requireCheck } : {}),
-      },
-      base,
-    );
-    return;
-  }
+  if (flags.vsa !== undefined) return verifySummaries(flags, flags.vsa, expect, base);
   if (flags.attest) {
     // A summary may only say what this run required: signatures and every attestation.
     flags.requireSignature = true;
@@ -112,6 +82,64 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
       hint: 'release verify --url <api> --registry --attest --out vsa.jsonl',
     });
   }
+  const { options, images } = await verifyOptions(flags, base, expect);
+  if (flags.all) return verifyAll(flags, base, options);
+  return verifyOne(flags, base, options, images);
+}
+
+/** `--manifests [dir]`: the deployment files carry the release, checked offline. */
+async function verifyManifestFiles(flags: VerifyFlags, dir: string | true): Promise<void> {
+  if (flags.url || flags.all || flags.docker || flags.dockerHost || flags.registry !== undefined)
+    throw new UsageError('VERIFY_MANIFESTS_WITH_TARGET', '--manifests checks files, not a live deployment', {
+      hint: 'run release verify --manifests <dir> on its own (add --expect <tag> to check another tag)',
+    });
+  if (flags.expect !== undefined) checkedExpect(flags.expect);
+  const { verifyManifests } = await import('./verify-manifests.ts');
+  const manifests = dir === true ? '' : dir;
+  finish(await verifyManifests({ ...flags, manifests }), 'the manifests are not in step');
+}
+
+/** `--vsa <file|store>`: verification summaries of `--expect`'s release, not a deployment. */
+async function verifySummaries(
+  flags: VerifyFlags,
+  vsa: string,
+  expect: string | undefined,
+  base: BaseContext,
+): Promise<void> {
+  if (flags.url || flags.all || flags.attest)
+    throw new UsageError('VERIFY_VSA_WITH_TARGET', '--vsa checks summaries, not a live deployment', {
+      hint: 'release verify --vsa <file|store> --expect <tag> (drop --url, --all and --attest)',
+    });
+  if (expect === undefined)
+    throw new UsageError('VERIFY_VSA_NO_EXPECT', '--vsa needs the release the summaries must be about', {
+      hint: 'release verify --vsa vsa.jsonl --expect v1.4.0',
+    });
+  const { runVsaCheck } = await import('./run-vsa-check.ts');
+  await runVsaCheck(
+    {
+      vsa,
+      expect,
+      ...(flags.registry !== undefined ? { registry: flags.registry } : {}),
+      ...(flags.verifierPub ? { verifierPub: flags.verifierPub } : {}),
+      ...(flags.requireCheck ? { requireCheck: flags.requireCheck } : {}),
+    },
+    base,
+  );
+}
+
+/** The images of the three roles, as the config names them. */
+interface RoleImages {
+  api: { image: string };
+  worker: { image: string };
+  web: { image: string };
+}
+
+/** What every deployment is checked with: the config's images, roles, names and skew policy. */
+async function verifyOptions(
+  flags: VerifyFlags,
+  base: BaseContext,
+  expect: string | undefined,
+): Promise<{ options: VerifyOptions; images: RoleImages }> {
   const [api, worker, web] = (['api', 'worker', 'web'] as const).map((role) => ({
     image: imageOfRole(base.config, role),
   })) as [{ image: string }, { image: string }, { image: string }];
@@ -130,36 +158,46 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
     ...(expect !== undefined ? { expect } : {}),
   };
 
-  if (flags.all) {
-    if (flags.requireAttestations) {
-      throw new UsageError(
-        flags.attest ? 'VERIFY_ALL_ATTEST' : 'VERIFY_ALL_ATTESTATIONS',
-        `${flags.attest ? '--attest' : '--require-attestations'} checks one deployment at a time`,
-        {
-          hint: 'check the evidence with --url <api> --require-attestations, deployment by deployment',
-        },
-      );
-    }
-    if (flags.requireSignature) {
-      throw new UsageError('VERIFY_ALL_SIGNATURES', '--require-signature checks one deployment at a time', {
-        hint: 'check signatures with --url <api> --require-signature, deployment by deployment',
-      });
-    }
-    const fleetTargets = await deploymentTargets(flags, base, VERIFY_TARGETS);
-    const fleet = await verifyFleet(fleetTargets, {
-      ...options,
-      concurrency: flags.concurrency,
-      targetTimeoutMs: flags.targetTimeout,
-    });
-    if (base.json) printJson(fleetJson(fleet));
-    else for (const line of renderFleet(fleet)) printLine(line);
-    finish(
-      worstCode(fleet.deployments.map((d) => exitCodeOf(d.findings, flags.failOn))),
-      `${fleet.summary.total - fleet.summary.inStep} of ${fleet.summary.total} not in step`,
-    );
-    return;
-  }
+  return { options, images: { api, worker, web } };
+}
 
+/** `--all`: every deployment of the config, side by side, one table. */
+async function verifyAll(flags: VerifyFlags, base: BaseContext, options: VerifyOptions): Promise<void> {
+  if (flags.requireAttestations) {
+    throw new UsageError(
+      flags.attest ? 'VERIFY_ALL_ATTEST' : 'VERIFY_ALL_ATTESTATIONS',
+      `${flags.attest ? '--attest' : '--require-attestations'} checks one deployment at a time`,
+      {
+        hint: 'check the evidence with --url <api> --require-attestations, deployment by deployment',
+      },
+    );
+  }
+  if (flags.requireSignature) {
+    throw new UsageError('VERIFY_ALL_SIGNATURES', '--require-signature checks one deployment at a time', {
+      hint: 'check signatures with --url <api> --require-signature, deployment by deployment',
+    });
+  }
+  const fleetTargets = await deploymentTargets(flags, base, VERIFY_TARGETS);
+  const fleet = await verifyFleet(fleetTargets, {
+    ...options,
+    concurrency: flags.concurrency,
+    targetTimeoutMs: flags.targetTimeout,
+  });
+  if (base.json) printJson(fleetJson(fleet));
+  else for (const line of renderFleet(fleet)) printLine(line);
+  finish(
+    worstCode(fleet.deployments.map((d) => exitCodeOf(d.findings, flags.failOn))),
+    `${fleet.summary.total - fleet.summary.inStep} of ${fleet.summary.total} not in step`,
+  );
+}
+
+/** One live deployment, through the verify pipeline (probes, registry, signatures, evidence). */
+async function verifyOne(
+  flags: VerifyFlags,
+  base: BaseContext,
+  options: VerifyOptions,
+  { api, worker, web }: RoleImages,
+): Promise<void> {
   const [target] = (await deploymentTargets(flags, base, VERIFY_TARGETS)) as [VerifyTarget];
   // Without --docker, --registry still checks each release image against its rc; the
   // running digests are compared only when an engine was read.
@@ -226,8 +264,17 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
     env: ctx.env,
     dryRun: ctx.dryRun,
   });
+  const report = printReport(ctx, flags.out);
+  finish(
+    exitCodeOf(report.findings, flags.failOn),
+    report.exitCode === 3 ? 'could not read everything asked for' : 'not in step',
+  );
+}
+
+/** The report, its summaries and warnings, as `--json` or lines: what one deployment's run prints. */
+function printReport(ctx: VerifyContext, out: string | undefined): DeploymentReport {
   const report = ctx.report!;
-  if (base.json)
+  if (ctx.json)
     printJson({
       ...reportJson(report),
       ...(ctx.summaries ? { summaries: ctx.summaries } : {}),
@@ -237,14 +284,11 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
     for (const line of renderReport(report)) printLine(line);
     for (const s of ctx.summaries ?? [])
       printLine(
-        `verification summary ${s.result} for ${s.about}: ${s.attached.length ? `attached to ${s.attached.length} digest(s)` : 'not attached'}${flags.out ? `, in ${flags.out}` : ''}`,
+        `verification summary ${s.result} for ${s.about}: ${s.attached.length ? `attached to ${s.attached.length} digest(s)` : 'not attached'}${out ? `, in ${out}` : ''}`,
       );
   }
   for (const text of ctx.warnings) warn(text);
-  finish(
-    exitCodeOf(report.findings, flags.failOn),
-    report.exitCode === 3 ? 'could not read everything asked for' : 'not in step',
-  );
+  return report;
 }
 
 /** A fleet's code: the worst of its deployments' (3 over 1 over 0). */
