@@ -108,11 +108,11 @@ export async function probeDeployment(
         timeoutMs: options.timeoutMs,
       }),
     );
-  } else if (options.cli) {
-    // The config declares no CLI: there is none to check, and no row says otherwise.
-  } else {
+  } else if (!options.cli && options.cliProgram) {
     notChecked.push({ name: 'cli', reason: 'left out with --no-cli' });
   }
+  // The config declares no CLI: there is none to check, left out or not, and no row says otherwise
+  // (`release watch`, which leaves the CLI out by default, would tell the user to pass --cli).
 
   const digestImages = engine ? options.digestImages : undefined;
   const digests = digestImages

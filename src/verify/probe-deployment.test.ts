@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { probeDeployment } from './probe-deployment.ts';
+
+// Port 9 (discard) on loopback: nothing listens, the API probe fails at once.
+const target = { url: 'http://127.0.0.1:9' };
+const options = { env: {}, cwd: process.cwd(), timeoutMs: 1_000, workerImage: 'acme/worker' };
+
+describe('probeDeployment: the CLI row', () => {
+  it('says the CLI was left out only when the config declares one', async () => {
+    const declared = await probeDeployment(target, { ...options, cli: false, cliProgram: 'acme' });
+    expect(declared.notChecked.map((n) => n.name)).toContain('cli');
+    expect(declared.probed).not.toContain('cli');
+  });
+
+  it('has no CLI row at all for a service without a CLI, left out or not', async () => {
+    for (const cli of [false, true]) {
+      const none = await probeDeployment(target, { ...options, cli });
+      expect(none.notChecked.map((n) => n.name)).not.toContain('cli');
+      expect(none.probed).not.toContain('cli');
+    }
+  });
+});
