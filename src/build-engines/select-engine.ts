@@ -41,8 +41,8 @@ export async function chooseEngine(
     if (!answers || !docker) throw dockerUnreachable(env, error);
     return { name: 'docker', reason: '--engine docker', docker };
   }
-  if (answers && docker) return { name: 'docker', reason: 'a DockerClient engine answered', docker };
+  if (answers && docker) return { name: 'docker', reason: 'a Docker engine answered', docker };
   return isReleaseError(error) && error.code === DOCKERODE_MISSING
-    ? { name: 'oci', reason: 'dockerode is not installed; building without DockerClient' }
-    : { name: 'oci', reason: 'no DockerClient engine answered; building without one' };
+    ? { name: 'oci', reason: 'dockerode is not installed; building without Docker' }
+    : { name: 'oci', reason: 'no Docker engine answered; building without one' };
 }
