@@ -3,13 +3,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/registry/open-store.ts';
-import { fixtureProject } from '../fixtures/fixture-project.ts';
-import { type Dockerd, startDockerd } from '../helpers/dockerd.ts';
-import type { GitRepo } from '../helpers/git-repo.ts';
-import { freePort, type RunningRegistry, startRegistry } from '../helpers/registry.ts';
+import { freePort } from '../helpers/registry.ts';
 import { jsonOf, runRelease } from '../helpers/run-release.ts';
-import { waitFor } from './swarm.ts';
+import { type OneImageRig, startOneImageRig, waitForApiVersion } from './one-image-rig.ts';
 
 const run = promisify(execFile);
 
@@ -21,38 +17,10 @@ const run = promisify(execFile);
 // still end with all three on the release, in step, and roll back when the new API never gets
 // healthy (here: the release's API crashes, so the worker is never started on the new image).
 
-let engine: Dockerd;
-let registry: RunningRegistry;
-let repo: GitRepo;
+let rig: OneImageRig;
 let root: string;
 let file: string;
 let apiUrl: string;
-let namespace: string;
-const digests: Record<string, string> = {};
-
-/** A release of the app image, its version tag written by digest as promotion would. */
-async function buildTag(tag: string, crash?: string): Promise<void> {
-  if (crash) {
-    const path = join(repo.dir, 'release.config.json');
-    const config = JSON.parse(readFileSync(path, 'utf8'));
-    config.artifacts.api.env = { ...config.artifacts.api.env, ACME_CRASH: crash };
-    writeFileSync(path, JSON.stringify(config));
-  }
-  repo.commit(tag);
-  repo.tag(tag);
-  const stamp = await runRelease(['stamp', '--json'], { cwd: repo.dir });
-  expect(stamp.code, stamp.stderr).toBe(0);
-  const build = await runRelease(['build', '--engine', 'oci', '--only', 'api', '--push', '--json'], {
-    cwd: repo.dir,
-    timeoutMs: 180_000,
-  });
-  expect(build.code, build.stderr).toBe(0);
-  const digest = jsonOf<{ images: Record<string, { digest: string }> }>(build).images['api']!.digest;
-  const store = openStore(namespace, { cwd: repo.dir, env: {}, insecure: [registry.host] });
-  const manifest = (await store.getManifest('acme-app', digest))!;
-  await store.putManifest('acme-app', tag, manifest.bytes, manifest.descriptor.mediaType);
-  digests[tag] = digest;
-}
 
 /** NetBox's shape: the API with a health check, worker and scheduler waiting for it to pass. */
 function composeFile(apiPort: number): string {
@@ -60,7 +28,7 @@ function composeFile(apiPort: number): string {
 x-app: &app
   network_mode: host
   stop_grace_period: 2s
-  image: \${APP_IMAGE:-${namespace}/acme-app:v1.0.0}
+  image: \${APP_IMAGE:-${rig.namespace}/acme-app:v1.0.0}
 services:
   api:
     <<: *app
@@ -93,12 +61,12 @@ services:
 
 /** Service -> the image references its running containers were created from. */
 async function running(): Promise<Record<string, string[]>> {
-  const containers = await engine.docker.listContainers({
+  const containers = await rig.engine.docker.listContainers({
     filters: { label: ['com.docker.compose.project=acme'], status: ['running'] },
   });
   const out: Record<string, string[]> = {};
   for (const c of containers) {
-    const info = await engine.docker.getContainer(c.Id).inspect();
+    const info = await rig.engine.docker.getContainer(c.Id).inspect();
     const service = info.Config.Labels['com.docker.compose.service']!;
     out[service] = [...(out[service] ?? []), info.Config.Image].sort();
   }
@@ -106,18 +74,12 @@ async function running(): Promise<Record<string, string[]>> {
 }
 
 const target = () => [
-  ...['--compose', file, '--url', apiUrl, '--docker-host', engine.host],
+  ...['--compose', file, '--url', apiUrl, '--docker-host', rig.engine.host],
   ...['--service', 'api=api', '--service', 'worker=worker', '--monitor', '2000', '--json'],
 ];
 
 beforeAll(async () => {
-  [engine, registry] = await Promise.all([startDockerd(), startRegistry()]);
-  namespace = `${registry.host}/acme`;
-  repo = fixtureProject('one-image', { registry: namespace, signing: undefined });
-  repo.write('.gitignore', 'dist/\n.release/\nnode_modules/\napp/dist/\nweb/dist/\n');
-  await buildTag('v1.0.0');
-  await buildTag('v1.1.0');
-  await buildTag('v1.2.0', 'api');
+  rig = await startOneImageRig('api');
   root = mkdtempSync('/tmp/sr-compose-healthy-');
   const dir = join(root, 'acme');
   mkdirSync(dir);
@@ -127,22 +89,19 @@ beforeAll(async () => {
   writeFileSync(file, composeFile(apiPort));
   await run('docker-compose', ['-f', file, 'up', '-d'], {
     cwd: dir,
-    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp', DOCKER_HOST: engine.host },
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      HOME: process.env['HOME'] ?? '/tmp',
+      DOCKER_HOST: rig.engine.host,
+    },
     timeout: 180_000,
   });
-  await waitFor(async () => {
-    const res = await fetch(`${apiUrl}/api/version`, { signal: AbortSignal.timeout(2_000) }).catch(
-      () => undefined,
-    );
-    return res?.ok
-      ? ((await res.json()) as { version: string }).version === 'v1.0.0' || undefined
-      : undefined;
-  }, 90_000);
+  await waitForApiVersion(apiUrl, 'v1.0.0');
 }, 600_000);
 
 afterAll(async () => {
-  await Promise.all([engine?.stop(), registry?.stop()]);
-  repo?.remove();
+  await Promise.all([rig?.engine.stop(), rig?.registry.stop()]);
+  rig?.repo.remove();
   if (root) rmSync(root, { recursive: true, force: true });
 }, 120_000);
 
@@ -150,7 +109,7 @@ describe('upgrade --compose when worker and scheduler wait for the API to be hea
   it('moves all three to the release, the compose file untouched', async () => {
     const before = readFileSync(file, 'utf8');
     const upgrade = await runRelease(['upgrade', '--to', 'v1.1.0', ...target()], {
-      cwd: repo.dir,
+      cwd: rig.repo.dir,
       timeoutMs: 300_000,
     });
     expect(upgrade.code, upgrade.stdout + upgrade.stderr).toBe(0);
@@ -158,7 +117,7 @@ describe('upgrade --compose when worker and scheduler wait for the API to be hea
     const images = await running();
     for (const service of ['api', 'worker', 'scheduler'])
       expect(
-        images[service]?.every((ref) => ref.includes(digests['v1.1.0']!)),
+        images[service]?.every((ref) => ref.includes(rig.digests['v1.1.0']!)),
         service,
       ).toBe(true);
     expect(readFileSync(file, 'utf8')).toBe(before);
@@ -166,7 +125,7 @@ describe('upgrade --compose when worker and scheduler wait for the API to be hea
 
   it("rolls all three back when the release's API crashes, so it never gets healthy", async () => {
     const upgrade = await runRelease(['upgrade', '--to', 'v1.2.0', ...target(), '--timeout', '60000'], {
-      cwd: repo.dir,
+      cwd: rig.repo.dir,
       timeoutMs: 400_000,
     });
     expect(upgrade.code, upgrade.stdout + upgrade.stderr).toBe(1);
@@ -174,7 +133,7 @@ describe('upgrade --compose when worker and scheduler wait for the API to be hea
     const images = await running();
     for (const service of ['api', 'worker', 'scheduler'])
       expect(
-        images[service]?.every((ref) => ref.includes(digests['v1.1.0']!)),
+        images[service]?.every((ref) => ref.includes(rig.digests['v1.1.0']!)),
         service,
       ).toBe(true);
   }, 500_000);

@@ -1,13 +1,7 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/registry/open-store.ts';
-import { fixtureProject } from '../fixtures/fixture-project.ts';
-import { type Dockerd, startDockerd } from '../helpers/dockerd.ts';
-import type { GitRepo } from '../helpers/git-repo.ts';
-import { freePort, type RunningRegistry, startRegistry } from '../helpers/registry.ts';
+import { freePort } from '../helpers/registry.ts';
 import { jsonOf, runRelease } from '../helpers/run-release.ts';
-import { waitFor } from './swarm.ts';
+import { type OneImageRig, startOneImageRig, waitForApiVersion } from './one-image-rig.ts';
 
 // fixtures/one-image on a single-node Swarm: the same image as three services, api by its default
 // command, worker and scheduler by their args. `release upgrade` is told of api and worker only;
@@ -15,42 +9,14 @@ import { waitFor } from './swarm.ts';
 // release's worker command crashes, put all three back; `release verify --docker` reads one row
 // per role.
 
-let engine: Dockerd;
-let registry: RunningRegistry;
-let repo: GitRepo;
+let rig: OneImageRig;
 let apiUrl: string;
-let namespace: string;
-const digests: Record<string, string> = {};
-
-/** A release of the app image (api artifact only), its version tag written by digest as promotion would. */
-async function buildTag(tag: string, crash?: string): Promise<void> {
-  if (crash) {
-    const path = join(repo.dir, 'release.config.json');
-    const config = JSON.parse(readFileSync(path, 'utf8'));
-    config.artifacts.api.env = { ...config.artifacts.api.env, ACME_CRASH: crash };
-    writeFileSync(path, JSON.stringify(config));
-  }
-  repo.commit(tag);
-  repo.tag(tag);
-  const stamp = await runRelease(['stamp', '--json'], { cwd: repo.dir });
-  expect(stamp.code, stamp.stderr).toBe(0);
-  const build = await runRelease(['build', '--engine', 'oci', '--only', 'api', '--push', '--json'], {
-    cwd: repo.dir,
-    timeoutMs: 180_000,
-  });
-  expect(build.code, build.stderr).toBe(0);
-  const digest = jsonOf<{ images: Record<string, { digest: string }> }>(build).images['api']!.digest;
-  const store = openStore(namespace, { cwd: repo.dir, env: {}, insecure: [registry.host] });
-  const manifest = (await store.getManifest('acme-app', digest))!;
-  await store.putManifest('acme-app', tag, manifest.bytes, manifest.descriptor.mediaType);
-  digests[tag] = digest;
-}
 
 /** Service -> the image references its running tasks' containers were created from. */
 async function running(): Promise<Record<string, string[]>> {
   const out: Record<string, string[]> = {};
   for (const name of SERVICES) {
-    const spec = (await engine.docker.getService(name).inspect()).Spec as {
+    const spec = (await rig.engine.docker.getService(name).inspect()).Spec as {
       TaskTemplate: { ContainerSpec: { Image: string } };
     };
     out[name] = [spec.TaskTemplate.ContainerSpec.Image];
@@ -61,19 +27,13 @@ async function running(): Promise<Record<string, string[]>> {
 const SERVICES = ['acme_api', 'acme_worker', 'acme_scheduler'] as const;
 
 const target = () => [
-  ...['--url', apiUrl, '--docker-host', engine.host],
+  ...['--url', apiUrl, '--docker-host', rig.engine.host],
   ...['--service', 'api=acme_api', '--service', 'worker=acme_worker', '--monitor', '2000', '--json'],
 ];
 
 beforeAll(async () => {
-  [engine, registry] = await Promise.all([startDockerd(), startRegistry()]);
-  namespace = `${registry.host}/acme`;
-  repo = fixtureProject('one-image', { registry: namespace, signing: undefined });
-  repo.write('.gitignore', 'dist/\n.release/\nnode_modules/\napp/dist/\nweb/dist/\n');
-  await buildTag('v1.0.0');
-  await buildTag('v1.1.0');
-  await buildTag('v1.2.0', 'worker');
-  const docker = engine.docker;
+  rig = await startOneImageRig('worker');
+  const docker = rig.engine.docker;
   await docker
     .swarmInit({ ListenAddr: '127.0.0.1:0', AdvertiseAddr: '127.0.0.1' })
     .catch(async (error: Error) => {
@@ -83,7 +43,7 @@ beforeAll(async () => {
   const host = (await docker.listNetworks({ filters: { name: ['host'] } })).find((n) => n.Name === 'host')!;
   const apiPort = await freePort();
   apiUrl = `http://127.0.0.1:${apiPort}`;
-  const image = `${namespace}/acme-app:v1.0.0@${digests['v1.0.0']}`;
+  const image = `${rig.namespace}/acme-app:v1.0.0@${rig.digests['v1.0.0']}`;
   const service = (name: string, args: string[] | undefined, env: string[]) =>
     docker.createService({
       Name: name,
@@ -102,25 +62,18 @@ beforeAll(async () => {
   await service('acme_api', undefined, [`PORT=${apiPort}`, 'HOST=127.0.0.1']);
   await service('acme_worker', ['worker'], []);
   await service('acme_scheduler', ['scheduler'], []);
-  await waitFor(async () => {
-    const res = await fetch(`${apiUrl}/api/version`, { signal: AbortSignal.timeout(2_000) }).catch(
-      () => undefined,
-    );
-    return res?.ok
-      ? ((await res.json()) as { version: string }).version === 'v1.0.0' || undefined
-      : undefined;
-  }, 90_000);
+  await waitForApiVersion(apiUrl, 'v1.0.0');
 }, 600_000);
 
 afterAll(async () => {
-  await Promise.all([engine?.stop(), registry?.stop()]);
-  repo?.remove();
+  await Promise.all([rig?.engine.stop(), rig?.registry.stop()]);
+  rig?.repo.remove();
 }, 120_000);
 
 describe('upgrade (Swarm) of one image in three roles', () => {
   it('finds the scheduler, moves api, worker and scheduler together; verify reads one row per role', async () => {
     const upgrade = await runRelease(['upgrade', '--to', 'v1.1.0', ...target()], {
-      cwd: repo.dir,
+      cwd: rig.repo.dir,
       timeoutMs: 300_000,
     });
     expect(upgrade.code, upgrade.stdout + upgrade.stderr).toBe(0);
@@ -129,9 +82,9 @@ describe('upgrade (Swarm) of one image in three roles', () => {
       ['acme_api', 'acme_scheduler', 'acme_worker'],
     ]);
     const images = await running();
-    for (const name of SERVICES) expect(images[name]![0], name).toContain(digests['v1.1.0']!);
-    const verify = await runRelease(['verify', '--url', apiUrl, '--docker-host', engine.host, '--json'], {
-      cwd: repo.dir,
+    for (const name of SERVICES) expect(images[name]![0], name).toContain(rig.digests['v1.1.0']!);
+    const verify = await runRelease(['verify', '--url', apiUrl, '--docker-host', rig.engine.host, '--json'], {
+      cwd: rig.repo.dir,
     });
     const report = jsonOf<{ artifacts: { name: string; role?: string; version: string; status: string }[] }>(
       verify,
@@ -145,11 +98,11 @@ describe('upgrade (Swarm) of one image in three roles', () => {
 
   it("rolls all three back when the release's worker command crashes", async () => {
     const upgrade = await runRelease(['upgrade', '--to', 'v1.2.0', ...target()], {
-      cwd: repo.dir,
+      cwd: rig.repo.dir,
       timeoutMs: 400_000,
     });
     expect(upgrade.code, upgrade.stdout + upgrade.stderr).toBe(1);
     const images = await running();
-    for (const name of SERVICES) expect(images[name]![0], name).toContain(digests['v1.1.0']!);
+    for (const name of SERVICES) expect(images[name]![0], name).toContain(rig.digests['v1.1.0']!);
   }, 500_000);
 });

@@ -1,0 +1,76 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import { openStore } from '../../src/registry/open-store.ts';
+import { fixtureProject } from '../fixtures/fixture-project.ts';
+import { type Dockerd, startDockerd } from '../helpers/dockerd.ts';
+import type { GitRepo } from '../helpers/git-repo.ts';
+import { type RunningRegistry, startRegistry } from '../helpers/registry.ts';
+import { jsonOf, runRelease } from '../helpers/run-release.ts';
+import { waitFor } from './swarm.ts';
+
+/**
+ * What the suites that deploy `fixtures/one-image` (one application image run as several roles)
+ * share: a private dockerd, a registry, and the fixture released three times, v1.0.0 and v1.1.0
+ * sound and v1.2.0 with one role's command crashing at start. Each suite deploys it its own way
+ * (Compose, Swarm) and stops `engine` and `registry` and removes `repo` when done.
+ */
+export interface OneImageRig {
+  engine: Dockerd;
+  registry: RunningRegistry;
+  repo: GitRepo;
+  /** `<registry>/acme`: where the app image is pushed (`<namespace>/acme-app`). */
+  namespace: string;
+  /** Tag -> the app image's manifest digest. */
+  digests: Record<string, string>;
+}
+
+/** Start the rig; `crash` is the artifact (`api`, `worker`) whose command v1.2.0 crashes. */
+export async function startOneImageRig(crash: string): Promise<OneImageRig> {
+  const [engine, registry] = await Promise.all([startDockerd(), startRegistry()]);
+  const namespace = `${registry.host}/acme`;
+  const repo = fixtureProject('one-image', { registry: namespace, signing: undefined });
+  repo.write('.gitignore', 'dist/\n.release/\nnode_modules/\napp/dist/\nweb/dist/\n');
+  const rig: OneImageRig = { engine, registry, repo, namespace, digests: {} };
+  await releaseAppImage(rig, 'v1.0.0');
+  await releaseAppImage(rig, 'v1.1.0');
+  await releaseAppImage(rig, 'v1.2.0', crash);
+  return rig;
+}
+
+/**
+ * A release of the app image (the api artifact only: every role runs its image), its version tag
+ * written by digest as promotion would. With `crash`, the release's image makes that role exit.
+ */
+async function releaseAppImage(rig: OneImageRig, tag: string, crash?: string): Promise<void> {
+  const { repo, registry, namespace } = rig;
+  if (crash) {
+    const config = JSON.parse(readFileSync(join(repo.dir, 'release.config.json'), 'utf8'));
+    config.artifacts.api.env = { ...config.artifacts.api.env, ACME_CRASH: crash };
+    repo.write('release.config.json', JSON.stringify(config));
+  }
+  repo.commit(tag);
+  repo.tag(tag);
+  const stamp = await runRelease(['stamp', '--json'], { cwd: repo.dir });
+  expect(stamp.code, stamp.stderr).toBe(0);
+  const build = await runRelease(['build', '--engine', 'oci', '--only', 'api', '--push', '--json'], {
+    cwd: repo.dir,
+    timeoutMs: 180_000,
+  });
+  expect(build.code, build.stderr).toBe(0);
+  const digest = jsonOf<{ images: Record<string, { digest: string }> }>(build).images['api']!.digest;
+  const store = openStore(namespace, { cwd: repo.dir, env: {}, insecure: [registry.host] });
+  const manifest = (await store.getManifest('acme-app', digest))!;
+  await store.putManifest('acme-app', tag, manifest.bytes, manifest.descriptor.mediaType);
+  rig.digests[tag] = digest;
+}
+
+/** Wait until the API at `apiUrl` reports `version` (the deployment is up). */
+export function waitForApiVersion(apiUrl: string, version: string, ms = 90_000): Promise<unknown> {
+  return waitFor(async () => {
+    const res = await fetch(`${apiUrl}/api/version`, { signal: AbortSignal.timeout(2_000) }).catch(
+      () => undefined,
+    );
+    return res?.ok ? ((await res.json()) as { version: string }).version === version || undefined : undefined;
+  }, ms);
+}
