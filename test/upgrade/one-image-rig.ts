@@ -1,13 +1,17 @@
-import { readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { expect } from 'vitest';
 import { openStore } from '../../src/registry/open-store.ts';
 import { fixtureProject } from '../fixtures/fixture-project.ts';
 import { type Dockerd, startDockerd } from '../helpers/dockerd.ts';
 import type { GitRepo } from '../helpers/git-repo.ts';
-import { type RunningRegistry, startRegistry } from '../helpers/registry.ts';
+import { freePort, type RunningRegistry, startRegistry } from '../helpers/registry.ts';
 import { jsonOf, runRelease } from '../helpers/run-release.ts';
 import { waitFor } from './swarm.ts';
+
+const run = promisify(execFile);
 
 /**
  * What the suites that deploy `fixtures/one-image` (one application image run as several roles)
@@ -73,4 +77,56 @@ export function waitForApiVersion(apiUrl: string, version: string, ms = 90_000):
     );
     return res?.ok ? ((await res.json()) as { version: string }).version === version || undefined : undefined;
   }, ms);
+}
+
+/** A Compose project of the rig's image, up on its engine, its API answering v1.0.0. */
+export interface OneImageProject {
+  /** A temporary directory holding the project (`<root>/acme`): remove it when done. */
+  root: string;
+  /** Its compose file. */
+  file: string;
+  apiUrl: string;
+}
+
+/**
+ * Write the compose file `composeFile(apiPort)` as project `acme` in a new directory under
+ * `/tmp/<prefix>`, `docker-compose up -d` it on the rig's engine, and wait for its API.
+ */
+export async function upComposeProject(
+  rig: OneImageRig,
+  prefix: string,
+  composeFile: (apiPort: number) => string,
+): Promise<OneImageProject> {
+  const root = mkdtempSync(`/tmp/${prefix}`);
+  const dir = join(root, 'acme');
+  mkdirSync(dir);
+  const file = join(dir, 'docker-compose.yml');
+  const apiPort = await freePort();
+  const apiUrl = `http://127.0.0.1:${apiPort}`;
+  writeFileSync(file, composeFile(apiPort));
+  await run('docker-compose', ['-f', file, 'up', '-d'], {
+    cwd: dir,
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      HOME: process.env['HOME'] ?? '/tmp',
+      DOCKER_HOST: rig.engine.host,
+    },
+    timeout: 180_000,
+  });
+  await waitForApiVersion(apiUrl, 'v1.0.0');
+  return { root, file, apiUrl };
+}
+
+/** Compose service -> the image references its running containers (project `acme`) were created from. */
+export async function runningComposeImages(rig: OneImageRig): Promise<Record<string, string[]>> {
+  const containers = await rig.engine.docker.listContainers({
+    filters: { label: ['com.docker.compose.project=acme'], status: ['running'] },
+  });
+  const out: Record<string, string[]> = {};
+  for (const c of containers) {
+    const info = await rig.engine.docker.getContainer(c.Id).inspect();
+    const service = info.Config.Labels['com.docker.compose.service']!;
+    out[service] = [...(out[service] ?? []), info.Config.Image].sort();
+  }
+  return out;
 }

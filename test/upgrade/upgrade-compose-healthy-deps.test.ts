@@ -1,13 +1,16 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, rmSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../helpers/registry.ts';
 import { jsonOf, runRelease } from '../helpers/run-release.ts';
-import { type OneImageRig, startOneImageRig, waitForApiVersion } from './one-image-rig.ts';
+import {
+  type OneImageRig,
+  runningComposeImages,
+  startOneImageRig,
+  upComposeProject,
+} from './one-image-rig.ts';
 
-const run = promisify(execFile);
+const _run = promisify(execFile);
 
 // NetBox's docker-compose.yml (netbox-community/netbox-docker) runs one image as the API
 // (`netbox`), the worker and a housekeeping scheduler, and the worker and scheduler wait for the
@@ -59,20 +62,6 @@ services:
 `;
 }
 
-/** Service -> the image references its running containers were created from. */
-async function running(): Promise<Record<string, string[]>> {
-  const containers = await rig.engine.docker.listContainers({
-    filters: { label: ['com.docker.compose.project=acme'], status: ['running'] },
-  });
-  const out: Record<string, string[]> = {};
-  for (const c of containers) {
-    const info = await rig.engine.docker.getContainer(c.Id).inspect();
-    const service = info.Config.Labels['com.docker.compose.service']!;
-    out[service] = [...(out[service] ?? []), info.Config.Image].sort();
-  }
-  return out;
-}
-
 const target = () => [
   ...['--compose', file, '--url', apiUrl, '--docker-host', rig.engine.host],
   ...['--service', 'api=api', '--service', 'worker=worker', '--monitor', '2000', '--json'],
@@ -80,23 +69,7 @@ const target = () => [
 
 beforeAll(async () => {
   rig = await startOneImageRig('api');
-  root = mkdtempSync('/tmp/sr-compose-healthy-');
-  const dir = join(root, 'acme');
-  mkdirSync(dir);
-  file = join(dir, 'docker-compose.yml');
-  const apiPort = await freePort();
-  apiUrl = `http://127.0.0.1:${apiPort}`;
-  writeFileSync(file, composeFile(apiPort));
-  await run('docker-compose', ['-f', file, 'up', '-d'], {
-    cwd: dir,
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      HOME: process.env['HOME'] ?? '/tmp',
-      DOCKER_HOST: rig.engine.host,
-    },
-    timeout: 180_000,
-  });
-  await waitForApiVersion(apiUrl, 'v1.0.0');
+  ({ root, file, apiUrl } = await upComposeProject(rig, 'sr-compose-healthy-', composeFile));
 }, 600_000);
 
 afterAll(async () => {
@@ -114,7 +87,7 @@ describe('upgrade --compose when worker and scheduler wait for the API to be hea
     });
     expect(upgrade.code, upgrade.stdout + upgrade.stderr).toBe(0);
     expect(jsonOf<{ status: string }>(upgrade).status).toBe('upgraded');
-    const images = await running();
+    const images = await runningComposeImages(rig);
     for (const service of ['api', 'worker', 'scheduler'])
       expect(
         images[service]?.every((ref) => ref.includes(rig.digests['v1.1.0']!)),
@@ -130,7 +103,7 @@ describe('upgrade --compose when worker and scheduler wait for the API to be hea
     });
     expect(upgrade.code, upgrade.stdout + upgrade.stderr).toBe(1);
     expect(jsonOf<{ status: string }>(upgrade).status).toBe('rolled-back');
-    const images = await running();
+    const images = await runningComposeImages(rig);
     for (const service of ['api', 'worker', 'scheduler'])
       expect(
         images[service]?.every((ref) => ref.includes(rig.digests['v1.1.0']!)),

@@ -1,13 +1,16 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../helpers/registry.ts';
 import { jsonOf, runRelease } from '../helpers/run-release.ts';
-import { type OneImageRig, startOneImageRig, waitForApiVersion } from './one-image-rig.ts';
+import {
+  type OneImageRig,
+  runningComposeImages,
+  startOneImageRig,
+  upComposeProject,
+} from './one-image-rig.ts';
 
-const run = promisify(execFile);
+const _run = promisify(execFile);
 
 // fixtures/one-image deployed with Compose as self-hosted projects deploy one application image:
 // the same image three times, api by its default command, worker and scheduler by `command:`.
@@ -41,20 +44,6 @@ services:
 `;
 }
 
-/** Service -> the image references its running containers were created from. */
-async function running(): Promise<Record<string, string[]>> {
-  const containers = await rig.engine.docker.listContainers({
-    filters: { label: ['com.docker.compose.project=acme'], status: ['running'] },
-  });
-  const out: Record<string, string[]> = {};
-  for (const c of containers) {
-    const info = await rig.engine.docker.getContainer(c.Id).inspect();
-    const service = info.Config.Labels['com.docker.compose.service']!;
-    out[service] = [...(out[service] ?? []), info.Config.Image].sort();
-  }
-  return out;
-}
-
 const target = () => [
   ...['--compose', file, '--url', apiUrl, '--docker-host', rig.engine.host],
   ...['--service', 'api=api', '--service', 'worker=worker', '--monitor', '2000', '--json'],
@@ -62,23 +51,7 @@ const target = () => [
 
 beforeAll(async () => {
   rig = await startOneImageRig('worker');
-  root = mkdtempSync('/tmp/sr-compose-roles-');
-  const dir = join(root, 'acme');
-  mkdirSync(dir);
-  file = join(dir, 'docker-compose.yml');
-  const apiPort = await freePort();
-  apiUrl = `http://127.0.0.1:${apiPort}`;
-  writeFileSync(file, composeFile(apiPort));
-  await run('docker-compose', ['-f', file, 'up', '-d'], {
-    cwd: dir,
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      HOME: process.env['HOME'] ?? '/tmp',
-      DOCKER_HOST: rig.engine.host,
-    },
-    timeout: 120_000,
-  });
-  await waitForApiVersion(apiUrl, 'v1.0.0');
+  ({ root, file, apiUrl } = await upComposeProject(rig, 'sr-compose-roles-', composeFile));
 }, 600_000);
 
 afterAll(async () => {
@@ -94,7 +67,7 @@ describe('upgrade --compose of one image in three roles', () => {
       timeoutMs: 300_000,
     });
     expect(upgrade.code, upgrade.stdout + upgrade.stderr).toBe(0);
-    const images = await running();
+    const images = await runningComposeImages(rig);
     for (const service of ['api', 'worker', 'scheduler'])
       expect(
         images[service]!.every((ref) => ref.includes(rig.digests['v1.1.0']!)),
@@ -155,7 +128,7 @@ describe('upgrade --compose of one image in three roles', () => {
       timeoutMs: 400_000,
     });
     expect(upgrade.code, upgrade.stdout + upgrade.stderr).toBe(1);
-    const images = await running();
+    const images = await runningComposeImages(rig);
     for (const service of ['api', 'worker', 'scheduler'])
       expect(
         images[service]!.every((ref) => ref.includes(rig.digests['v1.1.0']!)),
