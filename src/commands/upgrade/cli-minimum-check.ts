@@ -1,7 +1,7 @@
 import { cliArtifact } from '../../config/artifacts.ts';
 import { RuleError } from '../../errors.ts';
 import type { BaseContext } from '../../pipeline/context.ts';
-import { cliMinimumRaise } from '../../upgrade/cli-minimum.ts';
+import { type CliMinimumChange, cliMinimumRaise } from '../../upgrade/cli-minimum.ts';
 import type { UpgradeRunContext } from './upgrade-context.ts';
 
 type CliMinimumContext = BaseContext &
@@ -15,22 +15,14 @@ type CliMinimumContext = BaseContext &
  * `--require-cli-compatible`, a refusal before anything changes. Swarm and Compose alike.
  */
 export function checkCliMinimum(ctx: CliMinimumContext): void {
-  const change = cliMinimumRaise({
-    current: ctx.currentMinCli,
-    target: ctx.targetMinCli,
-    tag: ctx.tag,
-    cliPackage: cliArtifact(ctx.config)?.package ?? 'service-cli',
-  });
+  const change = raiseOver(ctx, ctx.targetMinCli);
   if (!change) return;
-  ctx.cliChange = change;
   if (ctx.requireCliCompatible) {
     throw new RuleError('UPGRADE_CLI_INCOMPATIBLE', `refusing: ${change.message}`, {
       hint: `upgrade the CLIs first (${change.install}, or svc update --url ${ctx.apiUrl} once the API runs ${ctx.tag}), or drop --require-cli-compatible`,
     });
   }
-  ctx.warnings.push(
-    `${change.message}; install the matching CLI with: ${change.install} (or svc update --url ${ctx.apiUrl})`,
-  );
+  warnOf(ctx, change);
 }
 
 /**
@@ -42,15 +34,24 @@ export function raiseCliMinimumAfterRun(
   ctx: CliMinimumContext & Pick<UpgradeRunContext, 'failure' | 'upgradedMinCli'>,
 ): void {
   if (ctx.failure || ctx.dryRun || ctx.cliChange) return;
-  const raised = cliMinimumRaise({
+  const change = raiseOver(ctx, ctx.upgradedMinCli);
+  if (change) warnOf(ctx, change);
+}
+
+/** The rise from the running API's minimum to `target`, kept on the context; undefined for none. */
+function raiseOver(ctx: CliMinimumContext, target: string | undefined): CliMinimumChange | undefined {
+  const change = cliMinimumRaise({
     current: ctx.currentMinCli,
-    target: ctx.upgradedMinCli,
+    target,
     tag: ctx.tag,
     cliPackage: cliArtifact(ctx.config)?.package ?? 'service-cli',
   });
-  if (!raised) return;
-  ctx.cliChange = raised;
+  if (change) ctx.cliChange = change;
+  return change;
+}
+
+function warnOf(ctx: CliMinimumContext, change: CliMinimumChange): void {
   ctx.warnings.push(
-    `${raised.message}; install the matching CLI with: ${raised.install} (or svc update --url ${ctx.apiUrl})`,
+    `${change.message}; install the matching CLI with: ${change.install} (or svc update --url ${ctx.apiUrl})`,
   );
 }
