@@ -4,18 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeBaseImage } from '../../src/build-engines/base-image.ts';
-import { loadBaseIntoDocker } from '../../src/build-engines/docker/load-base.ts';
 import { pushImage } from '../../src/build-engines/docker/push-image.ts';
-import { followProgress, progressError } from '../../src/docker-client/connect.ts';
-import { readBaseImage } from '../../src/oci-image/base-image-reader.ts';
-import { packTar } from '../../src/oci-image/layer.ts';
-import { openStore } from '../../src/registry/open-store.ts';
-import { bundleArtifact } from '../../src/service/build/bundle.ts';
-import { type Dockerd, startDockerd } from '../helpers/dockerd.ts';
+import type { Dockerd } from '../helpers/dockerd.ts';
 import { type RunningRegistry, startRegistry } from '../helpers/registry.ts';
 import { jsonOf, runRelease } from '../helpers/run-release.ts';
 import { Cleanup, startApi } from './support.ts';
+import { buildWorkerImage, startWorkerEngine } from './worker-images.ts';
 
 // One application image run as api, worker and scheduler, the role chosen by the container's
 // command (Sentry's `run web|worker|cron`, Mattermost's `mattermost jobserver`), with the version
@@ -33,28 +27,15 @@ let context: string;
 const BASE = 'sr-roles-node-base:test';
 
 /** The reference worker's bundle as the app: it runs whatever role its arguments say, and reports ACME_VERSION. */
-async function buildAppImage(context: string, tag: string, version: string) {
-  const tar = await packTar(
-    [
-      {
-        type: 'file',
-        path: 'Dockerfile',
-        content: [
-          `FROM ${BASE}`,
-          'COPY worker.mjs /app/worker.mjs',
-          `LABEL org.opencontainers.image.version=${version}`,
-          `ENV ACME_VERSION=${version} WORKER_HEALTH_HOST=127.0.0.1 WORKER_HEALTH_PORT=0`,
-          'CMD ["/app/worker.mjs", "api"]',
-          '',
-        ].join('\n'),
-      },
-      { type: 'file', path: 'worker.mjs', source: join(context, 'worker.mjs') },
-    ],
-    0,
-  );
-  const stream = await docker.buildImage(tar as unknown as NodeJS.ReadableStream, { t: tag, rm: true });
-  const error = progressError(await followProgress(stream));
-  if (error) throw new Error(`docker build ${tag}: ${error}`);
+function buildAppImage(context: string, tag: string, version: string) {
+  return buildWorkerImage(docker, {
+    base: BASE,
+    context,
+    tag,
+    label: version,
+    env: `ACME_VERSION=${version}`,
+    cmd: ['/app/worker.mjs', 'api'],
+  });
 }
 
 async function run(name: string, image: string, cmd?: string[]) {
@@ -95,15 +76,7 @@ beforeAll(async () => {
       },
     }),
   );
-  engine = await startDockerd();
-  cleanup.add(() => engine.stop());
-  docker = engine.docker;
-  const layoutDir = cleanup.tempDir('layout');
-  const store = openStore(`oci-layout:${layoutDir}`, { cwd: layoutDir, env: {} });
-  await makeBaseImage({ store, repository: 'node-base', tags: ['test'], epoch: 0 });
-  await loadBaseIntoDocker(docker, await readBaseImage(store, 'node-base', 'test', 'node-base:test'), BASE);
-  context = cleanup.tempDir('context');
-  await bundleArtifact('worker', join(context, 'worker.mjs'));
+  ({ engine, docker, context } = await startWorkerEngine(cleanup, BASE));
   await buildAppImage(context, 'acme-app:v1.3.0', 'v1.3.0');
   await buildAppImage(context, 'acme-app:v1.2.0', 'v1.2.0');
   // The API role runs the image's default command; the others name theirs.

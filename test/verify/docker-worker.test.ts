@@ -2,19 +2,13 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeBaseImage } from '../../src/build-engines/base-image.ts';
-import { loadBaseIntoDocker } from '../../src/build-engines/docker/load-base.ts';
 import { pushImage } from '../../src/build-engines/docker/push-image.ts';
-import { followProgress, progressError } from '../../src/docker-client/connect.ts';
-import { readBaseImage } from '../../src/oci-image/base-image-reader.ts';
-import { packTar } from '../../src/oci-image/layer.ts';
-import { openStore } from '../../src/registry/open-store.ts';
-import { bundleArtifact } from '../../src/service/build/bundle.ts';
 import { probeWorkerDocker } from '../../src/verify/probes/worker-docker.ts';
-import { type Dockerd, startDockerd } from '../helpers/dockerd.ts';
+import type { Dockerd } from '../helpers/dockerd.ts';
 import { type RunningRegistry, startRegistry } from '../helpers/registry.ts';
 import { jsonOf, runRelease } from '../helpers/run-release.ts';
 import { Cleanup, startApi } from './support.ts';
+import { buildWorkerImage, startWorkerEngine } from './worker-images.ts';
 
 // The worker probe against a real, private dockerd: worker images built FROM a node base made on
 // this machine (nothing can be pulled), real containers running the bundled reference worker, and
@@ -27,28 +21,16 @@ let apiUrl: string;
 let cwd: string;
 const BASE = 'sr-verify-node-base:test';
 
-async function buildWorkerImage(context: string, tag: string, version: string, label: string) {
-  const tar = await packTar(
-    [
-      {
-        type: 'file',
-        path: 'Dockerfile',
-        content: [
-          `FROM ${BASE}`,
-          'COPY worker.mjs /app/worker.mjs',
-          `LABEL org.opencontainers.image.version=${label}`,
-          `ENV SERVICE_VERSION=${version} WORKER_HEALTH_HOST=127.0.0.1 WORKER_HEALTH_PORT=0`,
-          'CMD ["/app/worker.mjs"]',
-          '',
-        ].join('\n'),
-      },
-      { type: 'file', path: 'worker.mjs', source: join(context, 'worker.mjs') },
-    ],
-    0,
-  );
-  const stream = await docker.buildImage(tar as unknown as NodeJS.ReadableStream, { t: tag, rm: true });
-  const error = progressError(await followProgress(stream));
-  if (error) throw new Error(`docker build ${tag}: ${error}`);
+/** The reference worker reporting `version` (SERVICE_VERSION), its image labelled `label`. */
+function buildVersionedWorker(context: string, tag: string, version: string, label: string) {
+  return buildWorkerImage(docker, {
+    base: BASE,
+    context,
+    tag,
+    label,
+    env: `SERVICE_VERSION=${version}`,
+    cmd: ['/app/worker.mjs'],
+  });
 }
 
 async function runContainer(name: string, image: string, env: string[] = [], start = true) {
@@ -64,20 +46,10 @@ async function runContainer(name: string, image: string, env: string[] = [], sta
 
 beforeAll(async () => {
   cwd = cleanup.tempDir('cwd');
-  engine = await startDockerd();
-  cleanup.add(() => engine.stop());
-  docker = engine.docker;
-
-  // A runnable base (node and its libraries from this machine), handed to the engine directly.
-  const layoutDir = cleanup.tempDir('layout');
-  const store = openStore(`oci-layout:${layoutDir}`, { cwd: layoutDir, env: {} });
-  await makeBaseImage({ store, repository: 'node-base', tags: ['test'], epoch: 0 });
-  await loadBaseIntoDocker(docker, await readBaseImage(store, 'node-base', 'test', 'node-base:test'), BASE);
-
-  const context = cleanup.tempDir('context');
-  await bundleArtifact('worker', join(context, 'worker.mjs'));
-  await buildWorkerImage(context, 'service-worker:v1.4.0', 'v1.4.0', '1.4.0');
-  await buildWorkerImage(context, '127.0.0.1:5999/acme/service-worker:v1.3.2', 'v1.3.2', '1.3.2');
+  let context: string;
+  ({ engine, docker, context } = await startWorkerEngine(cleanup, BASE));
+  await buildVersionedWorker(context, 'service-worker:v1.4.0', 'v1.4.0', '1.4.0');
+  await buildVersionedWorker(context, '127.0.0.1:5999/acme/service-worker:v1.3.2', 'v1.3.2', '1.3.2');
 
   await runContainer('worker-current', 'service-worker:v1.4.0');
   // Not a worker: the probe must leave it out.
