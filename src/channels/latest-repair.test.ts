@@ -21,8 +21,28 @@ describe('latestTarget', () => {
 
   it('matches v-less tags and reports each artifact’s own spelling', () => {
     expect(latestTarget({ api: ['1.2.0'], web: ['v1.2.0'] })).toEqual({
-      version: 'v1.2.0',
+      version: '1.2.0',
       tagOf: { api: '1.2.0', web: 'v1.2.0' },
+    });
+  });
+
+  it('a CalVer history without v: the highest, spelled as written', () => {
+    const calver = ['2026.6.0', '2026.7.0-rc.1', '2026.7.0', '2025.12.1', 'latest', 'dev'];
+    expect(latestTarget({ api: calver, web: calver })).toEqual({
+      version: '2026.7.0',
+      tagOf: { api: '2026.7.0', web: '2026.7.0' },
+    });
+  });
+
+  it('a history that dropped its v half-way orders both spellings as one line', () => {
+    const mixed = ['v1.9.0', 'v2.0.0', '2.1.0', '2.0.1', 'latest'];
+    expect(latestTarget({ api: mixed, web: mixed })).toEqual({
+      version: '2.1.0',
+      tagOf: { api: '2.1.0', web: '2.1.0' },
+    });
+    expect(latestTarget({ api: ['v2.2.0', '2.1.0'], web: ['2.2.0', '2.1.0'] })?.tagOf).toEqual({
+      api: 'v2.2.0',
+      web: '2.2.0',
     });
   });
 
@@ -68,7 +88,7 @@ describe('latestOutcome', () => {
   it('current, superseded, incomplete, unsettled', () => {
     expect(latestOutcome('1.3.0', { converged: true, target: at('v1.3.0'), tagsByArtifact: tags })).toEqual({
       kind: 'current',
-      version: 'v1.3.0',
+      version: '1.3.0',
     });
     expect(latestOutcome('v1.2.0', { converged: true, target: at('v1.3.0'), tagsByArtifact: tags })).toEqual({
       kind: 'superseded',

@@ -1,4 +1,4 @@
-import { compareVersions } from '../version/compare.ts';
+import { compareVersions, sameTag, stripV } from '../version/compare.ts';
 import { imageTagOf } from '../version/image-tag.ts';
 import type { OrderedVersion } from '../version/kinds.ts';
 import { parseVersion } from '../version/parse.ts';
@@ -9,7 +9,7 @@ import { parseVersion } from '../version/parse.ts';
  * `registry/settle-latest.ts`). Pure: no IO.
  */
 export interface LatestTarget {
-  /** The version's image tag (`v1.3.0`). */
+  /** The version's image tag (`v1.3.0`, or `2026.7.0`: as the first artifact spells it). */
   version: string;
   /** The tag as it is spelled in each artifact's repository (`v1.3.0` or `1.3.0`). */
   tagOf: Record<string, string>;
@@ -25,11 +25,14 @@ export function latestTarget(tagsByArtifact: Record<string, readonly string[]>):
   const names = Object.keys(tagsByArtifact).sort();
   if (names.length === 0) return null;
   const perArtifact = names.map((artifact) => {
+    // Keyed without the `v`: `v1.3.0` in one repository and `1.3.0` in another are one version.
     const stable = new Map<string, string>();
     for (const tag of tagsByArtifact[artifact]!) {
       const v = parseVersion(tag);
       if (v.kind !== 'release' || v.dirty) continue;
-      stable.set(imageTagOf(v), tag);
+      const key = stripV(tag);
+      // Both spellings in one repository: keep the one written with the `v` (either names the image).
+      if (!stable.has(key) || tag.startsWith('v')) stable.set(key, tag);
     }
     return stable;
   });
@@ -40,8 +43,11 @@ export function latestTarget(tagsByArtifact: Record<string, readonly string[]>):
     if (!best || compareVersions(version, best.version) > 0) best = { version, tag };
   }
   if (!best) return null;
-  const tag = best.tag;
-  return { version: tag, tagOf: Object.fromEntries(names.map((a, i) => [a, perArtifact[i]!.get(tag)!])) };
+  const key = best.tag;
+  return {
+    version: perArtifact[0]!.get(key)!,
+    tagOf: Object.fromEntries(names.map((a, i) => [a, perArtifact[i]!.get(key)!])),
+  };
 }
 
 /** One artifact as read during a settle round: the target's digest there, and `latest`'s. */
@@ -109,10 +115,10 @@ export function latestOutcome(
   const version = imageTagOf(parseVersion(own));
   if (!settled.converged) return { kind: 'unsettled', version };
   const complete = Object.values(settled.tagsByArtifact).every((tags) =>
-    tags.some((t) => imageTagOf(parseVersion(t)) === version),
+    tags.some((t) => sameTag(t, version)),
   );
   if (!complete) return { kind: 'incomplete', version, latest: settled.target?.version ?? null };
-  if (settled.target && settled.target.version !== version)
+  if (settled.target && !sameTag(settled.target.version, version))
     return { kind: 'superseded', version, by: settled.target.version };
   return { kind: 'current', version };
 }

@@ -30,8 +30,16 @@ type Rng = ReturnType<typeof rng>;
 const digest = (r: Rng) => `sha256:${String(r.int(6)).repeat(64)}`;
 const core = (r: Rng) => `${r.int(3)}.${r.int(3)}.${r.int(3)}`;
 
-function randomTag(r: Rng): string {
-  const v = r.next() < 0.8 ? 'v' : '';
+/**
+ * How a history spells its version tags: a `v` project, one without (`2026.7.0`, plain semver),
+ * or a mixed one (a project that dropped or adopted the `v` on the way).
+ */
+type Spelling = 'v' | 'bare' | 'mixed';
+const prefix = (r: Rng, spelling: Spelling) =>
+  spelling === 'v' ? 'v' : spelling === 'bare' ? '' : r.next() < 0.5 ? 'v' : '';
+
+function randomTag(r: Rng, spelling: Spelling): string {
+  const v = prefix(r, spelling);
   return r.pick([
     () => `${v}${core(r)}`,
     () => `${v}${core(r)}`,
@@ -47,21 +55,27 @@ function randomTag(r: Rng): string {
 
 function randomInput(r: Rng): PromotionInput {
   const channel = r.pick<Channel>(['dev', 'rc', 'release', 'release']);
+  const spelling = r.pick<Spelling>(['v', 'v', 'bare', 'mixed']);
   const version =
     channel === 'release'
-      ? `${r.next() < 0.8 ? 'v' : ''}${core(r)}`
+      ? `${prefix(r, spelling)}${core(r)}`
       : channel === 'rc'
-        ? `v${core(r)}-rc.${r.int(3)}`
+        ? `${prefix(r, spelling)}${core(r)}-rc.${r.int(3)}`
         : r.pick(['v1.0.0-3-gabcdef0', 'abcdef0', 'unknown', 'v2.0.0-dirty']);
   const artifacts: PromotionInput['artifacts'] = {};
   for (const name of ['api', 'worker', 'web'].slice(0, 1 + r.int(3))) {
     const tags: Record<string, string> = {};
-    for (let i = r.int(8); i > 0; i--) tags[randomTag(r)] = digest(r);
-    artifacts[name] = { repository: `svc-${name}`, source: digest(r), tags };
+    for (let i = r.int(8); i > 0; i--) tags[randomTag(r, spelling)] = digest(r);
+    const source = digest(r);
+    // Now and then the version is already on this image under its other spelling.
+    if (channel !== 'dev' && r.next() < 0.15) tags[otherSpelling(version)] = source;
+    artifacts[name] = { repository: `svc-${name}`, source, tags };
   }
   const commit = r.next() < 0.7 ? 'abc0123456789abcdef0123456789abcdef01234' : undefined;
   return { version, channel, commit, dirty: r.next() < 0.05, artifacts };
 }
+
+const otherSpelling = (tag: string) => (tag.startsWith('v') ? tag.slice(1) : `v${tag}`);
 
 /** Carry a plan out on the in-memory histories, as the apply step does on a store. */
 function apply(input: PromotionInput, plan: PromotionPlan): PromotionInput {
@@ -103,8 +117,15 @@ function checkInvariants(input: PromotionInput): string {
     expect(w.to).toBe(state.source);
     expect(w.from).not.toBe(w.to);
     expect(w.from).toBe(Object.hasOwn(state.tags, w.tag) ? state.tags[w.tag] : null);
-    // A version tag is only ever created, never moved.
-    if (w.kind === 'version') expect(w.from).toBeNull();
+    // A version tag is only ever created, never moved, and never beside its other spelling on
+    // the same image (`v2026.7.0` there already: `2026.7.0` is not written too).
+    if (w.kind === 'version') {
+      expect(w.from).toBeNull();
+      const twin = Object.entries(state.tags).find(
+        ([t, d]) => t !== w.tag && sameTag(t, w.tag) && d === w.to,
+      );
+      expect(twin).toBeUndefined();
+    }
     // Floating tags come after every version and commit tag.
     if (w.kind === 'floating') floatingSeen.at = floatingSeen.at < 0 ? i : floatingSeen.at;
     else expect(floatingSeen.at).toBe(-1);
@@ -116,7 +137,8 @@ function checkInvariants(input: PromotionInput): string {
       if (w.tag.startsWith('sha-')) expect(input.commit?.startsWith(w.tag.slice(4))).toBe(true);
     }
   });
-  if (input.channel === 'rc' || input.channel === 'release') expect(plan.tag.startsWith('v')).toBe(true);
+  // Tagged as the project spells it: never a `v` added or dropped.
+  if (input.channel === 'rc' || input.channel === 'release') expect(plan.tag).toBe(input.version);
 
   // latest moves only to the highest stable version present, and for all artifacts or none.
   const after = apply(input, plan);
@@ -132,19 +154,23 @@ function checkInvariants(input: PromotionInput): string {
   } else {
     expect(writes.some((w) => w.tag === 'latest')).toBe(false);
   }
-  // Every intended tag ends at the source digest unless the plan said why not.
+  // Every intended tag ends at the source digest unless the plan said why not; the version is on
+  // every artifact in one spelling or the other.
   for (const a of plan.artifacts) {
     const end = after.artifacts[a.artifact]!;
     for (const k of a.kept) if (k.tag !== 'latest') expect(end.tags[k.tag]).toBe(a.source);
+    if (input.channel !== 'dev')
+      expect(Object.entries(end.tags).some(([t, d]) => sameTag(t, plan.tag) && d === a.source)).toBe(true);
   }
   // Idempotent: promoting again changes nothing.
   expect(orderedWrites(planPromotion(after))).toEqual([]);
+  if (plan.artifacts.some((a) => a.kept.some((k) => k.tag !== plan.tag && sameTag(k.tag, plan.tag))))
+    return 'kept as the other spelling';
   return input.channel;
 }
 
 function plan0Tag(input: PromotionInput): string {
-  const raw = input.version;
-  return /^\d/.test(raw) ? `v${raw}` : raw;
+  return input.version;
 }
 
 describe('planPromotion properties', () => {
@@ -163,5 +189,7 @@ describe('planPromotion properties', () => {
     // The generator must exercise every branch, or the properties prove little.
     for (const key of ['dev', 'rc', 'release', 'TAG_IMMUTABLE', 'CHANNEL_REFUSED'])
       expect(outcomes[key] ?? 0).toBeGreaterThan(20);
+    // ...and the histories that spell a version both ways (one kept under its other spelling).
+    expect(outcomes['kept as the other spelling'] ?? 0).toBeGreaterThan(5);
   });
 });

@@ -8,7 +8,7 @@ const repo = (tags: Record<string, string | null>, source = D(9)) => ({ reposito
 describe('planPromotion', () => {
   it('release: version tag, then latest when it is the highest stable version', () => {
     const plan = planPromotion({
-      version: '1.3.0',
+      version: 'v1.3.0',
       channel: 'release',
       artifacts: { api: repo({ 'v1.2.0': D(1), latest: D(1) }), web: repo({ 'v1.2.0': D(2), latest: D(2) }) },
     });
@@ -17,6 +17,48 @@ describe('planPromotion', () => {
       ['api:v1.3.0:-', 'web:v1.3.0:-', 'api:latest:old', 'web:latest:old'],
     );
     expect(orderedWrites(plan)[2]!.reason).toMatch(/highest stable version present: moves from sha256:1111/);
+  });
+
+  it('a project without v (CalVer): tags as written, never a v added', () => {
+    const history = { '2026.6.0': D(1), latest: D(1), '2026.7.0-rc.1': D(9) };
+    const plan = planPromotion({
+      version: '2026.7.0',
+      channel: 'release',
+      artifacts: { api: repo(history), web: repo({ ...history }) },
+    });
+    expect(plan.tag).toBe('2026.7.0');
+    expect(orderedWrites(plan).map((w) => `${w.artifact}:${w.tag}`)).toEqual([
+      'api:2026.7.0',
+      'web:2026.7.0',
+      'api:latest',
+      'web:latest',
+    ]);
+    const rc = planPromotion({ version: '2026.8.0-rc.1', channel: 'rc', artifacts: { api: repo(history) } });
+    expect(orderedWrites(rc).map((w) => w.tag)).toEqual(['2026.8.0-rc.1']);
+  });
+
+  it('the version already on the image in its other spelling is kept, not tagged twice', () => {
+    const plan = planPromotion({
+      version: '1.3.0',
+      channel: 'release',
+      artifacts: { api: repo({ 'v1.3.0': D(9), latest: D(9) }), web: repo({ 'v1.2.0': D(2) }) },
+    });
+    expect(orderedWrites(plan).map((w) => `${w.artifact}:${w.tag}`)).toEqual(['web:1.3.0', 'web:latest']);
+    const api = plan.artifacts.find((a) => a.artifact === 'api')!;
+    expect(api.kept.map((k) => `${k.tag}: ${k.reason}`)).toEqual([
+      'v1.3.0: already at sha256:999999999999 as v1.3.0: the version is not tagged twice',
+      'latest: already at sha256:999999999999: nothing to do',
+    ]);
+  });
+
+  it('the other spelling on another image is refused as a moved version tag', () => {
+    expect(() =>
+      planPromotion({
+        version: '2026.7.0',
+        channel: 'release',
+        artifacts: { api: repo({ 'v2026.7.0': D(1) }) },
+      }),
+    ).toThrow(/v2026\.7\.0 is sha256:1111/);
   });
 
   it('release backport: tags its version and says why latest stayed', () => {

@@ -21,7 +21,7 @@ export interface ArtifactState {
 }
 
 export interface PromotionInput {
-  /** The version to promote, as resolved or given (`v` optional for releases and rcs). */
+  /** The version to promote, as the project spells it (with or without a `v`: tagged as written). */
   version: string;
   channel: Channel;
   /** Full commit hash, for dev's `sha-<12 hex>`; absent when unknown. */
@@ -59,7 +59,7 @@ export interface ArtifactPlan {
 }
 
 export interface PromotionPlan {
-  /** The image tag of the version (`v`-prefixed for release and rc). */
+  /** The image tag of the version, spelled as given (`v3.1.0` or `2026.7.0`). */
   tag: string;
   channel: Channel;
   artifacts: ArtifactPlan[];
@@ -87,7 +87,7 @@ export function planPromotion(input: PromotionInput): PromotionPlan {
   const refusal = channelRefusal(effective, input.channel);
   if (refusal) {
     throw new RuleError('CHANNEL_REFUSED', `cannot promote to the ${input.channel} channel: ${refusal}`, {
-      hint: 'promote a clean vX.Y.Z to release, a clean vX.Y.Z-rc.N to rc, or anything to dev',
+      hint: 'promote a clean X.Y.Z (or vX.Y.Z) to release, a clean X.Y.Z-rc.N to rc, or anything to dev',
     });
   }
   const tag = imageTagOf(version);
@@ -113,8 +113,17 @@ export function planPromotion(input: PromotionInput): PromotionPlan {
       const kind = tagKind(name);
       const from = digestOf(state, name);
       const entry = { artifact, repository: state.repository, tag: name };
+      const spelled = kind === 'version' && from === null ? otherSpelling(state, name) : undefined;
       if (name === 'latest' && latestMoves && !latestMoves.moves) {
         plan.kept.push({ ...entry, digest: from, reason: latestMoves.reason });
+      } else if (spelled !== undefined) {
+        // One version, one tag: `v2026.7.0` already on this image is not written again as `2026.7.0`.
+        plan.kept.push({
+          ...entry,
+          tag: spelled,
+          digest: state.source,
+          reason: `already at ${short(state.source)} as ${spelled}: the version is not tagged twice`,
+        });
       } else if (from === state.source) {
         plan.kept.push({ ...entry, digest: from, reason: `already at ${short(from)}: nothing to do` });
       } else {
@@ -163,7 +172,7 @@ function refuseMovedVersionTags(input: PromotionInput, tag: string, names: strin
     'TAG_IMMUTABLE',
     `version tag ${tag} already points at another image, and version tags never move:\n  ${moved.join('\n  ')}`,
     {
-      hint: `release the exact images of ${tag} with --from ${tag}, or cut a new version (tag the commit with the next vX.Y.Z)`,
+      hint: `release the exact images of ${tag} with --from ${tag}, or cut a new version (tag the commit with the next version)`,
     },
   );
 }
@@ -197,6 +206,13 @@ function writeReason(name: string, kind: TagKind, from: string | null, tag: stri
   if (name === 'latest')
     return `${tag} is the highest stable version present${from === null ? '' : `: moves from ${short(from)}`}`;
   return `dev follows the newest development build${from === null ? '' : `: moves from ${short(from)}`}`;
+}
+
+/** The other spelling of a version tag (`v1.2.0` for `1.2.0`) when it names the source image. */
+function otherSpelling(state: ArtifactState, tag: string): string | undefined {
+  return Object.keys(state.tags).find(
+    (t) => t !== tag && sameTag(t, tag) && digestOf(state, t) === state.source,
+  );
 }
 
 function digestOf(state: ArtifactState, tag: string): string | null {

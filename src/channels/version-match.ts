@@ -1,6 +1,7 @@
 import { UsageError } from '../errors.ts';
-import { compareCore, sameTag } from '../version/compare.ts';
-import { imageTagOf } from '../version/image-tag.ts';
+import { compareCore, compareVersions, sameTag } from '../version/compare.ts';
+import { existingSpelling, imageTagOf, spellLike } from '../version/image-tag.ts';
+import type { RcVersion } from '../version/kinds.ts';
 import { parseVersion } from '../version/parse.ts';
 
 /**
@@ -23,7 +24,7 @@ export function checkReleaseFrom(from: string, release: string): void {
     'VERSION_MISMATCH',
     `--from ${from} is ${core(from)}, not ${core(release)}: a release is made only from an rc of the same X.Y.Z`,
     {
-      hint: `release ${core(from)} (--version v${core(from)}), or release ${imageTagOf(target)} from one of its own rcs (--from ${imageTagOf(target)}-rc.N)`,
+      hint: `release ${core(from)} (--version ${spellLike(core(from), from)}), or release ${imageTagOf(target)} from one of its own rcs (--from ${imageTagOf(target)}-rc.N)`,
     },
   );
 }
@@ -62,4 +63,45 @@ export function checkRcIsBuild(version: string, built: string): void {
 function core(tag: string): string {
   const v = parseVersion(tag);
   return 'core' in v ? `${v.core.major}.${v.core.minor}.${v.core.patch}` : tag;
+}
+
+/**
+ * The tag `--from` names in a store, as it is spelled there (DESIGN.md "Channels and tags":
+ * look-ups accept either spelling and name the tag that exists): `v2026.7.0-rc.1` asked of a
+ * store holding `2026.7.0-rc.1` is that tag, and `respelled` says so. When neither spelling
+ * exists, `nearest` lists the rcs that do, nearest first. A digest or any other reference is
+ * returned as it is.
+ */
+export function findFromTag(
+  from: string,
+  tags: readonly string[],
+): { tag: string; respelled: boolean } | { missing: true; nearest: string[] } {
+  const version = parseVersion(from);
+  if (version.kind !== 'rc' && version.kind !== 'release') return { tag: from, respelled: false };
+  const found = existingSpelling(from, tags);
+  if (found !== undefined) return { tag: found, respelled: found !== from };
+  return { missing: true, nearest: nearestRcs(from, tags) };
+}
+
+/**
+ * The rcs in `tags` nearest to `asked`, at most `limit`: those of its X.Y.Z first (highest rc
+ * first), then the others from the closest version outwards (the ones above before the ones
+ * below at equal distance in the ordering). What a "no such rc" error suggests.
+ */
+export function nearestRcs(asked: string, tags: readonly string[], limit = 3): string[] {
+  const target = parseVersion(asked);
+  const rcs = tags
+    .map((tag) => parseVersion(tag))
+    .filter((v): v is RcVersion => v.kind === 'rc' && !v.dirty)
+    .sort((a, b) => compareVersions(b, a));
+  if (!('core' in target)) return rcs.slice(0, limit).map((v) => v.raw);
+  const same = rcs.filter((v) => compareCore(v.core, target.core) === 0);
+  const above = rcs.filter((v) => compareCore(v.core, target.core) > 0).reverse();
+  const below = rcs.filter((v) => compareCore(v.core, target.core) < 0);
+  const others: RcVersion[] = [];
+  for (let i = 0; others.length < above.length + below.length; i++) {
+    if (above[i]) others.push(above[i]!);
+    if (below[i]) others.push(below[i]!);
+  }
+  return [...same, ...others].slice(0, limit).map((v) => v.raw);
 }

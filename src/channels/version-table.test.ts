@@ -8,16 +8,19 @@ import { channelOf } from './channel-of.ts';
 
 type Row = [raw: string, kind: VersionKind, dirty: boolean, channel: 'dev' | 'rc' | 'release', tag: string];
 
-// One row per input: what it is, whether it is dirty, its channel, its image tag.
+// One row per input: what it is, whether it is dirty, its channel, its image tag (as written:
+// a project's tags keep or lack their `v`, DESIGN.md "Channels and tags").
 const PARSE_TABLE: Row[] = [
   ['v1.2.3', 'release', false, 'release', 'v1.2.3'],
-  ['1.2.3', 'release', false, 'release', 'v1.2.3'],
+  ['1.2.3', 'release', false, 'release', '1.2.3'],
+  ['2026.7.0', 'release', false, 'release', '2026.7.0'],
+  ['2026.7.0-rc.1', 'rc', false, 'rc', '2026.7.0-rc.1'],
   ['v0.0.0', 'release', false, 'release', 'v0.0.0'],
   ['v10.20.30', 'release', false, 'release', 'v10.20.30'],
   ['v1.2.3+build.5', 'release', false, 'release', 'v1.2.3+build.5'],
   ['v1.2.3-dirty', 'release', true, 'dev', 'v1.2.3-dirty'],
   ['v1.2.3-rc.1', 'rc', false, 'rc', 'v1.2.3-rc.1'],
-  ['1.2.3-rc.1', 'rc', false, 'rc', 'v1.2.3-rc.1'],
+  ['1.2.3-rc.1', 'rc', false, 'rc', '1.2.3-rc.1'],
   ['v1.2.3-rc.0', 'rc', false, 'rc', 'v1.2.3-rc.0'],
   ['v1.2.3-rc.12', 'rc', false, 'rc', 'v1.2.3-rc.12'],
   ['v1.2.3-rc.1-dirty', 'rc', true, 'dev', 'v1.2.3-rc.1-dirty'],
@@ -73,7 +76,7 @@ const PARSE_TABLE: Row[] = [
   ['garbage!', 'invalid', false, 'dev', 'garbage!'],
   ['-dirty', 'invalid', false, 'dev', '-dirty'],
   ['<script>', 'invalid', false, 'dev', '<script>'],
-  ['9007199254740993.0.0', 'release', false, 'release', 'v9007199254740993.0.0'],
+  ['9007199254740993.0.0', 'release', false, 'release', '9007199254740993.0.0'],
   ['v1.2.99999999999999999999', 'release', false, 'release', 'v1.2.99999999999999999999'],
 ];
 

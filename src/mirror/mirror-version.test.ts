@@ -4,9 +4,10 @@ import { mirrorVersionTag } from './mirror-version.ts';
 describe('mirrorVersionTag', () => {
   it.each([
     ['v3.1.0', 'v3.1.0'],
-    ['3.1.0', 'v3.1.0'],
+    ['3.1.0', '3.1.0'],
     ['v3.1.0-rc.2', 'v3.1.0-rc.2'],
-    ['3.1.0-rc.2', 'v3.1.0-rc.2'],
+    ['3.1.0-rc.2', '3.1.0-rc.2'],
+    ['2026.7.0', '2026.7.0'],
   ])('takes %s as %s', (raw, tag) => {
     expect(mirrorVersionTag(raw)).toBe(tag);
   });

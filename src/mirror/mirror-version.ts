@@ -4,8 +4,8 @@ import { imageTagOf } from '../version/image-tag.ts';
 import { parseVersion } from '../version/parse.ts';
 
 /**
- * The tag `release mirror --version` carries: a release or an rc, `v`-prefixed as the channels tag
- * them (`3.1.0` is `v3.1.0`). Anything else is refused before a store is opened: a channel name
+ * The tag `release mirror --version` carries: a release or an rc, as written (the source store's
+ * own spelling, with or without `v`, is looked up by the command). Anything else is refused before a store is opened: a channel name
  * such as `latest` would be written to the target as if it were a version, moving its `latest`
  * outside the rule that guards it, and a dirty or development build is never a release to carry.
  */

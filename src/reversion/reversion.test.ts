@@ -31,6 +31,16 @@ describe('version strings', () => {
       'acme-cli-3.1.0/pyproject.toml',
     );
   });
+
+  it('a project tagging without v (CalVer): its spelling kept, its bare release tag counts', () => {
+    const text = 'VERSION=2026.7.0-rc.1; banner="app v2026.7.0-rc.1"; dep=2026.7.0-rc.10';
+    expect(replaceVersionStrings(text, '2026.7.0-rc.1', '2026.7.0')).toBe(
+      'VERSION=2026.7.0; banner="app v2026.7.0"; dep=2026.7.0-rc.10',
+    );
+    // The project's own tag is bare: a file holding it carries the release.
+    expect(carriesVersion('{"version":"2026.7.0"}', '2026.7.0')).toBe(true);
+    expect(carriesVersion('{"version":"2026.6.0"}', '2026.7.0')).toBe(false);
+  });
 });
 
 describe('compareRebuild', () => {

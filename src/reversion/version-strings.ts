@@ -1,8 +1,10 @@
 /**
- * The forms a version takes in what a build writes: the tag (`v3.1.0-rc.1`), the bare SemVer
- * (`3.1.0-rc.1`, npm's `version`) and the PEP 440 form (`3.1.0rc1`, a Python package's). A
- * rebuild of the rc's commit with the release's version may differ from the rc in these strings
- * and nothing else. Pure.
+ * The forms a version takes in what a build writes: the `v` form (`v3.1.0-rc.1`, what a `v`
+ * project tags and many programs print whatever the tag), the bare SemVer (`3.1.0-rc.1`, npm's
+ * `version`, and a project's tag when it writes none: `2026.7.0-rc.1`) and the PEP 440 form
+ * (`3.1.0rc1`, a Python package's). A rebuild of the rc's commit with the release's version may
+ * differ from the rc in these strings and nothing else; each is replaced by its own form, so a
+ * project's spelling is kept. Pure.
  */
 export interface VersionForms {
   tag: string;
@@ -29,13 +31,17 @@ export function versionStrings(version: string): string[] {
 
 /**
  * Whether `text` (bytes as latin1, so any file) holds the version in any of its distinctive
- * forms: the tag always; the bare forms only with a pre-release part (`3.1.0-rc.1`, `3.1.0rc1`).
- * A bare `1.4.0` is in every bundle that pins some dependency at 1.4.0, so it proves nothing.
+ * forms: the `v` tag and the version as the project writes it always; the other bare forms only
+ * with a pre-release part (`3.1.0-rc.1`, `3.1.0rc1`). A bare `1.4.0` is in every bundle that pins
+ * some dependency at 1.4.0, so it proves little, unless it is how the project tags (`2026.7.0`):
+ * then it is the tag the build stamped.
  */
 export function carriesVersion(text: string, version: string): boolean {
   const { tag, semver, pep440 } = versionForms(version);
   const bare = /^\d+\.\d+\.\d+$/;
-  return [tag, ...[semver, pep440].filter((form) => !bare.test(form))].some((form) => text.includes(form));
+  return [tag, version, ...[semver, pep440].filter((form) => !bare.test(form))].some((form) =>
+    text.includes(form),
+  );
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { VsaReading } from '../evidence/vsa.ts';
 import type { VsaCheck } from '../evidence/vsa-checks.ts';
+import { sameTag } from '../version/compare.ts';
 
 /** The release a summary must be about: its tag and every image digest (index and children) by repository. */
 export interface ReleaseDigests {
@@ -39,7 +40,7 @@ export function judgeVsas(
       return { source: reading.source, accepted: false, problems: [reading.reason ?? 'unreadable'] };
     const problems: string[] = [];
     if (claim.result !== 'PASSED') problems.push(`its verificationResult is ${claim.result}, not PASSED`);
-    if (claim.policy.version !== release.version)
+    if (claim.policy.version !== release.version && !sameTag(claim.policy.version, release.version))
       problems.push(`it is about ${claim.policy.version || 'no version'}, not ${release.version}`);
     const missing = required.filter((c) => !claim.policy.checks.includes(c));
     if (missing.length > 0)

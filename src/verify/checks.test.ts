@@ -174,7 +174,7 @@ describe('checkDeployment: --expect', () => {
       ['NOT_EXPECTED_TAG', 'api'],
       ['NOT_EXPECTED_TAG', 'worker'],
     ]);
-    expect(findings[0]!.fix).toContain('service-api:v1.5.0');
+    expect(findings[0]!.fix).toContain('service-api:1.5.0');
   });
 
   it('is in step when everything equals it', () => {

@@ -49,7 +49,7 @@ export function cliUpdate(ctx: FixContext): string {
   return cliProgram(ctx) === 'svc' ? `svc update --url ${ctx.apiUrl}` : cliInstall(ctx);
 }
 
-/** `v1.2.3` for a release (images are always `v`-prefixed), the value itself otherwise. */
+/** The tag as written (`v1.2.3` or `2026.7.0`: a project's tags keep their own spelling). */
 export function displayTag(tag: string | undefined): string {
   return tag === undefined ? '<release tag>' : imageTagOf(parseVersion(tag));
 }

@@ -28,8 +28,11 @@ export async function releaseTarget(
 ): Promise<{ target: ReleaseTarget; from: string }> {
   const path = recordPath(base.configDir, base.config.record);
   const record = flags.version === undefined || existsSync(path) ? await readReleaseRecord(path) : undefined;
-  const tag = flags.version === undefined ? record!.tag : checkedTag(flags.version);
-  const ofTag = record && sameTag(record.tag, tag) ? record : undefined;
+  const asked = flags.version === undefined ? record!.tag : checkedTag(flags.version);
+  const ofTag = record && sameTag(record.tag, asked) ? record : undefined;
+  // Image tags are written as pushed: `--version v2026.7.0` of a release tagged `2026.7.0` (the
+  // record's spelling, which the stamp read from git) writes `:2026.7.0`.
+  const tag = ofTag ? ofTag.tag : asked;
   const byImage = new Map<string, ReleaseImage>();
   // A role's default the config never declared is not deployed by anyone's manifests.
   for (const artifact of imageArtifacts(base.config).filter((a) => !a.implicit)) {

@@ -1,8 +1,10 @@
+import { builtImageArtifacts } from '../../config/artifacts.ts';
 import { UsageError } from '../../errors.ts';
 import { setSize } from '../../mirror/mirror-set.ts';
 import { mirrorVersionTag } from '../../mirror/mirror-version.ts';
 import { type MirrorStore, openMirrorStore } from '../../mirror/open-mirror-store.ts';
 import { runPipeline } from '../../pipeline/runner.ts';
+import { spelledTagIn } from '../../registry/spelled-tag.ts';
 import { readPublicKey } from '../../signing/key-files.ts';
 import { shortKeyId } from '../../signing/keys.ts';
 import { readVerifierPublicKey } from '../../signing/verifier-key.ts';
@@ -40,9 +42,12 @@ export async function runMirror(flags: MirrorFlags): Promise<void> {
     opened.push(from);
     const to = await openMirrorStore(flags.to, 'target', options);
     opened.push(to);
+    // `--version v2026.7.0` of a project tagging `2026.7.0` carries `2026.7.0`, as the source spells it.
+    const first = builtImageArtifacts(base.config)[0];
+    const spelled = first ? await spelledTagIn(from.store, first.image, version) : version;
     const ctx: MirrorContext = {
       ...base,
-      version,
+      version: spelled,
       latest: Boolean(flags.latest),
       strictReferrers: Boolean(flags.strictReferrers),
       from: from.store,

@@ -1,10 +1,11 @@
 import { planPromotion } from '../../channels/promotion-plan.ts';
-import { checkRcIsBuild, checkReleaseFrom, newerRcs } from '../../channels/version-match.ts';
+import { checkRcIsBuild, checkReleaseFrom, findFromTag, newerRcs } from '../../channels/version-match.ts';
 import { builtImageArtifacts } from '../../config/artifacts.ts';
 import { UsageError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { imageRecord, readReleaseRecord } from '../../record/release-record.ts';
 import { sameTag } from '../../version/compare.ts';
+import { spellLike, tagSpellings } from '../../version/image-tag.ts';
 import type { PromoteContext } from './promote-context.ts';
 
 /**
@@ -20,7 +21,8 @@ export const promoteSourcesStep: Step<PromoteContext> = {
       ? await readReleaseRecord(ctx.recordPath)
       : await readReleaseRecord(ctx.recordPath).catch(() => undefined);
     const record = ctx.record;
-    ctx.version = ctx.versionFlag ?? record!.tag;
+    if (ctx.from) await findFrom(ctx);
+    ctx.version = versionAsSpelled(ctx);
     // The record's commit and dirtiness describe its own build; they only apply to its version.
     const ownBuild = record && sameTag(ctx.version, record.tag);
     if (ownBuild && record.commit) ctx.commit = record.commit;
@@ -80,4 +82,45 @@ async function warnNewerRcs(ctx: PromoteContext): Promise<void> {
       `releasing ${ctx.version} from ${ctx.from}, but ${newer.join(', ')} of the same version ${newer.length === 1 ? 'is' : 'are'} newer in ${first.image}: is ${ctx.from} the rc you tested?`,
     );
   }
+}
+
+/**
+ * `--from` as the store spells it: `v2026.7.0-rc.1` of a project tagging `2026.7.0-rc.1` is that
+ * tag (said in a warning); neither spelling present is refused here, naming the nearest rcs.
+ */
+async function findFrom(ctx: PromoteContext): Promise<void> {
+  const first = builtImageArtifacts(ctx.config)[0];
+  if (!first) return;
+  const tags = await ctx.store.listTags(first.image).catch(() => undefined);
+  if (tags === undefined) return; // the read of the sources says what is wrong with the store
+  const found = findFromTag(ctx.from!, tags);
+  if ('missing' in found) {
+    const spellings = tagSpellings(ctx.from!).join(' nor ');
+    throw new UsageError('SOURCE_MISSING', `${ctx.store.name}/${first.image} has no tag ${spellings}`, {
+      hint: found.nearest.length
+        ? `the nearest rcs there: ${found.nearest.join(', ')}; pass one of them to --from`
+        : 'no rc is in the store: promote one first (release promote --channel rc), or pass --from <digest>',
+    });
+  }
+  if (found.respelled) {
+    ctx.warnings.push(
+      `--from ${ctx.from}: no such tag in ${first.image}; using ${found.tag}, its spelling there`,
+    );
+    ctx.from = found.tag;
+  }
+}
+
+/**
+ * The version promoted, spelled as the project's tags are: `--version` takes the spelling of the
+ * record's tag of the same version (the stamp read it from git), else that of `--from`'s tag.
+ */
+function versionAsSpelled(ctx: PromoteContext): string {
+  const record = ctx.record;
+  if (ctx.versionFlag === undefined) return record!.tag;
+  const asked = ctx.versionFlag;
+  const spelled =
+    record && sameTag(asked, record.tag) ? record.tag : ctx.from ? spellLike(asked, ctx.from) : asked;
+  if (spelled !== asked)
+    ctx.warnings.push(`--version ${asked}: tagged ${spelled}, as this project spells its tags`);
+  return spelled;
 }

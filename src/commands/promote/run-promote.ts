@@ -77,6 +77,7 @@ async function promote(ctx: PromoteContext, store: ImageStore): Promise<void> {
       dryRun: ctx.dryRun,
       channel: plan.channel,
       tag: plan.tag,
+      from: ctx.from ?? null,
       store: store.name,
       plan: planView(store, plan),
       result: ctx.dryRun

@@ -1,4 +1,6 @@
+import { spelledTagIn } from '../../registry/spelled-tag.ts';
 import { referenceOf } from '../../verify/checks.ts';
+import { imageTagOf } from '../../version/image-tag.ts';
 import type { Version } from '../../version/kinds.ts';
 import { parseVersion } from '../../version/parse.ts';
 import type { VerifyContext } from './verify-context.ts';
@@ -11,6 +13,22 @@ export function deployedVersion(ctx: VerifyContext): Version | undefined {
   const live = ctx.probed!.results.filter((r) => r.version !== undefined && r.running !== false);
   const reference = referenceOf(live, ctx.options.expect);
   return reference ? parseVersion(reference.tag) : undefined;
+}
+
+/**
+ * The version's tag as the store spells it: look-ups accept either spelling and read the tag that
+ * exists (DESIGN.md "Channels and tags"), so `--expect v2026.7.0` of a project tagging `2026.7.0`
+ * reads `2026.7.0`. Read once from the api's image (else the first image) per run; the spelling
+ * given when neither exists, so what is missing is named as asked.
+ */
+export async function storeTagOf(ctx: VerifyContext, version: Version): Promise<string> {
+  const tag = imageTagOf(version);
+  const repository = ctx.options.images.api ?? Object.values(ctx.options.images)[0];
+  if (!ctx.store || repository === undefined) return tag;
+  ctx.storeTags ??= new Map();
+  const known = ctx.storeTags.get(tag) ?? (await spelledTagIn(ctx.store, repository, tag));
+  ctx.storeTags.set(tag, known);
+  return known;
 }
 
 /** One image of the deployment to check in the store, with the containers that run it. */

@@ -8,6 +8,7 @@ import { vsasFromFile, vsasFromStore } from '../../evidence/read-vsa.ts';
 import type { VsaCheck } from '../../evidence/vsa-checks.ts';
 import { type MirrorStore, OCI_ARCHIVE_PREFIX, openMirrorStore } from '../../mirror/open-mirror-store.ts';
 import type { BaseContext } from '../../pipeline/context.ts';
+import { spelledTagIn } from '../../registry/spelled-tag.ts';
 import { shortKeyId } from '../../signing/keys.ts';
 import { readVerifierPublicKey } from '../../signing/verifier-key.ts';
 import { printable } from '../../text/printable.ts';
@@ -52,7 +53,8 @@ export async function runVsaCheck(flags: VsaCheckFlags, base: BaseContext): Prom
   });
   try {
     const artifacts = imageArtifacts(base.config).map((a) => ({ name: a.name, repository: a.image }));
-    const images = (await releaseImages(opened.store, artifacts, tag)).map((i) => ({
+    const spelled = artifacts[0] ? await spelledTagIn(opened.store, artifacts[0].repository, tag) : tag;
+    const images = (await releaseImages(opened.store, artifacts, spelled)).map((i) => ({
       artifact: i.artifact,
       repository: i.repository,
       digests: [i.digest, ...i.children],
@@ -60,7 +62,11 @@ export async function runVsaCheck(flags: VsaCheckFlags, base: BaseContext): Prom
     const readings = fromStore
       ? await vsasFromStore(opened.store, verifier, images)
       : await vsasFromFile(resolve(base.cwd, flags.vsa), verifier);
-    const { verdicts, uncovered } = judgeVsas(readings, { version: tag, images }, flags.requireCheck ?? []);
+    const { verdicts, uncovered } = judgeVsas(
+      readings,
+      { version: spelled, images },
+      flags.requireCheck ?? [],
+    );
     const accepted = readings.length > 0 && uncovered.length === 0 && verdicts.every((v) => v.accepted);
     if (base.json) {
       printJson({

@@ -3,8 +3,7 @@ import { writeFilesAtomically } from '../../files/atomic-write.ts';
 import { packageVersion } from '../../files/package-root.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { exitCodeOf } from '../../verify/report.ts';
-import { imageTagOf } from '../../version/image-tag.ts';
-import { deployedVersion } from './deployed-images.ts';
+import { deployedVersion, storeTagOf } from './deployed-images.ts';
 import type { VerifyContext } from './verify-context.ts';
 
 /**
@@ -29,7 +28,7 @@ export const verifyAttestStep: Step<VerifyContext> = {
       io.progress('no readable tag: nothing to vouch for');
       return;
     }
-    const tag = imageTagOf(version);
+    const tag = await storeTagOf(ctx, version);
     const [{ attestRelease, releaseImages }] = await Promise.all([
       import('../../evidence/attest-release.ts'),
     ]);

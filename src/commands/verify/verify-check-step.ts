@@ -1,4 +1,4 @@
-import { imageArtifacts } from '../../config/artifacts.ts';
+import { builtImageArtifacts } from '../../config/artifacts.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { checkEvidence, type ExpectedSet } from '../../verify/check-evidence.ts';
 import { checkProvenance } from '../../verify/check-provenance.ts';
@@ -6,10 +6,13 @@ import { checkDeployment } from '../../verify/checks.ts';
 import { buildReport } from '../../verify/report.ts';
 import type { VerifyContext } from './verify-context.ts';
 
-/** What a complete release set names: every image artifact of the config, and the CLI archive. */
+/**
+ * What a complete release set names: every image the config builds (the roles run from one image
+ * are named under the artifact that builds it, as promote writes the set), and the CLI archive.
+ */
 function expectedSet(ctx: VerifyContext): ExpectedSet {
   return {
-    images: imageArtifacts(ctx.config).map((a) => a.name),
+    images: builtImageArtifacts(ctx.config).map((a) => a.name),
     cli: Object.values(ctx.config.artifacts).some((a) => a.role === 'cli' || 'package' in a),
   };
 }

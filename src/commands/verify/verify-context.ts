@@ -46,4 +46,6 @@ export interface VerifyContext extends BaseContext {
   }[];
   outcome?: CheckOutcome;
   report?: DeploymentReport;
+  /** The version's tag as the store spells it (`v2026.7.0` asked, `2026.7.0` there), once read. */
+  storeTags?: Map<string, string>;
 }

@@ -1,7 +1,6 @@
 import type { Step } from '../../pipeline/step.ts';
 import { probeEvidence } from '../../verify/probes/evidence.ts';
-import { imageTagOf } from '../../version/image-tag.ts';
-import { deployedImages, deployedVersion } from './deployed-images.ts';
+import { deployedImages, deployedVersion, storeTagOf } from './deployed-images.ts';
 import type { VerifyContext } from './verify-context.ts';
 
 /**
@@ -23,7 +22,7 @@ export const verifyEvidenceStep: Step<VerifyContext> = {
       io.progress('no readable tag to look up');
       return;
     }
-    const images = deployedImages(ctx, imageTagOf(version));
+    const images = deployedImages(ctx, await storeTagOf(ctx, version));
     const readings = await Promise.all(
       images.map((image) => probeEvidence(ctx.store!, ctx.trustedKey!, image)),
     );

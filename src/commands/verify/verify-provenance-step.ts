@@ -1,7 +1,6 @@
 import type { Step } from '../../pipeline/step.ts';
 import { probeProvenance } from '../../verify/probes/provenance.ts';
-import { imageTagOf } from '../../version/image-tag.ts';
-import { deployedVersion } from './deployed-images.ts';
+import { deployedVersion, storeTagOf } from './deployed-images.ts';
 import type { VerifyContext } from './verify-context.ts';
 
 /**
@@ -19,7 +18,7 @@ export const verifyProvenanceStep: Step<VerifyContext> = {
       io.progress(version ? `${version.raw} is not a full release` : 'no readable tag to look up');
       return;
     }
-    const tag = imageTagOf(version);
+    const tag = await storeTagOf(ctx, version);
     // The roles of one image (api, worker and scheduler of `acme-app`) are one image to check,
     // named by the first of them: its tag, its rc and their signatures are read once.
     const artifacts = (['api', 'worker', 'web'] as const).filter(

@@ -3,8 +3,7 @@ import type { Step } from '../../pipeline/step.ts';
 import { readTag, registryReading, type TagReading } from '../../verify/probes/registry.ts';
 import type { ProbeResult } from '../../verify/types.ts';
 import { deploymentEngine } from '../../verify/worker-engines.ts';
-import { imageTagOf } from '../../version/image-tag.ts';
-import { deployedVersion } from './deployed-images.ts';
+import { deployedVersion, storeTagOf } from './deployed-images.ts';
 import type { VerifyContext } from './verify-context.ts';
 
 /** One row of the registry mode: an artifact (a role of a shared image), its image, what runs it. */
@@ -30,7 +29,7 @@ export const verifyRegistryStep: Step<VerifyContext> = {
       io.progress('no readable tag to look up');
       return;
     }
-    const tag = imageTagOf(version);
+    const tag = await storeTagOf(ctx, version);
     const subjects = [...probedSubjects(ctx), ...(await extraSubjects(ctx))];
     const reads = new Map<string, Promise<TagReading>>();
     for (const s of subjects)

@@ -1,7 +1,6 @@
 import type { Step } from '../../pipeline/step.ts';
 import { probeSignatures } from '../../verify/probes/signature.ts';
-import { imageTagOf } from '../../version/image-tag.ts';
-import { deployedImages, deployedVersion } from './deployed-images.ts';
+import { deployedImages, deployedVersion, storeTagOf } from './deployed-images.ts';
 import type { VerifyContext } from './verify-context.ts';
 
 /**
@@ -24,7 +23,7 @@ export const verifySignaturesStep: Step<VerifyContext> = {
       io.progress('no readable tag to look up');
       return;
     }
-    const images = deployedImages(ctx, imageTagOf(version));
+    const images = deployedImages(ctx, await storeTagOf(ctx, version));
     const readings = await Promise.all(
       images.map((image) => probeSignatures(ctx.store!, ctx.trustedKey!, image)),
     );
