@@ -29,6 +29,10 @@ export function artifactRuleProblems(artifacts: Record<string, ArtifactConfig>):
       );
     if (artifact.cliArchive !== undefined && !servesApi)
       problems.push(`${at}.cliArchive: only the api artifact serves the CLI archive`);
+    if (artifact.serveCli !== undefined && !servesApi)
+      problems.push(`${at}.serveCli: only the api artifact serves the CLI archive`);
+    if (artifact.serveCli === false && artifact.cliArchive !== undefined)
+      problems.push(`${at}.cliArchive: set, while serveCli is false (leave one out)`);
     if (artifact.minCliVersion !== undefined && !servesApi)
       problems.push(`${at}.minCliVersion: only the api artifact serves a min_cli_version`);
   }

@@ -120,7 +120,17 @@ export const imageArtifactSchema = z.strictObject({
   exposedPorts: z
     .array(z.string().regex(/^\d{1,5}(?:\/(?:tcp|udp|sctp))?$/, 'expected "8080" or "8080/tcp"'))
     .optional(),
-  /** api only: where the CLI archive goes (docker: in the context; oci: in the image). */
+  /**
+   * api only: put the CLI archive into this image, for an API that serves its CLI's download (the
+   * reference API's `/api/cli/download/...`). Off unless asked (or `cliArchive` is set): a
+   * service that is not ours gets no file it never asked for. The archive is in `dist/` and the
+   * release record either way.
+   */
+  serveCli: z.boolean().optional(),
+  /**
+   * api only: where the CLI archive goes (docker: in the context; oci: in the image). Setting it
+   * asks for the archive in the image, as `serveCli: true` does.
+   */
   cliArchive: z.string().min(1).optional(),
   /**
    * api only: the `min_cli_version` this API serves (X.Y.Z). Build and promote refuse a CLI below

@@ -69,3 +69,13 @@ export function cliArtifact(config: WithArtifacts): CliArtifactConfig | undefine
 export function imageOfRole(config: WithArtifacts, role: ImageRole): string {
   return artifactWithRole(config, role)?.image ?? `service-${role}`;
 }
+
+/**
+ * Whether the CLI archive goes into this image: an api that asks for it (`serveCli: true`, or a
+ * `cliArchive` path), never by default (DESIGN.md "Artifacts are data": nothing of ours in a
+ * service's image unasked).
+ */
+export function servesCli(artifact: ImageArtifactConfig): boolean {
+  if (artifact.role !== 'api') return false;
+  return artifact.serveCli ?? artifact.cliArchive !== undefined;
+}

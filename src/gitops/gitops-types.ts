@@ -31,6 +31,12 @@ export interface ReleaseTarget {
    * and leaves the digest it cannot check.
    */
   mode: 'bump' | 'verify';
+  /**
+   * `exact`: `tag` is the pushed tag (the release record's spelling), so every image place gets it
+   * as it is. `as-deployed`: a `--version` no record spells, so each place keeps the spelling it
+   * has (`:2026.6.0` becomes `:2026.7.0`, `:v1.3.0` becomes `:v1.4.0`). Unset: `exact`.
+   */
+  spelling?: 'exact' | 'as-deployed';
 }
 
 /**

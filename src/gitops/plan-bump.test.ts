@@ -287,3 +287,40 @@ describe('applyEdits', () => {
     );
   });
 });
+
+describe('the spelling of a release tag', () => {
+  const compose = (tag: string) =>
+    file(
+      'deploy/compose.yml',
+      'compose',
+      `services:\n  api:\n    image: reg.example/acme/api:${tag}\n  web:\n    image: reg.example/acme/web:${tag}\n`,
+    );
+  const images: [string[], string][] = [
+    [['api'], 'acme/api'],
+    [['web'], 'acme/web'],
+  ];
+
+  it('exact (the record spells it): every image place gets the pushed tag', () => {
+    const plan = planBump([compose('2026.6.0')], target(images, { tag: '2026.7.0', pinDigest: false }));
+    expect(edits(plan).map(([, , want]) => want)).toEqual([
+      'reg.example/acme/api:2026.7.0',
+      'reg.example/acme/web:2026.7.0',
+    ]);
+  });
+
+  it('as deployed (no record): each place keeps the spelling it has', () => {
+    const calver = planBump(
+      [compose('2026.6.0')],
+      target(images, { spelling: 'as-deployed', tag: 'v2026.7.0' }),
+    );
+    expect(edits(calver).map(([, , want]) => want)).toEqual([
+      'reg.example/acme/api:2026.7.0',
+      'reg.example/acme/web:2026.7.0',
+    ]);
+    const v = planBump([compose('v1.3.0')], target(images, { spelling: 'as-deployed', tag: '1.4.0' }));
+    expect(edits(v).map(([, , want]) => want)).toEqual([
+      'reg.example/acme/api:v1.4.0',
+      'reg.example/acme/web:v1.4.0',
+    ]);
+  });
+});

@@ -1,3 +1,4 @@
+import { spellLike } from '../version/image-tag.ts';
 import type { BumpPlan, ManifestFile, Place, ReleaseImage, ReleaseTarget, Unplaced } from './gitops-types.ts';
 import {
   composePlaces,
@@ -81,7 +82,7 @@ export function planBump(files: ParsedManifest[], target: ReleaseTarget): BumpPl
     });
   }
   unplaced.push(...rolesWithoutContainer(unique, target));
-  const kept = unique.map(keepOwnSpelling);
+  const kept = unique.map((place) => keepOwnSpelling(place, target));
   return { places: kept, edits: kept.filter((p) => p.current !== p.want), unplaced };
 }
 
@@ -157,8 +158,9 @@ function declaredPlaces(
  * is `v1.4.0` (DESIGN.md, version rules), and the file's spelling is kept. Every other place names
  * an image tag, which must be the pushed tag exactly.
  */
-function keepOwnSpelling(place: Place): Place {
+function keepOwnSpelling(place: Place, target: ReleaseTarget): Place {
   const version = place.kind === 'env' || (place.kind === 'app-version' && place.artifacts.length === 0);
+  if (!version && target.spelling === 'as-deployed') return spelledAsDeployed(place, target.tag);
   if (!version || place.current === null) return place;
   const bare = (v: string) => v.replace(/^(?:[A-Za-z_][A-Za-z0-9_]*=)?v?/, '');
   if (bare(place.current) === bare(place.want)) return { ...place, want: place.current };
@@ -166,6 +168,20 @@ function keepOwnSpelling(place: Place): Place {
   if (place.kind === 'app-version' && !place.current.startsWith('v') && /^v\d/.test(place.want))
     return { ...place, want: place.want.slice(1) };
   return place;
+}
+
+/**
+ * An image place given a release no record spells: the tag takes the `v` or not as the place's
+ * current tag has it (`acme:2026.6.0` -> `acme:2026.7.0`, `tag: v1.3.0` -> `tag: v1.4.0`).
+ */
+function spelledAsDeployed(place: Place, tag: string): Place {
+  const current =
+    place.current === null ? undefined : /(?:^|[:=])(v?)\d+\.\d+\.\d+[^@\s]*(?:@|$)/.exec(place.current);
+  if (!current) return place;
+  const spelled = spellLike(tag, current[1] ? 'v0.0.0' : '0.0.0');
+  const at = place.want.lastIndexOf(tag);
+  if (spelled === tag || at < 0) return place;
+  return { ...place, want: `${place.want.slice(0, at)}${spelled}${place.want.slice(at + tag.length)}` };
 }
 
 /**

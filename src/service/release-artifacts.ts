@@ -47,6 +47,8 @@ export function referenceArtifacts() {
       ),
       // What the reference API serves as min_cli_version: build and promote hold its CLI to it.
       minCliVersion: MIN_CLI_VERSION,
+      // The reference API serves its CLI's download (`svc update`), so it asks for the archive.
+      serveCli: true,
     },
     worker: image('worker', { WORKER_HEALTH_HOST: '0.0.0.0', WORKER_HEALTH_PORT: '8081' }, '8081'),
     web: {

@@ -16,6 +16,7 @@ import { createDockerEngine } from '../../build-engines/docker/docker-engine.ts'
 import type { DockerRecipe, Engine, OciRecipe } from '../../build-engines/engine.ts';
 import { createOciEngine } from '../../build-engines/oci/oci-engine.ts';
 import type { ImageArtifactConfig } from '../../config/artifacts-schema.ts';
+import { servesCli } from '../../config/artifacts.ts';
 import { DEFAULT_CLI_ARCHIVE } from '../../config/constants.ts';
 import { MIN_CLI_LABEL, ownMinimum } from '../../config/own-minimum.ts';
 import { UsageError } from '../../errors.ts';
@@ -50,7 +51,7 @@ export const buildImagesStep: Step<BuildContext> = {
           ? { extra: { [MIN_CLI_LABEL]: ownMinimum(ctx.config)!.min } }
           : {}),
       };
-      const cli = artifact.role === 'api' ? ctx.cli : undefined;
+      const cli = servesCli(artifact) ? ctx.cli : undefined;
       const recipe = await ctx.timer.time(artifact.name, 'recipe', async () =>
         engine.name === 'oci'
           ? { oci: await ociRecipe(ctx, artifact, labels, cli) }
@@ -178,7 +179,7 @@ function dockerVersionFileLabels(artifact: ImageArtifactConfig): Record<string, 
   const declared = artifact.versionFiles?.map(versionFileOf);
   if (!declared) return {};
   const files = [
-    ...(artifact.role === 'api' ? [`/app/${DEFAULT_CLI_ARCHIVE.docker}`] : []),
+    ...(servesCli(artifact) ? [`/app/${DEFAULT_CLI_ARCHIVE.docker}`] : []),
     ...declared.map((f) => f.path),
   ];
   return {

@@ -56,6 +56,7 @@ export async function releaseTarget(
       versionVariables: versionVariables(base.config),
       pinDigest: Boolean(flags.pinDigest),
       mode,
+      spelling: ofTag ? 'exact' : 'as-deployed',
     },
     from: flags.version === undefined ? `the release record ${base.config.record}` : '--version',
   };
