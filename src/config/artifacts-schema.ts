@@ -154,6 +154,15 @@ export const cliArtifactSchema = z.strictObject({
    * from PATH. Unset: the package's own `bin`, read from the package.json of its built archive.
    */
   bin: z.string().regex(BIN_NAME, 'expected a command name like "acme", without a path').optional(),
+  /**
+   * Which version line the CLI is on. `service` (the default): the service's, stamped into the CLI
+   * and published under it. `own`: the version its package declares (the built archive's
+   * package.json `version`, `0.31.3` while the service is `2026.7.0`): never re-stamped with the
+   * service's, published as that version (dev `0.31.3-dev.N.g<hash>`, rc `0.31.3-rc.N`, release
+   * `0.31.3`), held to the API's `min_cli_version` as a CLI version, and not required by verify
+   * to equal the service's tag.
+   */
+  version: z.enum(['service', 'own'], 'expected "service" or "own"').default('service'),
   build: z.strictObject({ command: argv, archive: relativePath, setup: setupCommands }).optional(),
   /** The upgrade command the gate prints; `{url}` is the archive URL on the API. */
   installCommand: z

@@ -41,7 +41,10 @@ export interface ImageBuildRecord {
 
 export interface CliRecord {
   package: string;
+  /** The CLI's version: the service's tag, or on its own line what its package declares. */
   version: string;
+  /** `own`: the CLI keeps its own version line (`artifacts.cli.version`); its version is read at build. */
+  line?: 'own';
   /** Path of the built archive and its SHA-256, once built. */
   archive?: string;
   sha256?: string;

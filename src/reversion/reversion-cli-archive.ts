@@ -43,7 +43,8 @@ export async function reversionCliArchive(input: {
     .map(([path]) => path);
   const choice = chooseStrategy({
     kind: 'cli',
-    declared: input.cli?.reversion,
+    // A CLI on its own version line is not the service's version: its rc archive is the release's.
+    declared: input.cli?.version === 'own' ? 'keep' : input.cli?.reversion,
     builtByCommand: input.cli?.build !== undefined,
     carryingVersion: carrying,
     inPlace: rcFiles.has(NPM_MANIFEST) ? [NPM_MANIFEST, ...declared.map((f) => `package/${f.path}`)] : [],

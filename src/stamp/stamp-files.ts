@@ -71,7 +71,10 @@ export function stampFiles(record: ReleaseRecord, paths: StampPaths, config: Var
         ),
       ),
     },
-    ...(cli ? [{ path: paths.cliVersion, content: json({ name: cli.package, version: record.tag }) }] : []),
+    // A CLI on its own version line keeps the version its package declares: nothing is stamped.
+    ...(cli && cli.line !== 'own'
+      ? [{ path: paths.cliVersion, content: json({ name: cli.package, version: record.tag }) }]
+      : []),
     { path: paths.record, content: json(record) },
   ];
 }

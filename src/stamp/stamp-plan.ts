@@ -133,9 +133,19 @@ export function planStamp(input: StampInput): StampDecision {
     commit: repo.commit,
     dirty,
     commitTime: repo.commitTime,
-    artifacts: { ...images, ...(cli ? { [cli.name]: { package: cli.package, version: tag } } : {}) },
+    artifacts: { ...images, ...(cli ? { [cli.name]: cliEntry(cli, tag) } : {}) },
   };
   return { record, warnings };
+}
+
+/**
+ * The CLI in the record: on the service's line, the tag; on its own line, nothing stamped (its
+ * version is what its package declares, read from the archive `release build` makes).
+ */
+function cliEntry(cli: { package: string; version: 'service' | 'own' }, tag: string) {
+  return cli.version === 'own'
+    ? { package: cli.package, version: 'unknown', line: 'own' as const }
+    : { package: cli.package, version: tag };
 }
 
 /**

@@ -18,8 +18,11 @@ export function checkCli(live: ProbeResult[], ctx: FixContext): Finding[] {
   const min = api?.minCliVersion && parseCore(api.minCliVersion) ? api.minCliVersion : undefined;
   const passes = (r: ProbeResult) =>
     min === undefined || satisfiesMinimum(r.version!, min).verdict !== 'fail';
+  const ownLine = Boolean(ctx.naming?.cli?.ownLine);
   const good = (r: ProbeResult) =>
-    passes(r) && isComparable(r.version!) && (ctx.tag === undefined || sameTag(r.version!, ctx.tag));
+    passes(r) &&
+    isComparable(r.version!) &&
+    (ownLine || ctx.tag === undefined || sameTag(r.version!, ctx.tag));
   if (!good(first)) {
     const better = later.find(good) ?? later.find((r) => passes(r) && !passes(first));
     if (better) {
@@ -52,4 +55,19 @@ export function checkCli(live: ProbeResult[], ctx: FixContext): Finding[] {
     ];
   }
   return [];
+}
+
+/**
+ * What the CLI row says of a CLI on its own version line: its verdict against the API's
+ * min_cli_version (`own version line, satisfies min_cli_version 0.30.0`).
+ */
+export function ownLineVerdict(cli: ProbeResult, api: ProbeResult | undefined): string {
+  const min = api?.minCliVersion && parseCore(api.minCliVersion) ? api.minCliVersion : undefined;
+  if (min === undefined) return 'own version line, no min_cli_version to hold it to';
+  const verdict = satisfiesMinimum(cli.version!, min).verdict;
+  return verdict === 'pass'
+    ? `own version line, satisfies min_cli_version ${min}`
+    : verdict === 'fail'
+      ? `own version line, below min_cli_version ${min}`
+      : `own version line, not comparable with min_cli_version ${min}`;
 }

@@ -22,8 +22,9 @@ export function checkSharedTag(
   const findings: Finding[] = [];
   for (const r of live) {
     if (!isComparable(r.version!) || sameTag(r.version!, reference.tag)) continue;
-    // Only the first svc on PATH runs; later copies are judged by checkCli.
-    if (r.name === 'cli' && r !== firstCli) continue;
+    // Only the first svc on PATH runs; later copies are judged by checkCli. A CLI on its own
+    // version line never has the service's tag: checkCli holds it to the API's minimum.
+    if (r.name === 'cli' && (r !== firstCli || ctx.naming?.cli?.ownLine)) continue;
     const expecting = reference.from === '--expect';
     // Already said, with a better fix, by the API/worker and CLI checks.
     if (!expecting && r.name === 'worker' && api?.version && isComparable(api.version)) continue;

@@ -26,6 +26,11 @@ export interface Naming {
     installCommand: string;
     /** The archive's file name on the API (`/api/cli/download/<name>`). */
     archiveName: string;
+    /**
+     * On its own version line (`artifacts.cli.version: own`): judged by the API's
+     * min_cli_version only, never against the service's tag.
+     */
+    ownLine?: boolean;
   };
 }
 

@@ -21,14 +21,22 @@ export async function publishingProject(options: {
   archive?: (version: string, outFile: string) => Promise<void>;
   /** artifacts.cli.package (service-cli by default). */
   packageName?: string;
+  /** More keys of artifacts.cli (`version: 'own'`, `bin`), and of the config (`api`). */
+  cli?: Record<string, unknown>;
+  config?: Record<string, unknown>;
 }): Promise<{ repo: GitRepo; version: string }> {
   const repo = GitRepo.create('publish-');
   repo.write(
     'release.config.json',
     JSON.stringify({
       registry: options.registry,
+      ...options.config,
       artifacts: {
-        cli: { publish: true, ...(options.packageName ? { package: options.packageName } : {}) },
+        cli: {
+          publish: true,
+          ...(options.packageName ? { package: options.packageName } : {}),
+          ...options.cli,
+        },
       },
     }),
   );

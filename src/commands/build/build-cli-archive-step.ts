@@ -5,6 +5,7 @@ import { SIGNATURE_SUFFIX, signArchive, signatureFileText } from '../../archives
 import { codeFiles } from '../../build/archive-code-files.ts';
 import { buildCommandEnv, runBuildCommand } from '../../build/run-build-command.ts';
 import { cliArtifact } from '../../config/artifacts.ts';
+import { checkOwnMinimum } from '../../config/own-minimum.ts';
 import { writeFileAtomically } from '../../files/atomic-write.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { archiveFiles } from '../../reversion/archive-files.ts';
@@ -71,6 +72,12 @@ export const buildCliArchiveStep: Step<BuildContext> = {
         ]);
     }
     ctx.cli = { path, sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length };
+    if (cli.version === 'own') {
+      // Its own version line: the version its package declares, held to its API's minimum.
+      ctx.cli.version = await declaredVersion(bytes, archive);
+      checkOwnMinimum(ctx.cli.version, ctx.config, `build ${ctx.tag} with its CLI ${ctx.cli.version}`);
+      io.progress(`${cli.name} keeps its own version line: ${ctx.cli.version}`);
+    }
     // A signature of an older archive must never stay beside a new one.
     const signaturePath = `${path}${SIGNATURE_SUFFIX}`;
     if (signing) {
@@ -84,6 +91,26 @@ export const buildCliArchiveStep: Step<BuildContext> = {
     );
   },
 };
+
+/**
+ * The version a CLI on its own line declares: its npm package's `version` (package.json in the
+ * archive). An archive that is no npm package has none to read: refused, naming the fix.
+ */
+async function declaredVersion(bytes: Buffer, archive: string): Promise<string> {
+  const manifest = await archiveFiles(bytes, archive)
+    .then((files) => files.get('package/package.json'))
+    .catch(() => undefined);
+  let version: unknown;
+  try {
+    version = manifest ? (JSON.parse(manifest.toString('utf8')) as { version?: unknown }).version : undefined;
+  } catch {
+    version = undefined;
+  }
+  if (typeof version === 'string' && version.trim() !== '') return version.trim();
+  throw invalid([
+    `artifacts.cli.version: "own" reads the version the CLI's package declares, and "${archive}" has no package/package.json with a version`,
+  ]);
+}
 
 /**
  * Whether this build signs its CLI archive: only when signing.publicKey is configured and the

@@ -32,7 +32,8 @@ export interface BuildContext extends BaseContext {
   engine?: EngineChoice;
   /** The CLI archive the CLI's build command wrote (absolute path), with its SHA-256 and size. */
   /** The CLI archive built; `signature` is the `<archive>.sig` beside it when the build signed it. */
-  cli?: { path: string; sha256: string; size: number; signature?: string };
+  /** The CLI archive built; `version` is the one its package declares (own version line only). */
+  cli?: { path: string; sha256: string; size: number; signature?: string; version?: string };
   built: Record<string, BuiltImage>;
   /** Where the build's time went, per artifact (and base image) and sub-step. */
   timer: Timer;

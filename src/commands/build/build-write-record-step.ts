@@ -44,6 +44,7 @@ export const buildWriteRecordStep: Step<BuildContext> = {
       cli.archive = relative(ctx.cwd, ctx.cli.path) || ctx.cli.path;
       cli.sha256 = ctx.cli.sha256;
       cli.size = ctx.cli.size;
+      if (ctx.cli.version !== undefined) cli.version = ctx.cli.version;
     }
     await writeReleaseRecord(ctx.recordPath, record);
     io.progress(relative(ctx.cwd, ctx.recordPath));

@@ -25,6 +25,8 @@ export interface PromoteContext extends BaseContext, PromoteSigningFields {
   versionFlag?: string;
   /** `--from <tag|digest>`: else the digests `release build` wrote into the record. */
   from?: string;
+  /** `--from` is in the store in neither spelling: where it was looked for, and the nearest rcs. */
+  fromMissing?: { repository: string; nearest: string[] };
   recordPath: string;
   store: ImageStore;
   /** Filled by the steps, in order. */

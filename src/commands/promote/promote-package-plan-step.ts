@@ -6,11 +6,14 @@ import { npmClient, tarballDigest } from '../../cli-package/npm-client.ts';
 import { planPackage } from '../../cli-package/package-plan.ts';
 import { REGISTRY_MARK, restampCliArchive } from '../../cli-package/restamp-archive.ts';
 import { cliArtifact } from '../../config/artifacts.ts';
+import { checkOwnMinimum } from '../../config/own-minimum.ts';
 import { RuleError, UsageError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { cliRecord } from '../../record/release-record.ts';
 import { versionFileOf } from '../../reversion/version-files.ts';
+import { compareVersionStrings } from '../../version/compare.ts';
 import { imageTagOf } from '../../version/image-tag.ts';
+import { ownPackageVersion } from '../../version/own-cli-version.ts';
 import { packageVersionOf } from '../../version/package-version.ts';
 import { parseVersion } from '../../version/parse.ts';
 import type { PromoteContext } from './promote-context.ts';
@@ -49,6 +52,10 @@ export const promotePackagePlanStep: Step<PromoteContext> = {
       ? { bytes: rebuilt, origin: `rebuilt from ${ctx.from}'s commit as ${version}` }
       : source;
     const baked = archiveVersions(bytes, name);
+    if (cliArtifact(ctx.config)!.version === 'own') {
+      await planOwnLine(ctx, { npm, registry, name, bytes, origin, declared: baked.npm }, io);
+      return;
+    }
     const wanted = bakedName(version);
     // Built as this promotion's version (the same npm version): published as built, plus the
     // registry mark. Built as another (a release from an rc): re-versioned, its code as tested.
@@ -90,6 +97,65 @@ export const promotePackagePlanStep: Step<PromoteContext> = {
   },
 };
 
+/**
+ * A CLI on its own version line: published under the version its package declares, on the
+ * service's channel (`0.31.3-rc.1` for the service's rc.1, `0.31.3` for its release; see
+ * ownPackageVersion), never under the service's tag; held to its API's minimum as that version.
+ */
+async function planOwnLine(
+  ctx: PromoteContext,
+  source: {
+    npm: ReturnType<typeof npmClient>;
+    registry: string;
+    name: string;
+    bytes: Buffer;
+    origin: string;
+    declared: string;
+  },
+  io: { progress(text: string): void },
+): Promise<void> {
+  const { npm, registry, name, bytes, origin, declared } = source;
+  const npmVersion = ownPackageVersion(declared, ctx.version!);
+  if (npmVersion === undefined)
+    throw new UsageError(
+      'CLI_VERSION_INVALID',
+      `the CLI's package declares version "${declared}", which has no X.Y.Z to keep its own line on`,
+      { hint: 'give the package a semver version (0.31.3), or set artifacts.cli.version to "service"' },
+    );
+  checkOwnMinimum(npmVersion, ctx.config, `promote ${ctx.version} with its CLI ${npmVersion}`);
+  const final = await restampCliArchive(
+    bytes,
+    npmVersion,
+    REGISTRY_MARK,
+    (cliArtifact(ctx.config)!.versionFiles ?? []).map(versionFileOf),
+  );
+  const digest = tarballDigest(final);
+  const state = await npm.readState(name, [npmVersion]);
+  const plan = planPackage({
+    channel: ctx.channel,
+    version: npmVersion,
+    dirty: ctx.dirty ?? false,
+    tarball: digest,
+    state,
+  });
+  if ((plan.publish || plan.distTags.length) && !ctx.dryRun) await npm.whoami();
+  ctx.cliPackage = {
+    npm,
+    registry,
+    plan,
+    tarball: final,
+    origin:
+      npmVersion === declared ? origin : `${origin}, versioned ${npmVersion} (its own line, ${declared})`,
+    integrity: digest.integrity,
+    moved: [],
+    undone: [],
+    notUndone: [],
+  };
+  io.progress(
+    `${name}@${plan.version} (own version line) on ${registry}: ${plan.publish ? 'publish' : 'already published'}, ${plan.distTags.map((w) => `${w.tag} -> ${w.to}`).join(', ') || 'no dist-tag moves'}`,
+  );
+}
+
 async function sourceArchive(
   ctx: PromoteContext,
   name: string,
@@ -98,7 +164,7 @@ async function sourceArchive(
 ): Promise<{ bytes: Buffer; origin: string }> {
   const from = ctx.from ? parseVersion(ctx.from) : undefined;
   if (ctx.channel === 'release' && from?.kind === 'rc') {
-    const rcVersion = packageVersionOf(ctx.from!);
+    const rcVersion = await rcPackageVersion(ctx, name, npm);
     const state = await npm.readState(name);
     if (Object.hasOwn(state.versions, rcVersion)) {
       const file = await npm.download(name, rcVersion, stage);
@@ -128,6 +194,29 @@ async function sourceArchive(
     );
   });
   return { bytes, origin: path };
+}
+
+/**
+ * The npm version the rc's package was published under: the rc's tag on the service's line; on
+ * the CLI's own line, the rc's number on the core of the package the record (or the registry's
+ * `next`) names.
+ */
+async function rcPackageVersion(
+  ctx: PromoteContext,
+  name: string,
+  npm: ReturnType<typeof npmClient>,
+): Promise<string> {
+  if (cliArtifact(ctx.config)!.version !== 'own') return packageVersionOf(ctx.from!);
+  const state = await npm.readState(name);
+  const rc = parseVersion(ctx.from!);
+  const wanted = rc.kind === 'rc' ? `-rc.${rc.rc}` : '';
+  // The rc of the same number whose core is the highest published: the rc this release comes from.
+  const candidates = Object.keys(state.versions).filter(
+    (v) => v.endsWith(wanted) && /^\d+\.\d+\.\d+-rc\.\d+$/.test(v),
+  );
+  const next = state.distTags['next'];
+  if (next && candidates.includes(next)) return next;
+  return candidates.sort(compareVersionStrings).at(-1) ?? `0.0.0${wanted}`;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Step } from '../../pipeline/step.ts';
 import { promoteApplyStep } from './promote-apply-step.ts';
 import { promoteCheckSignaturesStep } from './promote-check-signatures-step.ts';
 import type { PromoteContext } from './promote-context.ts';
+import { promoteFromExistsStep } from './promote-from-exists-step.ts';
 import { promoteMinCliStep } from './promote-min-cli-step.ts';
 import { promotePackagePlanStep } from './promote-package-plan-step.ts';
 import { promotePackageTagsStep } from './promote-package-tags-step.ts';
@@ -26,6 +27,7 @@ import { promoteSourcesStep } from './promote-sources-step.ts';
 export const promotePipeline: readonly Step<PromoteContext>[] = [
   promoteSourcesStep, // version and source images (--from, else the build's digests); channel refusals
   promoteMinCliStep, // the CLI released is not below the min_cli_version its own API serves
+  promoteFromExistsStep, // --from in neither spelling in the store: refused, naming the nearest rcs
   promoteCheckSignaturesStep, // release --from: every source digest validly signed, before any write
   promoteRestampStep, // release from an rc: new config and version layer over the rc's code layers
   promotePlanStep, // read the tags, compute the plan; immutable-tag refusals before any write

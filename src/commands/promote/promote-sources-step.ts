@@ -5,7 +5,7 @@ import { UsageError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { imageRecord, readReleaseRecord } from '../../record/release-record.ts';
 import { sameTag } from '../../version/compare.ts';
-import { spellLike, tagSpellings } from '../../version/image-tag.ts';
+import { spellLike } from '../../version/image-tag.ts';
 import type { PromoteContext } from './promote-context.ts';
 
 /**
@@ -86,7 +86,7 @@ async function warnNewerRcs(ctx: PromoteContext): Promise<void> {
 
 /**
  * `--from` as the store spells it: `v2026.7.0-rc.1` of a project tagging `2026.7.0-rc.1` is that
- * tag (said in a warning); neither spelling present is refused here, naming the nearest rcs.
+ * tag (said in a warning); neither spelling present is noted for promoteFromExistsStep.
  */
 async function findFrom(ctx: PromoteContext): Promise<void> {
   const first = builtImageArtifacts(ctx.config)[0];
@@ -95,12 +95,9 @@ async function findFrom(ctx: PromoteContext): Promise<void> {
   if (tags === undefined) return; // the read of the sources says what is wrong with the store
   const found = findFromTag(ctx.from!, tags);
   if ('missing' in found) {
-    const spellings = tagSpellings(ctx.from!).join(' nor ');
-    throw new UsageError('SOURCE_MISSING', `${ctx.store.name}/${first.image} has no tag ${spellings}`, {
-      hint: found.nearest.length
-        ? `the nearest rcs there: ${found.nearest.join(', ')}; pass one of them to --from`
-        : 'no rc is in the store: promote one first (release promote --channel rc), or pass --from <digest>',
-    });
+    // Refused by promoteFromExistsStep, after the rules that refuse without reading the store.
+    ctx.fromMissing = { repository: `${ctx.store.name}/${first.image}`, nearest: found.nearest };
+    return;
   }
   if (found.respelled) {
     ctx.warnings.push(

@@ -31,6 +31,7 @@ export async function serviceNaming(
             program: cli.bin ?? (archive && (await binInArchive(archive))) ?? unscoped(cli.package),
             installCommand: cli.installCommand,
             archiveName: archive ? basename(archive) : 'service-cli.tar.gz',
+            ...(cli.version === 'own' ? { ownLine: true } : {}),
           },
         }
       : {}),

@@ -1,9 +1,11 @@
 import { builtImageArtifacts } from '../../config/artifacts.ts';
 import type { Step } from '../../pipeline/step.ts';
+import { ownLineVerdict } from '../../verify/check-cli.ts';
 import { checkEvidence, type ExpectedSet } from '../../verify/check-evidence.ts';
 import { checkProvenance } from '../../verify/check-provenance.ts';
 import { checkDeployment } from '../../verify/checks.ts';
 import { buildReport } from '../../verify/report.ts';
+import type { ProbeResult } from '../../verify/types.ts';
 import type { VerifyContext } from './verify-context.ts';
 
 /**
@@ -43,6 +45,15 @@ export const verifyCheckStep: Step<VerifyContext> = {
       ctx.outcome.findings.push(...checkProvenance(ctx.provenance, Boolean(ctx.requireSignature)));
     const ms = Math.round(performance.now() - ctx.startedAt);
     ctx.report = buildReport(ctx.target, probed, ctx.outcome, ms, ctx.registry, ctx.signatures);
+    if (ctx.options.naming?.cli?.ownLine) {
+      // The CLI's row says its own version and its verdict against the API's minimum.
+      const api = probed.results.find((r) => r.name === 'api');
+      for (const row of ctx.report.artifacts.filter((a) => a.name === 'cli' && a.version !== undefined)) {
+        const verdict = ownLineVerdict({ ...row, version: row.version! } as ProbeResult, api);
+        if (row.status === 'ok') row.why = verdict;
+        row.detail = verdict;
+      }
+    }
     if (ctx.provenance) ctx.report.provenance = ctx.provenance;
     if (ctx.evidence) ctx.report.evidence = ctx.evidence;
     io.progress(ctx.report.inStep ? 'in step' : `${ctx.outcome.findings.length} finding(s)`);
