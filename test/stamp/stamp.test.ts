@@ -85,10 +85,12 @@ describe('release stamp', () => {
     expect(record.artifacts.cli).toEqual({ package: 'service-cli', version: 'v1.4.0' });
   });
 
-  it('v-prefixes the tag of a release tagged without v, keeping the version as resolved', async () => {
-    const r = taggedRepo(0, '1.4.0');
-    const out = jsonOf(await runRelease(['stamp', '--json'], { cwd: r.dir }));
-    expect(out).toMatchObject({ version: '1.4.0', tag: 'v1.4.0', channel: 'release' });
+  it('tags a release tagged without v as written: no v added (plain semver and CalVer)', async () => {
+    for (const tag of ['1.4.0', '2026.7.0']) {
+      const r = taggedRepo(0, tag);
+      const out = jsonOf(await runRelease(['stamp', '--json'], { cwd: r.dir }));
+      expect(out).toMatchObject({ version: tag, tag, channel: 'release' });
+    }
   });
 
   it('takes SERVICE_VERSION over git: an rc from the environment', async () => {
