@@ -67,7 +67,7 @@ describe('the base layer cache', () => {
     const { key, digest: layer } = entryOf(entry);
     const blob = blobPath(cache, layer);
     const bytes = readFileSync(blob);
-    bytes[bytes.length >> 1] ^= 0xff;
+    bytes[bytes.length >> 1]! ^= 0xff;
     writeFileSync(blob, bytes);
     const remade = await make();
     expect(remade.cache).toBe('remade');
