@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { link, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { ExternalError } from '../errors.ts';
-import { sibling } from './atomic-write.ts';
+import { sibling } from './own-temporaries.ts';
 import { currentHolder, type Holder, holderGoneNow, parseHolder } from './holder.ts';
 
 export interface LockOptions {

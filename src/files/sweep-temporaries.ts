@@ -1,7 +1,7 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { processAlive } from '../processes/process-alive.ts';
-import { temporaryOwner } from './atomic-write.ts';
+import { temporaryOwner } from './own-temporaries.ts';
 import { removeAbandonedLock } from './file-lock.ts';
 
 /**
