@@ -32,7 +32,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 function lands(path: string, hops = 0): string | undefined {
   if (hops > 40) return undefined; // ELOOP
   const parts = path.split(sep).filter(Boolean);
-  let at = sep;
+  let at: string = sep;
   for (let i = 0; i < parts.length; i++) {
     const next = join(at, parts[i]!);
     let info: ReturnType<typeof lstatSync> | undefined;

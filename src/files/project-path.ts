@@ -12,7 +12,11 @@ import { printable } from '../text/printable.ts';
  * it points is not known). The path returned is the one given, resolved, not the real one, so
  * that messages show what the user wrote.
  */
-export function insideProject(projectDir: string, path: string, base: string = projectDir): string | undefined {
+export function insideProject(
+  projectDir: string,
+  path: string,
+  base: string = projectDir,
+): string | undefined {
   const full = resolve(base, path);
   if (!within(resolve(projectDir), full)) return undefined;
   const project = realOf(resolve(projectDir)) ?? resolve(projectDir);
@@ -43,7 +47,9 @@ export function projectPath(
 /** `path` names `dir` or something under it (plain path arithmetic, nothing read). */
 export function within(dir: string, path: string): boolean {
   const rel = relative(dir, path);
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${'/'}`) && !rel.startsWith('..\\') && !isAbsolute(rel));
+  return (
+    rel === '' || (rel !== '..' && !rel.startsWith(`..${'/'}`) && !rel.startsWith('..\\') && !isAbsolute(rel))
+  );
 }
 
 /**

@@ -74,7 +74,9 @@ export function manifestRows(plan: BumpPlan, findings: Finding[]): ArtifactRow[]
       why: finding ? (MANIFEST_WHY[finding.code] ?? finding.code) : '',
     };
   });
-  for (const f of findings.filter((f) => ['MANIFEST_ARTIFACT_MISSING', 'MANIFEST_DUPLICATE_KEY'].includes(f.code)))
+  for (const f of findings.filter((f) =>
+    ['MANIFEST_ARTIFACT_MISSING', 'MANIFEST_DUPLICATE_KEY'].includes(f.code),
+  ))
     rows.push({
       name: f.artifact ?? '-',
       source: f.source ?? '-',

@@ -1,4 +1,4 @@
-import { Composer, CST, type Document, isScalar, LineCounter, Lexer, Parser, visit } from 'yaml';
+import { Composer, CST, type Document, isScalar, Lexer, LineCounter, Parser, visit } from 'yaml';
 
 /**
  * The one way the toolkit parses YAML it did not write: deployment files, Compose files, configs.
@@ -23,7 +23,11 @@ export interface YamlOptions extends YamlLimits {
   merge?: boolean;
 }
 
-export type YamlProblemCode = 'YAML_SYNTAX' | 'YAML_TOO_MANY_DOCUMENTS' | 'YAML_TOO_MANY_ALIASES' | 'YAML_TOO_SLOW';
+export type YamlProblemCode =
+  | 'YAML_SYNTAX'
+  | 'YAML_TOO_MANY_DOCUMENTS'
+  | 'YAML_TOO_MANY_ALIASES'
+  | 'YAML_TOO_SLOW';
 
 export interface YamlProblem {
   code: YamlProblemCode;
@@ -46,7 +50,7 @@ export interface YamlRead {
   duplicates: DuplicateKey[];
 }
 
-export const YAML_LIMITS: Required<YamlLimits> = { maxDocuments: 1_000, maxAliases: 1_000, budgetMs: 5_000 };
+export const YAML_LIMITS: Required<YamlLimits> = { maxDocuments: 1_000, maxAliases: 1_000, budgetMs: 10_000 };
 
 /** Parse `text` within the limits (synchronously: for text already bounded in size). */
 export function readYaml(text: string, options: YamlOptions = {}): YamlRead {
@@ -132,13 +136,21 @@ function* parseSteps(text: string, options: YamlOptions): Generator<void, YamlRe
         const type = CST.tokenType(lexeme);
         if (type === 'scalar') atScalar = true;
         else if (type === 'alias' && ++aliases > limits.maxAliases)
-          throw new Stop({ code: 'YAML_TOO_MANY_ALIASES', message: `more than ${limits.maxAliases} aliases`, offset });
+          throw new Stop({
+            code: 'YAML_TOO_MANY_ALIASES',
+            message: `more than ${limits.maxAliases} aliases`,
+            offset,
+          });
       }
       for (const token of parser.next(lexeme)) take(composer.next(token));
       offset += lexeme.length;
       if (++count % 2048 === 0) {
         if (performance.now() - started > limits.budgetMs)
-          throw new Stop({ code: 'YAML_TOO_SLOW', message: `not parsed within ${limits.budgetMs} ms`, offset });
+          throw new Stop({
+            code: 'YAML_TOO_SLOW',
+            message: `not parsed within ${limits.budgetMs} ms`,
+            offset,
+          });
         yield;
       }
     }
@@ -172,11 +184,32 @@ function duplicateKeys(documents: Document.Parsed[], lines: LineCounter): Duplic
         for (const pair of map.items) {
           if (!isScalar(pair.key)) continue;
           const key = String(pair.key.value);
-          if (seen.has(key))
-            found.push({ key, line: lines.linePos(pair.key.range?.[0] ?? 0).line });
+          if (seen.has(key)) found.push({ key, line: lines.linePos(pair.key.range?.[0] ?? 0).line });
           seen.add(key);
         }
       },
     });
   return found;
+}
+
+/**
+ * The first document of `text` as plain data, aliases expanded at most `maxAliases` times in
+ * all; or the problem that stopped the parse (a circular or excessive alias included).
+ */
+export function readYamlValue(
+  text: string,
+  options: YamlOptions = {},
+): { value: unknown } | { problem: YamlProblem } {
+  const read = readYaml(text, options);
+  if (read.problem) return { problem: read.problem };
+  const doc = read.documents[0];
+  if (!doc) return { value: null };
+  try {
+    return { value: doc.toJS({ maxAliasCount: options.maxAliases ?? YAML_LIMITS.maxAliases }) };
+  } catch (error) {
+    // toJS throws past maxAliasCount (a "billion laughs" file) and on an alias with no anchor.
+    return {
+      problem: { code: 'YAML_TOO_MANY_ALIASES', message: (error as Error).message.split('\n')[0]!, line: 1 },
+    };
+  }
 }

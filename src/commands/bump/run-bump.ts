@@ -37,7 +37,9 @@ export async function runBump(flags: BumpFlags): Promise<void> {
       `${target.tag} cannot be written: a file holding the release gives a key twice, no file was changed\n${plan.duplicates
         .map((d) => `  ${d.file}:${d.line}: ${d.key}`)
         .join('\n')}`,
-      { hint: 'remove the duplicate key (the tools reading the file disagree on which one counts), then run again' },
+      {
+        hint: 'remove the duplicate key (the tools reading the file disagree on which one counts), then run again',
+      },
     );
   }
   if (plan.unplaced.length > 0) {
