@@ -12,10 +12,15 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** A command as docs/getting-started.md writes it, from this checkout: its exit code and output. */
 function runInCheckout(command: string, args: string[], timeoutMs: number): Promise<RunResult> {
   return new Promise((resolve) => {
-    execFile(command, args, { cwd: ROOT, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      command,
+      args,
+      { cwd: ROOT, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -52,7 +57,9 @@ describe('release rehearse (embedded default: no Docker, no registry)', () => {
   it('runs the whole pipeline, reports every step, and cleans up', { timeout: 600_000 }, async () => {
     // The command docs/getting-started.md gives: npm's -s keeps its script banner off stdout, so
     // the whole of stdout is one JSON document (the build before it prints nothing there either).
-    expect(readFileSync(`${ROOT}docs/getting-started.md`, 'utf8')).toContain('`npm run -s rehearse -- --json`');
+    expect(readFileSync(`${ROOT}docs/getting-started.md`, 'utf8')).toContain(
+      '`npm run -s rehearse -- --json`',
+    );
     const result = await runInCheckout('npm', ['run', '-s', 'rehearse', '--', '--json'], 580_000);
     const report = jsonOf<Report>(result);
     expect(report.error).toBeUndefined();
