@@ -75,7 +75,8 @@ describe('release keygen', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'release-signing.pub'), 'old public key\n');
     const result = await runRelease(['keygen'], { cwd: dir, env: { RELEASE_SIGNING_PASSPHRASE: PASS } });
-    expect(result.code).toBe(2);
+    // The code `release init` refuses an existing file with (docs/reference/exit-codes.md).
+    expect(result.code).toBe(1);
     expect(result.stderr).toContain('refusing to overwrite');
     expect(result.stderr).toContain('release-signing.pub');
     expect(readFileSync(join(dir, 'release-signing.pub'), 'utf8')).toBe('old public key\n');
