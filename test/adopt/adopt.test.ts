@@ -354,6 +354,23 @@ describe('release adopt refuses', { timeout: 200_000 }, () => {
     expect(await store.listTags(REPOS.api)).toEqual(tags);
   };
 
+  it('--dry-run checks the image and writes nothing (exit 0)', async () => {
+    const before = recordText();
+    const store = new RegistryStore({ registry: `${registry.host}/${ns}`, env: {} });
+    const tags = await store.listTags(REPOS.api);
+    const result = await run(repo, [
+      'adopt',
+      `api=${registry.host}/${ns}/${REPOS.api}@${image.digest}`,
+      '--dry-run',
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`would adopt as ${RC}`);
+    expect(result.stdout).toContain(`api: ${REPOS.api}@${image.digest}  image`);
+    expect(recordText()).toBe(before);
+    expect(await store.listTags(REPOS.api)).toEqual(tags);
+    expect(existsSync(join(repo.dir, 'dist', 'evidence'))).toBe(false);
+  });
+
   it('a digest missing in the registry: exit 1, nothing written', async () => {
     const missing = `sha256:${'e'.repeat(64)}`;
     writeFileSync(join(repo.dir, 'm.json'), JSON.stringify(buildxMetadata({ ...image, digest: missing })));
