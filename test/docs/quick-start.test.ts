@@ -114,10 +114,17 @@ describe("README's quick start, as written", () => {
   const { main, oci } = quickStart();
   const build = main.find((args) => args[0] === 'build' && !args.includes('--dry-run'))!;
 
-  it('reads the commands of the quick start', () => {
+  it('reads the commands of the quick start, and the guide gives the same ones', () => {
     expect(main.map((args) => args[0])).toEqual(['init', 'build', 'stamp', 'build', 'promote']);
     expect(build).toEqual(['build', '--engine', 'docker', '--push']);
     expect(oci).toEqual(['build', '--engine', 'oci', '--push']);
+    const guide = readFileSync(join(ROOT, 'docs', 'guides', 'your-own-service.md'), 'utf8');
+    const block = /```sh\n([\s\S]*?)```/.exec(guide)![1]!;
+    const steps = block
+      .split('\n')
+      .filter((line) => line.startsWith('npx release'))
+      .map((line) => line.replace(/#.*/, '').trim().split(/\s+/).slice(2));
+    expect(steps).toEqual(main);
   });
 
   it('no Docker: plain node stages, built by the daemonless engine into the registry', async () => {
