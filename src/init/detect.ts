@@ -1,4 +1,4 @@
-import { readGithubWorkflows, type WorkflowRead } from './ci/github-workflows.ts';
+import { readGithubWorkflows, unreadableWorkflow, type WorkflowRead } from './ci/github-workflows.ts';
 import { type ComposeService, readComposeFile } from './compose-file.ts';
 import { type DockerfileFacts, readDockerfile } from './dockerfile.ts';
 
@@ -101,13 +101,7 @@ export function detectProject(files: ProjectFiles, named: readonly string[] = []
     if (WORKFLOW.test(path)) {
       const text = files.read(path);
       if (text !== undefined) workflowFiles.push({ path, text });
-      else
-        detection.workflows.push({
-          path,
-          triggers: { tags: [], tagsIgnore: [], branches: [], events: [] },
-          builds: [],
-          unreadable: 'too large or unreadable',
-        });
+      else detection.workflows.push(unreadableWorkflow(path, 'too large or unreadable'));
     }
     if (isDockerfile(path)) {
       const text = files.read(path);
