@@ -318,7 +318,10 @@ jobs:
           docker buildx imagetools create -t \${{ secrets.ORG }}/backend:latest $(printf 'x@sha256:%s ' *)
 `,
     );
-    expect(read.pushed).toEqual(['${{secrets.ORG}}/backend:${{github.ref_name}}', '${{secrets.ORG}}/backend:latest']);
+    expect(read.pushed).toEqual([
+      '${{secrets.ORG}}/backend:${{github.ref_name}}',
+      '${{secrets.ORG}}/backend:latest',
+    ]);
     expect(read.movesLatest).toBe(true);
     expect(only(read.builds, ['target', 'platforms', 'push', 'pushesLatest', 'pushesVersion'])).toEqual([
       { target: 'backend', platforms: ['linux/amd64'], push: true, pushesLatest: true, pushesVersion: true },
