@@ -25,6 +25,8 @@ export interface CiImage {
   args: Record<string, string>;
   /** Build args the CI sets to the release's version: version variables. */
   versionArgs: string[];
+  /** Build args the CI sets to an image another of its builds makes first (`x-tmp:amd64`). */
+  chained: Record<string, string>;
   platforms: string[];
   pushesLatest: boolean;
   from: string;
@@ -48,9 +50,9 @@ const NOT_RELEASED = new Set([
   'playground',
 ]);
 
-/** Every image build the repository's CI files hold (its GitHub workflows). */
+/** Every image build the repository's CI files hold (its GitHub workflows, goreleaser files). */
 export function ciBuildsOf(detection: Detection): CiBuild[] {
-  return buildsOfWorkflows(detection.workflows);
+  return [...buildsOfWorkflows(detection.workflows), ...detection.goreleaser.flatMap((g) => g.images)];
 }
 
 export function ciImages(
@@ -59,6 +61,7 @@ export function ciImages(
 ): { images: CiImage[]; skipped: string[]; refused: string[] } {
   const out = { images: [] as CiImage[], skipped: [] as string[], refused: [] as string[] };
   const pushing = builds.filter((b) => b.push);
+  const localTags = new Set(builds.flatMap((b) => b.tags ?? []));
   for (const build of builds)
     if (!build.push) out.skipped.push(`${build.at}: a CI build that pushes nothing (a test or a check)`);
   for (const build of pushing) {
@@ -95,8 +98,10 @@ export function ciImages(
     }
     const args: Record<string, string> = {};
     const versionArgs: string[] = [];
+    const chained: Record<string, string> = {};
     for (const [name, value] of Object.entries(build.buildArgs)) {
       if (isVersionValue(value)) versionArgs.push(name);
+      else if (localTags.has(value)) chained[name] = value;
       else if (!value.includes('${{') && !value.includes('$')) args[name] = value;
     }
     const same = out.images.find((i) =>
@@ -109,15 +114,23 @@ export function ciImages(
       same.pushesLatest ||= build.pushesLatest;
       continue;
     }
+    // `acme/api` a workflow pushes is Docker Hub's: docker.io/acme.
+    const written = build.images.find((i) => !i.includes('${{')) ?? '';
+    const hub =
+      !line?.registry && written.includes('/')
+        ? `docker.io/${written.slice(0, written.lastIndexOf('/'))}`
+        : undefined;
+    const registry = line?.registry ?? hub;
     out.images.push({
       name: line?.name ?? build.target ?? nameOfFile(file.path, context.path),
       ...(line ? { imageName: line.name } : {}),
-      ...(line?.registry ? { registry: line.registry } : {}),
+      ...(registry ? { registry } : {}),
       context: context.path,
       dockerfile: file.path,
       ...(build.target ? { target: build.target } : {}),
       args,
       versionArgs,
+      chained,
       platforms: [...build.platforms],
       pushesLatest: build.pushesLatest,
       from: build.at,

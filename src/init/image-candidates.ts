@@ -30,10 +30,14 @@ export interface ImageSource {
   role?: ImageRole;
   /** Why its context was chosen, when no compose file said. */
   contextReason?: string;
+  /** The compose service it is (a compose file built or named it). */
+  service?: string;
   /** The compose profiles it runs under. */
   profiles?: string[];
   /** Build args the repository's CI sets to the release's version. */
   versionArgs?: string[];
+  /** Build args the CI sets to an image another of its builds makes first: for the user to wire. */
+  chained?: Record<string, string>;
   /** The platforms the repository's CI builds it for. */
   platforms?: string[];
   /** A Node folder without a Dockerfile: built daemonlessly from the folder. */
@@ -53,7 +57,7 @@ export interface ImageSources {
 
 // Images a service runs beside its own and never releases: databases, caches, queues, proxies.
 const INFRASTRUCTURE =
-  /^(?:postgres|postgresql|mysql|mariadb|mongo|redis|valkey|memcached|rabbitmq|nats|kafka|zookeeper|clickhouse-server|clickhouse|minio|nginx|traefik|caddy|haproxy|elasticsearch|opensearch|busybox|alpine)$/;
+  /^(?:postgres|postgresql|mysql|mariadb|mongo|redis|valkey|memcached|rabbitmq|maildev|mailhog|mailpit|nats|kafka|zookeeper|clickhouse-server|clickhouse|minio|nginx|traefik|caddy|haproxy|elasticsearch|opensearch|busybox|alpine)$/;
 
 export function imageSources(
   detection: Detection,
@@ -132,6 +136,8 @@ export function imageSources(
         usedByProduction.add(ciImage.dockerfile);
         at = `${at}, built by ${ciImage.from}`;
         docker = ciDocker(ciImage);
+        if (ciImage.registry && ciImage.imageName && !line?.registry)
+          imageLines.push({ registry: ciImage.registry, name: ciImage.imageName });
       }
       if (!docker) continue;
       if (line) imageLines.push(line);
@@ -160,6 +166,7 @@ export function imageSources(
         ...(line ? { imageName: line.name } : ciImage?.imageName ? { imageName: ciImage.imageName } : {}),
         ...(service.command ? { command: service.command } : {}),
         ...(service.profiles?.length ? { profiles: service.profiles } : {}),
+        service: service.name,
         ...(ciImage ? ciExtras(ciImage) : {}),
       });
     }
@@ -242,7 +249,8 @@ export function imageSources(
     .filter((s) => !s.build && s.image && !out.sources.some((o) => o.name === s.name))
     .map((s) => ({ service: s, line: readImageLine(s.image!) }))
     .filter((s): s is { service: ComposeService; line: ImageLine } => s.line !== undefined);
-  const unnamed = out.sources.filter((s) => !s.imageName && !s.runs && s.docker);
+  // Only images no compose service builds: a service's own build is named by that service.
+  const unnamed = out.sources.filter((s) => !s.imageName && !s.runs && s.docker && !s.service);
   for (const source of unnamed) {
     const match = pulled.find(
       (p) => p.service.name === source.name || p.service.name.endsWith(`-${source.name}`),
@@ -320,8 +328,9 @@ function ciDocker(image: CiImage): NonNullable<ImageSource['docker']> {
   };
 }
 
-function ciExtras(image: CiImage): Pick<ImageSource, 'versionArgs' | 'platforms'> {
+function ciExtras(image: CiImage): Pick<ImageSource, 'versionArgs' | 'platforms' | 'chained'> {
   return {
+    ...(Object.keys(image.chained).length ? { chained: image.chained } : {}),
     ...(image.versionArgs.length ? { versionArgs: image.versionArgs } : {}),
     ...(image.platforms.length ? { platforms: image.platforms } : {}),
   };

@@ -20,6 +20,8 @@ export interface CiBuild {
   platforms: string[];
   /** Image repositories, as written (`ghcr.io/acme/api`, or with an expression left in). */
   images: string[];
+  /** The references it tags, as written (a local `x-tmp:amd64` another build starts FROM included). */
+  tags?: string[];
   /** It pushes (or pushes under a condition); a build that only loads or tests does not. */
   push: boolean;
   pushesLatest: boolean;
@@ -42,6 +44,7 @@ export function buildsOfWorkflows(workflows: readonly WorkflowRead[]): CiBuild[]
         buildArgs: build.buildArgs,
         platforms: build.platforms,
         images: build.images,
+        tags: build.tags,
         push: build.push !== false,
         pushesLatest: build.pushesLatest,
         pushesVersion: build.pushesVersion,
