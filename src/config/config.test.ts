@@ -46,6 +46,7 @@ describe('validateConfig', () => {
           package: 'service-cli',
           installCommand: 'npm install -g {url}',
           publish: false,
+          version: 'service',
         },
       },
       // The skew policy's defaults are "equal", the behaviour before `skew:` existed.
