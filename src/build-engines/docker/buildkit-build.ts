@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { ExternalError } from '../../errors.ts';
 import { printable } from '../../text/printable.ts';
+import { registerSecret } from '../../text/redact.ts';
 import { formatBuildFailure, readBuildFailure } from './build-failure.ts';
 import type { DockerBuilder } from './docker-builder.ts';
 
@@ -40,6 +41,12 @@ export async function runBuildKit(
   build: BuildKitBuild,
   progress: (line: string) => void,
 ): Promise<string> {
+  // A step that prints a secret must not carry it into our output: every line we print is redacted.
+  for (const secret of build.secrets) {
+    if (secret.env) registerSecret(build.env[secret.env]?.trim());
+    if (secret.file)
+      registerSecret((await readFile(secret.file, 'utf8').catch(() => '')).slice(0, 64 * 1024).trim());
+  }
   const dir = await mkdtemp(join(tmpdir(), 'release-buildkit-'));
   const iidfile = join(dir, 'iid');
   const args = [

@@ -150,7 +150,7 @@ export function createDockerEngine(options: {
         for (const platform of list) {
           const id = await build(undefined, platform);
           const written = await time(`write ${platform}`, () =>
-            exportToStore(docker, id, { store, repository: req.repository, tags: [] }),
+            exportToStore(docker, id, { store, repository: req.repository, tags: [], byDigest: true }),
           );
           progress(`${platform}: ${written.digest}`);
           children.push({

@@ -44,7 +44,7 @@ export async function imageReachable(
     ]);
     return found
       ? { where: 'registry' }
-      : { where: 'missing', reason: `${ref.store} has no ${ref.repository}:${ref.reference}` };
+      : { where: 'missing', reason: `${ref.store} has no ${printable(image, { max: 200 })}` };
   } catch (error) {
     return {
       where: 'unknown',

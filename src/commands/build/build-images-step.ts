@@ -165,6 +165,14 @@ async function dockerRecipe(
         hint: 'name a stage of the Dockerfile (FROM ... AS <name>) as target, or leave target out for the last stage',
       },
     );
+  // BuildKit caches a step whatever its secrets hold: an unset one would pass unnoticed on a rebuild.
+  const unset = (artifact.secrets ?? []).filter((s) => s.env && !ctx.env[s.env]?.length);
+  if (unset.length)
+    throw new UsageError(
+      'BUILD_SECRET_UNSET',
+      `artifacts.${artifact.name}.secrets: ${unset.map((s) => `"${s.id}" comes from ${s.env}, which is not set`).join('; ')}`,
+      { hint: 'set the variable in the build environment (a CI secret), or give the secret from a file' },
+    );
   const { findings } = dockerfile;
   const stage = findings.stage!;
   if (findings.versionArgs.length === 0)
