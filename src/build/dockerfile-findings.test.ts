@@ -167,6 +167,16 @@ describe('dockerfileFindings', () => {
     ).toEqual(['token']);
   });
 
+  it("lists the label keys its stages set (a project's own source label)", () => {
+    const text =
+      'FROM golang AS build\nLABEL ignored=1\nFROM alpine\nLABEL org.opencontainers.image.title=Miniflux\nLABEL "org.opencontainers.image.source"=https://example.org/x a.b="c d"\n';
+    expect(find(text).labelKeys).toEqual([
+      'org.opencontainers.image.title',
+      'org.opencontainers.image.source',
+      'a.b',
+    ]);
+  });
+
   it('has no stage for a target the file does not name', () => {
     expect(find(MONOREPO, 'frontend').stage).toBeUndefined();
     expect(find(MONOREPO, 'BACKEND').stage?.name).toBe('backend'); // stage names compare lower-cased

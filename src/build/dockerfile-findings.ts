@@ -35,6 +35,8 @@ export interface DockerfileFindings {
   runsOnTarget: string[];
   /** The image the built stage descends from (through `FROM <stage>`), args substituted. */
   root: string | undefined;
+  /** Keys its stages set with LABEL (`org.opencontainers.image.source`). */
+  labelKeys: string[];
 }
 
 export function dockerfileFindings(
@@ -72,6 +74,7 @@ export function dockerfileFindings(
   const versionArgs = new Set<string>();
   const secretIds = new Set<string>();
   const runsOnTarget: string[] = [];
+  const labelKeys = new Set<string>();
   let usesBaseImage = false;
   for (const s of stages) {
     const label = s.name ?? String(s.index);
@@ -87,6 +90,8 @@ export function dockerfileFindings(
       runsOnTarget.push(label);
     for (const instruction of s.instructions) {
       for (const feature of instructionFeatures(instruction)) features.add(feature);
+      if (instruction.keyword === 'LABEL')
+        for (const match of instruction.args.matchAll(/(?:^|\s)"?([^\s="]+)"?=/g)) labelKeys.add(match[1]!);
       if (instruction.keyword === 'ARG') {
         for (const name of argNames(instruction.args)) {
           if (PLATFORM_ARGS.includes(name)) features.add(`ARG ${name}`);
@@ -116,6 +121,7 @@ export function dockerfileFindings(
     versionArgs: options.versionNames.filter((n) => versionArgs.has(n)),
     secretIds: [...secretIds],
     runsOnTarget,
+    labelKeys: [...labelKeys],
   };
 }
 

@@ -131,6 +131,23 @@ describe('release build --dry-run --engine docker reads the Dockerfile', { timeo
     expect(found.text).not.toContain('ready for');
   });
 
+  it('says once per platform what a base used by several stages needs (a monorepo file with a shared builder)', async () => {
+    // The shape of a pnpm monorepo's production file: a Go builder and a node base both FROM the
+    // same pinned image, several targets, RUN steps everywhere, built in CI for amd64 and arm64.
+    const found = await dryRun(
+      `FROM ${MISSING} AS go_builder\nARG TARGETARCH\nRUN build-go\nFROM ${MISSING} AS node_base\nRUN apk add nodejs\nFROM node_base AS backend\nCOPY --from=go_builder /caddy /usr/bin/caddy\nCOPY --chmod=755 healthcheck.sh /\n`,
+      { target: 'backend', platforms: ['linux/amd64', 'linux/arm64'] },
+    );
+    expect(found.ready).toBe(false);
+    const lines = found.problems.split('\n');
+    expect(lines.filter((l) => l.includes(`linux/arm64: the base ${MISSING} must be fetched`))).toHaveLength(
+      1,
+    );
+    expect(lines.filter((l) => l.includes('(stage go_builder, line 1)'))).toHaveLength(1);
+    expect(lines.filter((l) => l.includes('(stage node_base, line 4)'))).toHaveLength(1);
+    expect(found.problems).toContain('stage go_builder, node_base RUN commands for arm64');
+  });
+
   it('cross-builds from the build platform without emulation: two platforms ready', async () => {
     const found = await dryRun(
       `FROM --platform=$BUILDPLATFORM ${BASE} AS build\nARG TARGETARCH ACME_VERSION\nRUN GOARCH=$TARGETARCH go build\nFROM scratch\nCOPY --from=build /out /app\n`,

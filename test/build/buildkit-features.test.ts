@@ -91,7 +91,7 @@ async function treeOf(repository: string, digest: string) {
     tree: applyLayers(layers),
     config: JSON.parse(Buffer.from(await store.getBlob(repository, manifest.config.digest)).toString()) as {
       architecture: string;
-      config: { Env: string[] };
+      config: { Env: string[]; Labels: Record<string, string> };
       history: { created_by?: string }[];
     },
     blobs: await Promise.all(manifest.layers.map((l) => store.getBlob(repository, l.digest))),
@@ -104,8 +104,9 @@ describe('release build --engine docker with BuildKit', { timeout: 400_000 }, ()
   it('builds each platform on its own, TARGETARCH set, and writes one index of them', async () => {
     const p = await project(
       {
+        // The project's own source label (as a Go service's Dockerfile sets it) stays its own.
         Dockerfile:
-          'FROM scratch AS app\nARG TARGETARCH\nARG SERVICE_VERSION\nCOPY --chmod=755 bin/app-${TARGETARCH} /app\n',
+          'FROM scratch AS app\nARG TARGETARCH\nARG SERVICE_VERSION\nLABEL org.opencontainers.image.source=https://example.org/acme/app\nCOPY --chmod=755 bin/app-${TARGETARCH} /app\n',
         'bin/app-amd64': 'amd64 program\n',
         'bin/app-arm64': 'arm64 program\n',
       },
@@ -131,6 +132,10 @@ describe('release build --engine docker with BuildKit', { timeout: 400_000 }, ()
       expect(text(child.tree.get('/app'))).toBe(`${arch} program\n`);
       expect((child.tree.get('/app') as { mode: number }).mode & 0o777).toBe(0o755);
       expect(child.config.config.Env).toContain('SERVICE_VERSION=v1.0.0');
+      expect(child.config.config.Labels).toMatchObject({
+        'org.opencontainers.image.source': 'https://example.org/acme/app',
+        'org.opencontainers.image.version': 'v1.0.0',
+      });
     }
     // skopeo, independently, reads the index under the build tag and picks each platform's child.
     const ref = `docker://${built.reference}`;

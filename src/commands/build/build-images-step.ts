@@ -217,7 +217,7 @@ async function dockerRecipe(
     target: stamped.target,
     buildArgs: { ...(artifact.buildArgs ?? {}), ...versionArgs },
     labels: {
-      ...imageLabels(labels),
+      ...ownLabelsKept(imageLabels(labels), findings.labelKeys),
       ...versionEnvLabel(envNames),
       ...dockerVersionFileLabels(artifact, findings.stages),
     },
@@ -232,6 +232,17 @@ async function dockerRecipe(
     cache: { from: artifact.cache?.from ?? [], to: artifact.cache?.to ?? [] },
     network: artifact.network,
   };
+}
+
+/**
+ * A label the Dockerfile sets itself (`org.opencontainers.image.source=https://github.com/...`)
+ * is not overwritten by one the build knows nothing of: build labels win over LABEL, and
+ * `unknown` would replace what the project wrote.
+ */
+function ownLabelsKept(labels: Record<string, string>, theirs: readonly string[]): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(labels).filter(([key, value]) => !(value === 'unknown' && theirs.includes(key))),
+  );
 }
 
 /**

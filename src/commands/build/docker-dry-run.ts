@@ -122,10 +122,11 @@ export async function dockerDryRun(
         problems.push(
           `${at}.platforms: ${platform}: stage ${findings.runsOnTarget.join(', ')} RUN commands for ${arch}, and this machine cannot run ${arch} programs (no binfmt_misc qemu-${QEMU[arch] ?? arch}); build those stages FROM --platform=$BUILDPLATFORM, or register the emulator`,
         );
-      for (const b of findings.bases.filter((x) => !/^\$\{?BUILDPLATFORM\}?$/.test(x.platform ?? ''))) {
-        if ((await reach(b.image)).where !== 'registry')
+      const targetBases = findings.bases.filter((x) => !/^\$\{?BUILDPLATFORM\}?$/.test(x.platform ?? ''));
+      for (const image of new Set(targetBases.map((b) => b.image))) {
+        if ((await reach(image)).where !== 'registry')
           problems.push(
-            `${at}.platforms: ${platform}: the base ${b.image} must be fetched for ${arch} (an engine keeps one platform per name), and its registry cannot give it`,
+            `${at}.platforms: ${platform}: the base ${image} must be fetched for ${arch} (an engine keeps one platform per name), and its registry cannot give it`,
           );
       }
     }
