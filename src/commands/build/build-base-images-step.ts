@@ -4,9 +4,17 @@ import { makeBaseImage } from '../../build-engines/base-image.ts';
 import type { ImageArtifactConfig } from '../../config/artifacts-schema.ts';
 import { OCI_LAYOUT_PREFIX } from '../../config/constants.ts';
 import { ExternalError } from '../../errors.ts';
+import { userCacheDir } from '../../files/user-cache-dir.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { ARCHIVE_PREFIXES, parseBaseImageRef } from '../../registry/image-ref.ts';
 import { type BuildContext, imagesToBuild } from './build-context.ts';
+
+const CACHE_SAYS = {
+  hit: ', its layer from the cache',
+  made: ', its layer kept in the cache',
+  remade: ', its cached layer was damaged and is made again',
+  off: '',
+} as const;
 
 /**
  * The configured base is the daemonless recipe's, and a Dockerfile's only when it starts a stage
@@ -71,10 +79,11 @@ export const buildBaseImagesStep: Step<BuildContext> = {
           repository: ref.repository,
           tags: [ref.reference],
           epoch: buildEpoch(ctx.env, null),
+          cacheDir: userCacheDir(ctx.env),
         }),
       );
       ctx.warnings.push(
-        `base image ${text} did not exist: made it from this machine's node ${made.nodeVersion} (${made.digest})`,
+        `base image ${text} did not exist: made it from this machine's node ${made.nodeVersion} (${made.digest}${CACHE_SAYS[made.cache]})`,
       );
     }
   },
