@@ -6,13 +6,16 @@ import { createInterface } from 'node:readline/promises';
 import { isRegistryReference } from '../../config/schema.ts';
 import { currentIo } from '../../console/cli-io.ts';
 import { RuleError, UsageError } from '../../errors.ts';
-import { detectProject } from '../../init/detect.ts';
+import { detectProject, type ProjectFiles } from '../../init/detect.ts';
 import { listProject } from '../../init/list-project.ts';
-import { pipelineFacts } from '../../init/pipeline-facts.ts';
-import { planConfig } from '../../init/plan-config.ts';
+import { nodeVersion } from '../../init/node-version.ts';
+import { addDevCommand, packageManager } from '../../init/package-manager.ts';
+import { pipelineFacts, type RepositoryFacts } from '../../init/pipeline-facts.ts';
+import { type InitPlan, planConfig } from '../../init/plan-config.ts';
 import { renderJsonConfig, renderTsConfig } from '../../init/render-config.ts';
 import { renderGithubWorkflow } from '../../init/render-github-workflow.ts';
 import { renderGitlabPipeline } from '../../init/render-gitlab-pipeline.ts';
+import { tagScheme } from '../../init/tag-scheme.ts';
 import { projectDir } from '../command-context.ts';
 import { printJson, printLine } from '../output.ts';
 import type { InitOptions } from './init-options.ts';
@@ -64,6 +67,8 @@ export async function runInit(options: InitOptions): Promise<void> {
       content: format === 'json' ? renderJsonConfig(plan) : renderTsConfig(plan, withTypes),
     },
   ];
+  const repository = repositoryFacts(cwd, listing);
+  noteRepository(plan, repository, pipelineFacts(plan, repository).installDockerode);
   const ci =
     options.ci === undefined || options.ci === 'auto'
       ? detection.ci
@@ -72,7 +77,7 @@ export async function runInit(options: InitOptions): Promise<void> {
         : options.ci;
   if (ci) {
     const { render, path } = CI_FILES[ci];
-    files.push({ path, content: render(pipelineFacts(plan, projectDependencies(cwd))) });
+    files.push({ path, content: render(pipelineFacts(plan, repository)) });
     if (ci === 'gitlab')
       plan.todo.push(`.gitlab-ci.yml: include the pipeline, \`include: { local: ${path} }\``);
   } else {
@@ -160,6 +165,44 @@ function gitignoreUpdate(cwd: string): { content: string; added: string[]; exist
   const lead = before && !before.endsWith('\n') ? '\n' : '';
   const content = `${before}${lead}# written by release init: what service-release writes here\n${missing.map((p) => `/${p}`).join('\n')}\n`;
   return { content, added: missing.map((p) => `/${p}`), existed };
+}
+
+/** How the repository installs, its Node and its tags: what the CI init writes follows. */
+function repositoryFacts(cwd: string, listing: ProjectFiles): RepositoryFacts {
+  const read = (path: string) => listing.read(path);
+  // Newest first, by the date of the tag (an annotated tag's own, a light one's commit's).
+  const tags = spawnSync('git', ['tag', '--list', '--sort=-v:refname', '--sort=-creatordate'], {
+    cwd,
+    encoding: 'utf8',
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  return {
+    dependencies: projectDependencies(cwd),
+    manager: packageManager(read),
+    node: nodeVersion(read),
+    tags: tagScheme(tags.status === 0 ? tags.stdout.split('\n').filter(Boolean) : []),
+  };
+}
+
+/** What the report says of the repository's install, Node and tags, and what it must add. */
+function noteRepository(plan: InitPlan, repository: RepositoryFacts, dockerode: boolean): void {
+  const { manager, node, tags, dependencies } = repository;
+  plan.found.push(
+    `package manager: ${manager.name}${manager.name === 'yarn' ? (manager.berry ? ' 2+' : ' 1 (classic)') : ''}, from ${manager.from}`,
+    `Node: ${node.from}`,
+    `release tags: ${tags.example}, from ${tags.from}`,
+  );
+  if (node.tooOld) plan.guessed.push(node.tooOld);
+  const missing = ['service-release', ...(dockerode ? ['dockerode'] : [])].filter(
+    (name) => !dependencies.includes(name),
+  );
+  if (missing.length)
+    plan.todo.push(
+      `install: \`${addDevCommand(
+        manager,
+        missing.map((name) => (name === 'dockerode' ? 'dockerode@4' : name)),
+      )}\` (${missing.includes('dockerode') ? 'dockerode drives the docker engine; ' : ''}CI installs from the lockfile)`,
+    );
 }
 
 /** The project's npm dependencies (package.json at its top), to install only what it lacks. */
