@@ -20,7 +20,7 @@ export function renderGitlabPipeline(facts: PipelineFacts): string {
   const { manager } = facts;
   const lines = [
     '# The release pipeline `release init` wrote for this repository (service-release); include it',
-    '# from .gitlab-ci.yml: `include: [{ local: .gitlab/release.gitlab-ci.yml }]`.',
+    '# from .gitlab-ci.yml (`include: [{ local: <the path of this file> }]`).',
     `# main -> dev; ${facts.tags.example}-rc.N tags -> a signed rc; ${facts.tags.example} tags -> the release of that rc (no rebuild).`,
     '#',
     '# Before the first release candidate (Settings > CI/CD > Variables, masked and protected):',

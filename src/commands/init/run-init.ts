@@ -23,9 +23,22 @@ import type { InitOptions } from './init-options.ts';
 const CONFIG_NAMES = ['release.config.ts', 'release.config.mjs', 'release.config.js', 'release.config.json'];
 // Where each platform's pipeline goes. GitLab's own file is the project's: ours is included from it.
 const CI_FILES = {
-  github: { render: renderGithubWorkflow, path: '.github/workflows/release.yml' },
-  gitlab: { render: renderGitlabPipeline, path: '.gitlab/release.gitlab-ci.yml' },
+  github: {
+    render: renderGithubWorkflow,
+    path: '.github/workflows/release.yml',
+    other: '.github/workflows/service-release.yml',
+  },
+  gitlab: {
+    render: renderGitlabPipeline,
+    path: '.gitlab/release.gitlab-ci.yml',
+    other: '.gitlab/service-release.gitlab-ci.yml',
+  },
 } as const;
+
+/** A pipeline file init wrote before (its first line says so), which --force may replace. */
+function writtenByInit(text: string): boolean {
+  return /^# The release (workflow|pipeline) `release init` wrote/.test(text);
+}
 
 interface PlannedFile {
   path: string;
@@ -76,7 +89,12 @@ export async function runInit(options: InitOptions): Promise<void> {
         ? undefined
         : options.ci;
   if (ci) {
-    const { render, path } = CI_FILES[ci];
+    const { render, path: usual, other } = CI_FILES[ci];
+    // The repository's own release workflow is often at the usual path: ours goes beside it.
+    const theirs = existsSync(join(cwd, usual)) && !writtenByInit(readFileSync(join(cwd, usual), 'utf8'));
+    const path = theirs ? other : usual;
+    if (theirs)
+      plan.found.push(`${usual}: the repository's own; the pipeline release init writes goes to ${other}`);
     files.push({ path, content: render(pipelineFacts(plan, repository)) });
     if (ci === 'gitlab')
       plan.todo.push(`.gitlab-ci.yml: include the pipeline, \`include: { local: ${path} }\``);
