@@ -1,4 +1,5 @@
 import { CONFIG_SCHEMA_REF as SCHEMA_REF } from '../config/json-schema.ts';
+import { printable } from '../text/printable.ts';
 import type { InitPlan } from './plan-config.ts';
 
 // Release candidates are signed: the public key `release keygen` writes, committed beside the config.
@@ -28,7 +29,7 @@ export function renderTsConfig(plan: InitPlan, withTypes: boolean): string {
   ];
   if (plan.todo.length) {
     lines.push('//', '// Still to fill in:');
-    for (const todo of plan.todo) lines.push(...wrap(`- ${todo}`, '//   '));
+    for (const todo of plan.todo) lines.push(...wrap(`- ${commentText(todo)}`, '//   '));
   }
   if (withTypes)
     lines.push("import { defineConfig } from 'service-release';", '', 'export default defineConfig({');
@@ -50,7 +51,7 @@ export function renderTsConfig(plan: InitPlan, withTypes: boolean): string {
     '  artifacts: {',
   );
   for (const artifact of plan.artifacts) {
-    for (const note of artifact.notes) lines.push(...wrap(note, '    // '));
+    for (const note of artifact.notes) lines.push(...wrap(commentText(note), '    // '));
     lines.push(`    ${key(artifact.name)}: ${value(artifact.value, '    ')},`);
   }
   lines.push('  },', withTypes ? '});' : '};', '');
@@ -75,8 +76,27 @@ function oneLine(v: unknown): string {
   return entries.length ? `{ ${entries.join(', ')} }` : '{}';
 }
 
+/**
+ * A value as a TypeScript literal, by JSON's serializer (every control character, line separator
+ * and lone surrogate escaped), in single quotes as the file's own style: a name with a newline,
+ * quotes, backslashes, `${` or `*\/` stays one string on one line.
+ */
 function literal(v: unknown): string {
-  return typeof v === 'string' ? `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'` : JSON.stringify(v);
+  if (typeof v !== 'string') return JSON.stringify(v);
+  const json = JSON.stringify(v).slice(1, -1);
+  const body = json.replace(/\\.|'|[\u2028\u2029]/g, (m) =>
+    m === '\\"' ? '"' : m === "'" ? "\\'" : m.length === 1 ? `\\u${m.charCodeAt(0).toString(16)}` : m,
+  );
+  return `'${body}'`;
+}
+
+/**
+ * Text from the repository (paths, names) in a `//` comment: nothing may end the comment early (a
+ * newline or a line separator) or reach a terminal that shows the file (escapes): the project's
+ * sanitiser, and the two line separators JavaScript ends a comment at.
+ */
+function commentText(text: string): string {
+  return printable(text, { max: 2000 }).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
 }
 
 function key(k: string): string {

@@ -24,6 +24,11 @@ export function initCommand(program: Command): void {
       (file: string, previous: string[] = []) => [...previous, file],
     )
     .option(
+      '--look-in <folder>',
+      'a folder to look into first (init reads up to 20,000 files, shallowest first); repeat for several',
+      (folder: string, previous: string[] = []) => [...previous, folder],
+    )
+    .option(
       '--name <name>',
       'the project name image names start with (default: from package.json, pyproject.toml or the folder)',
     )

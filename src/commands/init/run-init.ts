@@ -7,7 +7,7 @@ import { isRegistryReference } from '../../config/schema.ts';
 import { currentIo } from '../../console/cli-io.ts';
 import { RuleError, UsageError } from '../../errors.ts';
 import { detectProject, type ProjectFiles } from '../../init/detect.ts';
-import { listProject } from '../../init/list-project.ts';
+import { type ListingStop, listProject, lookInFolder, MAX_FILES } from '../../init/list-project.ts';
 import { nodeVersion } from '../../init/node-version.ts';
 import { addDevCommand, packageManager } from '../../init/package-manager.ts';
 import { pipelineFacts, type RepositoryFacts } from '../../init/pipeline-facts.ts';
@@ -16,8 +16,9 @@ import { renderJsonConfig, renderTsConfig } from '../../init/render-config.ts';
 import { renderGithubWorkflow } from '../../init/render-github-workflow.ts';
 import { renderGitlabPipeline } from '../../init/render-gitlab-pipeline.ts';
 import { tagScheme } from '../../init/tag-scheme.ts';
+import { printable } from '../../text/printable.ts';
 import { projectDir } from '../command-context.ts';
-import { printJson, printLine } from '../output.ts';
+import { printJson, printLine, warn } from '../output.ts';
 import type { InitOptions } from './init-options.ts';
 
 const CONFIG_NAMES = ['release.config.ts', 'release.config.mjs', 'release.config.js', 'release.config.json'];
@@ -62,7 +63,15 @@ export async function runInit(options: InitOptions): Promise<void> {
         hint: 'pass a registry and namespace like "ghcr.io/acme", or "oci-layout:<dir>"',
       },
     );
-  const listing = listProject(cwd);
+  const lookIn = (options.lookIn ?? []).map((folder) => {
+    const found = lookInFolder(cwd, folder);
+    if ('refused' in found)
+      throw new UsageError('LOOK_IN_INVALID', `--look-in ${JSON.stringify(folder)}: ${found.refused}`, {
+        hint: 'name a folder of the project, relative to it',
+      });
+    return found.prefix;
+  });
+  const listing = listProject(cwd, lookIn);
   const composeFiles = (options.composeFile ?? []).map((f) => composePath(f, listing.paths));
   const detection = detectProject(listing, composeFiles);
   const name = options.name ?? detection.name ?? basename(cwd);
@@ -72,6 +81,11 @@ export async function runInit(options: InitOptions): Promise<void> {
     ...(listing.exists ? { exists: listing.exists } : {}),
     ...(options.registry ? { registry: options.registry } : {}),
   });
+  if (listing.stopped) {
+    const note = budgetNote(listing.stopped);
+    warn(note);
+    plan.todo.unshift(note);
+  }
   const format = options.format ?? 'ts';
   const withTypes = existsSync(join(cwd, 'node_modules/service-release/package.json'));
   const files: PlannedFile[] = [
@@ -185,6 +199,14 @@ function gitignoreUpdate(cwd: string): { content: string; added: string[]; exist
   return { content, added: missing.map((p) => `/${p}`), existed };
 }
 
+/** Where init stopped looking, and how to point it at the rest. */
+function budgetNote(stop: ListingStop): string {
+  const unread = stop.unread.map((f) => `${printable(f, { max: 80 })}/`).join(', ');
+  const more =
+    stop.unreadCount > stop.unread.length ? ` and ${stop.unreadCount - stop.unread.length} more` : '';
+  return `init stopped looking after ${MAX_FILES.toLocaleString('en')} files, in ${printable(stop.at, { max: 80 })}/${unread ? `; not read: ${unread}${more}` : ''}. What it found below may be incomplete: point it at the folders that hold your Dockerfiles and packages with --look-in <folder> (repeatable), or run it in a smaller checkout`;
+}
+
 /** How the repository installs, its Node and its tags: what the CI init writes follows. */
 function repositoryFacts(cwd: string, listing: ProjectFiles): RepositoryFacts {
   const read = (path: string) => listing.read(path);
@@ -253,7 +275,9 @@ function report(plan: ReturnType<typeof planConfig>, files: PlannedFile[]): void
   const section = (title: string, items: string[]) => {
     if (!items.length) return;
     printLine(title);
-    for (const item of items) printLine(`  - ${item}`);
+    // Paths and names come from the repository: escaped, so none starts a CI workflow command
+    // (a newline then `::add-mask::`) or reaches the terminal as an escape sequence.
+    for (const item of items) printLine(`  - ${printable(item, { max: 1000 })}`);
   };
   section('found:', plan.found.length ? plan.found : ['nothing to build: every artifact below is a TODO']);
   section('guessed (check these):', plan.guessed);
@@ -288,7 +312,12 @@ function diff(file: PlannedFile): string {
       .replaceAll(`a${before}`, `a/${file.path}`)
       .replaceAll(`b${after}`, `b/${file.path}`)
       .replace(/^diff --git .*\n/, '');
-    return text ? `replacing ${file.path}:\n${text}` : `replacing ${file.path}\n`;
+    // The file replaced may hold anything: each line escaped as the report is.
+    const shown = text
+      .split('\n')
+      .map((line) => printable(line, { max: 10_000 }))
+      .join('\n');
+    return text ? `replacing ${file.path}:\n${shown}` : `replacing ${file.path}\n`;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
