@@ -96,7 +96,10 @@ function literal(v: unknown): string {
  * sanitiser, and the two line separators JavaScript ends a comment at.
  */
 function commentText(text: string): string {
-  return printable(text, { max: 2000 }).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+  return printable(text, { max: 2000 }).replace(
+    /[\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16)}`,
+  );
 }
 
 function key(k: string): string {

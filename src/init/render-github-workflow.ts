@@ -22,7 +22,7 @@ export function renderGithubWorkflow(facts: PipelineFacts): string {
     "# tag -> the release of that rc's exact digests (no rebuild).",
     '#',
     '# Before the first release candidate:',
-    `#   ${release} keygen`.padEnd(27) +
+    `${`#   ${release} keygen`.padEnd(26)} ` +
       'writes release-signing.pub (commit it: signing.publicKey in the config)',
     '#                          and release-signing.key: store it as the secret RELEASE_SIGNING_KEY,',
     '#                          and its passphrase as the secret RELEASE_SIGNING_PASSPHRASE',
@@ -35,7 +35,7 @@ export function renderGithubWorkflow(facts: PipelineFacts): string {
     ...(!publish
       ? [
           '#   registry               the config names an OCI layout, which a runner throws away: set',
-          '#                          `registry` (e.g. "ghcr.io/<org>") and run `npx release init --force`',
+          `#                          \`registry\` (e.g. "ghcr.io/<org>") and run \`${release} init --force\``,
         ]
       : []),
     ...(facts.installDockerode && facts.manager.name !== 'npm'

@@ -24,7 +24,7 @@ export function renderGitlabPipeline(facts: PipelineFacts): string {
     `# main -> dev; ${facts.tags.example}-rc.N tags -> a signed rc; ${facts.tags.example} tags -> the release of that rc (no rebuild).`,
     '#',
     '# Before the first release candidate (Settings > CI/CD > Variables, masked and protected):',
-    `#   ${release} keygen`.padEnd(25) +
+    `${`#   ${release} keygen`.padEnd(24)} ` +
       'writes release-signing.pub (commit it: signing.publicKey in the config)',
     '#                        and release-signing.key: the variable RELEASE_SIGNING_KEY (its text), and',
     '#                        its passphrase as RELEASE_SIGNING_PASSPHRASE',
@@ -36,7 +36,7 @@ export function renderGitlabPipeline(facts: PipelineFacts): string {
     ...(!publish
       ? [
           '#   registry             the config names an OCI layout, which a runner throws away: set',
-          '#                        `registry` and run `npx release init --force --ci gitlab`',
+          `#                        \`registry\` and run \`${release} init --force --ci gitlab\``,
         ]
       : []),
     ...(facts.installDockerode && manager.name !== 'npm'

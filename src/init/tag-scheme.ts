@@ -34,7 +34,7 @@ export function tagScheme(
       prefix,
       calver,
       from: `git tag (newest ${newest[0]}${released.length > 1 ? `, ${released.length} release tags` : ''})`,
-      example: example(prefix, calver),
+      example: newest[0].replace(/-rc\.\d+$/, ''),
     };
   }
   for (const trigger of triggers) {
@@ -67,4 +67,44 @@ export function githubTagFilters(scheme: TagScheme): string[] {
 /** A GitLab rule's regular expression for the same tags. */
 export function gitlabTagRegex(scheme: TagScheme): string {
   return `/^${scheme.prefix}\\d+\\.\\d+\\.\\d+(-rc\\.\\d+)?$/`;
+}
+
+/**
+ * Whether a tag matches one of GitHub's filter patterns (`v*`, `*.*.*`, `[0-9]+.[0-9]+.[0-9]+`):
+ * `*` any characters but `/`, `**` any, `?` and `+` of the character or class before, `[...]` a
+ * class, `!` at the start negates (a later pattern wins, as GitHub reads them). Linear: the
+ * pattern becomes a regular expression of classes and quantifiers on single characters only.
+ */
+export function matchesGithubFilters(patterns: readonly string[], tag: string): boolean {
+  let matched = false;
+  for (const raw of patterns) {
+    const negated = raw.startsWith('!');
+    const pattern = negated ? raw.slice(1) : raw;
+    if (pattern.length > 200) continue;
+    if (filterRegex(pattern)?.test(tag)) matched = !negated;
+  }
+  return matched;
+}
+
+function filterRegex(pattern: string): RegExp | undefined {
+  let out = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '*' && pattern[i + 1] === '*') {
+      out += '.*';
+      i++;
+    } else if (c === '*') out += '[^/]*';
+    else if (c === '[') {
+      const end = pattern.indexOf(']', i + 1);
+      if (end < 0) return undefined;
+      out += `[${pattern.slice(i + 1, end).replace(/[\\\]^]/g, '\\$&')}]`;
+      i = end;
+    } else if ((c === '+' || c === '?') && out !== '' && !/[*?+]$/.test(out)) out += c;
+    else out += c.replace(/[.\\^$|(){}+?]/g, '\\$&');
+  }
+  try {
+    return new RegExp(`^${out}$`);
+  } catch {
+    return undefined;
+  }
 }

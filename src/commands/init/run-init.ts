@@ -3,13 +3,16 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
+import { OCI_LAYOUT_PREFIX } from '../../config/constants.ts';
 import { isRegistryReference } from '../../config/schema.ts';
 import { currentIo } from '../../console/cli-io.ts';
 import { RuleError, UsageError } from '../../errors.ts';
+import type { WorkflowRead } from '../../init/ci/github-workflows.ts';
 import { detectProject, type ProjectFiles } from '../../init/detect.ts';
+import { existingPipelineWarnings } from '../../init/existing-pipelines.ts';
 import { type ListingStop, listProject, lookInFolder, MAX_FILES } from '../../init/list-project.ts';
 import { nodeVersion } from '../../init/node-version.ts';
-import { addDevCommand, packageManager } from '../../init/package-manager.ts';
+import { addDevCommand, execCommand, packageManager } from '../../init/package-manager.ts';
 import { pipelineFacts, type RepositoryFacts } from '../../init/pipeline-facts.ts';
 import { type InitPlan, planConfig } from '../../init/plan-config.ts';
 import { renderJsonConfig, renderTsConfig } from '../../init/render-config.ts';
@@ -94,7 +97,9 @@ export async function runInit(options: InitOptions): Promise<void> {
       content: format === 'json' ? renderJsonConfig(plan) : renderTsConfig(plan, withTypes),
     },
   ];
-  const repository = repositoryFacts(cwd, listing);
+  // The repository's own workflows (not one init wrote before): their tags and what they push.
+  const workflows = detection.workflows.filter((w) => !writtenByInit(listing.read(w.path) ?? ''));
+  const repository = repositoryFacts(cwd, listing, workflows);
   noteRepository(plan, repository, pipelineFacts(plan, repository).installDockerode);
   const ci =
     options.ci === undefined || options.ci === 'auto'
@@ -121,6 +126,13 @@ export async function runInit(options: InitOptions): Promise<void> {
     const full = join(cwd, file.path);
     if (existsSync(full)) file.existing = readFileSync(full, 'utf8');
   }
+  const warnings = existingPipelineWarnings(
+    workflows,
+    publishedImages(plan),
+    repository.tags,
+    files[1]?.path ?? '',
+  ).map((w) => w.text);
+  for (const warning of warnings) warn(warning);
   const ignore = gitignoreUpdate(cwd);
   // Another form of config would be read instead of (or before) the one written: refuse that too.
   const otherConfigs = CONFIG_NAMES.filter((n) => n !== files[0]!.path && existsSync(join(cwd, n)));
@@ -163,13 +175,16 @@ export async function runInit(options: InitOptions): Promise<void> {
       found: plan.found,
       guessed: plan.guessed,
       todo: plan.todo,
+      warnings,
       ...(otherConfigs.length ? { otherConfigs } : {}),
     });
     return;
   }
   for (const file of files) printLine(`${file.existing === undefined ? 'wrote' : 'replaced'} ${file.path}`);
   if (ignore) printLine(`${ignore.existed ? 'added to' : 'wrote'} .gitignore: ${ignore.added.join(' ')}`);
-  printLine('next: npx release build --dry-run   (checks the config and its inputs, builds nothing)');
+  printLine(
+    `next: ${execCommand(repository.manager, 'release')} build --dry-run   (checks the config and its inputs, builds nothing)`,
+  );
   printLine(`then: ${commitNote}`);
   if (otherConfigs.length)
     printLine(
@@ -199,6 +214,16 @@ function gitignoreUpdate(cwd: string): { content: string; added: string[]; exist
   return { content, added: missing.map((p) => `/${p}`), existed };
 }
 
+/** The image repositories the config publishes (`ghcr.io/acme/acme-api`), none for a layout. */
+function publishedImages(plan: InitPlan): string[] {
+  if (plan.registry.startsWith(OCI_LAYOUT_PREFIX)) return [];
+  return plan.artifacts.flatMap((a) => {
+    const image = a.name !== 'cli' && a.value ? a.value['image'] : undefined;
+    if (typeof image !== 'string') return [];
+    return [/^[^/]+[.:][^/]*\//.test(image) ? image : `${plan.registry}/${image}`];
+  });
+}
+
 /** Where init stopped looking, and how to point it at the rest. */
 function budgetNote(stop: ListingStop): string {
   const unread = stop.unread.map((f) => `${printable(f, { max: 80 })}/`).join(', ');
@@ -208,7 +233,11 @@ function budgetNote(stop: ListingStop): string {
 }
 
 /** How the repository installs, its Node and its tags: what the CI init writes follows. */
-function repositoryFacts(cwd: string, listing: ProjectFiles): RepositoryFacts {
+function repositoryFacts(
+  cwd: string,
+  listing: ProjectFiles,
+  workflows: readonly WorkflowRead[],
+): RepositoryFacts {
   const read = (path: string) => listing.read(path);
   // Newest first, by the date of the tag (an annotated tag's own, a light one's commit's).
   const tags = spawnSync('git', ['tag', '--list', '--sort=-v:refname', '--sort=-creatordate'], {
@@ -220,7 +249,13 @@ function repositoryFacts(cwd: string, listing: ProjectFiles): RepositoryFacts {
     dependencies: projectDependencies(cwd),
     manager: packageManager(read),
     node: nodeVersion(read),
-    tags: tagScheme(tags.status === 0 ? tags.stdout.split('\n').filter(Boolean) : []),
+    tags: tagScheme(
+      tags.status === 0 ? tags.stdout.split('\n').filter(Boolean) : [],
+      // Workflows that build images first: their tags are the release's.
+      [...workflows]
+        .sort((a, b) => Number(b.builds.length > 0) - Number(a.builds.length > 0))
+        .flatMap((w) => w.triggers.tags.map((pattern) => ({ file: w.path, pattern }))),
+    ),
   };
 }
 
