@@ -2,9 +2,17 @@ import { buildEpoch } from '../../build/image-specs.ts';
 import { makeBaseImage } from '../../build-engines/base-image.ts';
 import { OCI_LAYOUT_PREFIX } from '../../config/constants.ts';
 import { ExternalError } from '../../errors.ts';
+import { userCacheDir } from '../../files/user-cache-dir.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { ARCHIVE_PREFIXES, parseBaseImageRef } from '../../registry/image-ref.ts';
 import { type BuildContext, imagesToBuild } from './build-context.ts';
+
+const CACHE_SAYS = {
+  hit: ', its layer from the cache',
+  made: ', its layer kept in the cache',
+  remade: ', its cached layer was damaged and is made again',
+  off: '',
+} as const;
 
 /**
  * Every base image must exist before any image is built. A missing base in an OCI layout is made
@@ -55,10 +63,11 @@ export const buildBaseImagesStep: Step<BuildContext> = {
           repository: ref.repository,
           tags: [ref.reference],
           epoch: buildEpoch(ctx.env, null),
+          cacheDir: userCacheDir(ctx.env),
         }),
       );
       ctx.warnings.push(
-        `base image ${text} did not exist: made it from this machine's node ${made.nodeVersion} (${made.digest})`,
+        `base image ${text} did not exist: made it from this machine's node ${made.nodeVersion} (${made.digest}${CACHE_SAYS[made.cache]})`,
       );
     }
   },
