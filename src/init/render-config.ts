@@ -3,13 +3,20 @@ import { printable } from '../text/printable.ts';
 import type { InitPlan } from './plan-config.ts';
 
 // Release candidates are signed: the public key `release keygen` writes, committed beside the config.
-const SIGNING = { publicKey: 'release-signing.pub' };
+export const SIGNING = { publicKey: 'release-signing.pub' };
+
+/**
+ * The top-level keys besides the plan's: `signing` (init's default, or the user's under --force)
+ * and any other a user's config had (kept by --force as they were).
+ */
+export type ConfigRest = Record<string, unknown>;
 
 /** The config as `release.config.json`: the plan's values, with the `$schema` line editors read. */
-export function renderJsonConfig(plan: InitPlan): string {
+export function renderJsonConfig(plan: InitPlan, rest: ConfigRest = { signing: SIGNING }): string {
   const artifacts = Object.fromEntries(plan.artifacts.map((a) => [a.name, a.value]));
   const versionVariables = hasVersionVariables(plan) ? { versionVariables: plan.versionVariables } : {};
-  return `${JSON.stringify({ $schema: SCHEMA_REF, registry: plan.registry, ...versionVariables, signing: SIGNING, artifacts }, null, 2)}\n`;
+  const { signing, ...others } = rest;
+  return `${JSON.stringify({ $schema: SCHEMA_REF, registry: plan.registry, ...versionVariables, ...(signing === undefined ? {} : { signing }), ...others, artifacts }, null, 2)}\n`;
 }
 
 function hasVersionVariables(plan: InitPlan): boolean {
@@ -21,7 +28,12 @@ function hasVersionVariables(plan: InitPlan): boolean {
  * guessed, and what is still to fill in. `withTypes`: service-release is installed in the project,
  * so the config may import `defineConfig` (types and completion); otherwise a plain object.
  */
-export function renderTsConfig(plan: InitPlan, withTypes: boolean): string {
+export function renderTsConfig(
+  plan: InitPlan,
+  withTypes: boolean,
+  rest: ConfigRest = { signing: SIGNING },
+): string {
+  const { signing, ...others } = rest;
   const lines: string[] = [
     '// The release configuration, written by `release init` from what it found in this repository.',
     '// Every key: docs/reference/config.md in the service-release package; check it with',
@@ -44,9 +56,14 @@ export function renderTsConfig(plan: InitPlan, withTypes: boolean): string {
           `  versionVariables: ${value(plan.versionVariables, '  ')},`,
         ]
       : []),
-    '  // The key release candidates are signed with: `npx release keygen` writes release-signing.pub',
-    '  // (commit it) and release-signing.key (a CI secret, RELEASE_SIGNING_KEY; never commit it).',
-    `  signing: ${value(SIGNING, '  ')},`,
+    ...(signing === undefined
+      ? []
+      : [
+          '  // The key release candidates are signed with: `npx release keygen` writes release-signing.pub',
+          '  // (commit it) and release-signing.key (a CI secret, RELEASE_SIGNING_KEY; never commit it).',
+          `  signing: ${value(signing, '  ')},`,
+        ]),
+    ...Object.entries(others).map(([k, v]) => `  ${key(k)}: ${value(v, '  ')},`),
     '  // What is released and how each artifact is built; `false` drops a role this service does not have.',
     '  artifacts: {',
   );

@@ -138,7 +138,7 @@ describe('what init prints of hostile names', () => {
     const { errors, config } = await load(text);
     expect(errors).toEqual([]);
     const artifacts = (config as { artifacts: Record<string, { context?: string }> }).artifacts;
-    expect(Object.values(artifacts).map((a) => a && a.context)).toContain(folder);
+    expect(Object.values(artifacts).map((a) => a?.context)).toContain(folder);
   });
 });
 

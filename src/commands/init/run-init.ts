@@ -4,18 +4,20 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { OCI_LAYOUT_PREFIX } from '../../config/constants.ts';
+import { importConfigModule, importTypeScriptConfig } from '../../config/import-config.ts';
 import { isRegistryReference } from '../../config/schema.ts';
 import { currentIo } from '../../console/cli-io.ts';
-import { RuleError, UsageError } from '../../errors.ts';
+import { ConfigError, RuleError, UsageError } from '../../errors.ts';
 import type { WorkflowRead } from '../../init/ci/github-workflows.ts';
 import { detectProject, type ProjectFiles } from '../../init/detect.ts';
 import { existingPipelineWarnings } from '../../init/existing-pipelines.ts';
 import { type ListingStop, listProject, lookInFolder, MAX_FILES } from '../../init/list-project.ts';
+import { type MergedConfig, mergeConfig } from '../../init/merge-config.ts';
 import { nodeVersion } from '../../init/node-version.ts';
 import { addDevCommand, execCommand, packageManager } from '../../init/package-manager.ts';
 import { pipelineFacts, type RepositoryFacts } from '../../init/pipeline-facts.ts';
 import { type InitPlan, planConfig } from '../../init/plan-config.ts';
-import { renderJsonConfig, renderTsConfig } from '../../init/render-config.ts';
+import { renderJsonConfig, renderTsConfig, SIGNING } from '../../init/render-config.ts';
 import { renderGithubWorkflow } from '../../init/render-github-workflow.ts';
 import { renderGitlabPipeline } from '../../init/render-gitlab-pipeline.ts';
 import { tagScheme } from '../../init/tag-scheme.ts';
@@ -90,11 +92,14 @@ export async function runInit(options: InitOptions): Promise<void> {
     plan.todo.unshift(note);
   }
   const format = options.format ?? 'ts';
+  // --force over a config the user has edited since: their values win, nothing is dropped.
+  const merged = options.force ? await mergeWithPrevious(cwd, format, plan, options.registry) : undefined;
+  const rest = merged?.rest ?? { signing: SIGNING };
   const withTypes = existsSync(join(cwd, 'node_modules/service-release/package.json'));
   const files: PlannedFile[] = [
     {
       path: `release.config.${format}`,
-      content: format === 'json' ? renderJsonConfig(plan) : renderTsConfig(plan, withTypes),
+      content: format === 'json' ? renderJsonConfig(plan, rest) : renderTsConfig(plan, withTypes, rest),
     },
   ];
   // The repository's own workflows (not one init wrote before): their tags and what they push.
@@ -146,7 +151,7 @@ export async function runInit(options: InitOptions): Promise<void> {
       },
     );
   }
-  if (!options.json) report(plan, files);
+  if (!options.json) report(plan, files, merged);
   const interactive = Boolean(io.stdout.isTTY && process.stdin.isTTY && !options.yes && !options.json);
   if (interactive && !(await confirm(`Write ${files.map((f) => f.path).join(' and ')}?`))) {
     throw new RuleError('INIT_DECLINED', 'release init wrote nothing (declined)', {
@@ -176,6 +181,7 @@ export async function runInit(options: InitOptions): Promise<void> {
       guessed: plan.guessed,
       todo: plan.todo,
       warnings,
+      ...(merged ? { merged: { from: merged.from, kept: merged.kept, added: merged.added } } : {}),
       ...(otherConfigs.length ? { otherConfigs } : {}),
     });
     return;
@@ -212,6 +218,58 @@ function gitignoreUpdate(cwd: string): { content: string; added: string[]; exist
   const lead = before && !before.endsWith('\n') ? '\n' : '';
   const content = `${before}${lead}# written by release init: what service-release writes here\n${missing.map((p) => `/${p}`).join('\n')}\n`;
   return { content, added: missing.map((p) => `/${p}`), existed };
+}
+
+type Merged = MergedConfig & { from: string };
+
+/**
+ * The config there is (the form being written, else the one release reads first), loaded as the
+ * config loader does (a TypeScript one compiled), merged under the plan: the plan takes the
+ * merged registry, version variables and artifacts. None when there is no config yet.
+ */
+async function mergeWithPrevious(
+  cwd: string,
+  format: 'ts' | 'json',
+  plan: InitPlan,
+  registryFlag: string | undefined,
+): Promise<Merged | undefined> {
+  const name = [`release.config.${format}`, ...CONFIG_NAMES].find((n) => existsSync(join(cwd, n)));
+  if (!name) return undefined;
+  const path = join(cwd, name);
+  let previous: unknown;
+  try {
+    if (name.endsWith('.json')) previous = JSON.parse(readFileSync(path, 'utf8'));
+    else if (name.endsWith('.ts')) previous = await importTypeScriptConfig(path);
+    else previous = await importConfigModule(path);
+  } catch (error) {
+    throw new ConfigError(
+      `release init --force writes nothing: ${name} could not be read to keep your edits`,
+      [printable((error as Error).message, { max: 300 })],
+      {
+        hint: `fix ${name}, or remove it to start afresh`,
+      },
+    );
+  }
+  if (!previous || typeof previous !== 'object' || Array.isArray(previous))
+    throw new ConfigError(`release init --force writes nothing: ${name} does not hold a config object`, [], {
+      hint: `fix ${name}, or remove it to start afresh`,
+    });
+  const merged = mergeConfig(plan, { signing: SIGNING }, previous as Record<string, unknown>, registryFlag);
+  if (merged.unwritable.length)
+    throw new RuleError(
+      'INIT_CANNOT_MERGE',
+      `release init --force writes nothing: ${name} holds values it cannot write back as they are (${merged.unwritable.map((p) => printable(p, { max: 80 })).join(', ')})`,
+      { hint: `keep them where they are: edit ${name} by hand, or remove it to start afresh` },
+    );
+  plan.registry = merged.plan.registry;
+  plan.versionVariables = merged.plan.versionVariables;
+  plan.artifacts = merged.plan.artifacts;
+  // What was still to fill in and the user has filled in since.
+  if (!plan.registry.startsWith(OCI_LAYOUT_PREFIX)) {
+    plan.todo = plan.todo.filter((t) => !t.startsWith('registry:'));
+    plan.guessed = plan.guessed.filter((g) => !g.startsWith('registry:'));
+  }
+  return { ...merged, from: name };
 }
 
 /** The image repositories the config publishes (`ghcr.io/acme/acme-api`), none for a layout. */
@@ -306,7 +364,7 @@ function composePath(file: string, paths: readonly string[]): string {
   return relative;
 }
 
-function report(plan: ReturnType<typeof planConfig>, files: PlannedFile[]): void {
+function report(plan: ReturnType<typeof planConfig>, files: PlannedFile[], merged?: Merged): void {
   const section = (title: string, items: string[]) => {
     if (!items.length) return;
     printLine(title);
@@ -317,6 +375,10 @@ function report(plan: ReturnType<typeof planConfig>, files: PlannedFile[]): void
   section('found:', plan.found.length ? plan.found : ['nothing to build: every artifact below is a TODO']);
   section('guessed (check these):', plan.guessed);
   section('still to fill in:', plan.todo);
+  if (merged) {
+    section(`kept from ${merged.from} (your edits win; nothing is dropped):`, merged.kept);
+    section(`added to ${merged.from} (found now):`, merged.added);
+  }
   printLine(
     `to write: ${files.map((f) => `${f.path}${f.existing === undefined ? '' : ' (replacing it)'}`).join(', ')}`,
   );
