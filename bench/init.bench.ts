@@ -42,6 +42,12 @@ const SHAPES: Record<string, (n: number) => Record<string, string>> = {
   }),
   'pyproject section': (n) => ({ 'pyproject.toml': `[project${' '.repeat(n)}\nname = "x"\n` }),
   'build script tokens': (n) => ({ 'scripts/build-cli.sh': `tar czf ${'dist/'.repeat(n / 5)}\n` }),
+  'workflow run line': (n) => ({
+    '.github/workflows/release.yml': `on: push\njobs:\n  b:\n    steps:\n      - run: docker build ${'-t x '.repeat(n / 5)} .\n`,
+  }),
+  'workflow expressions': (n) => ({
+    '.github/workflows/release.yml': `on: push\njobs:\n  b:\n    steps:\n      - run: echo ${'${{ '.repeat(n / 4)}\n`,
+  }),
 };
 
 function best(work: () => void): number {

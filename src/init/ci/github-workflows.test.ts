@@ -410,7 +410,9 @@ describe('hostile workflows', () => {
         readGithubWorkflow(at, text);
         best = Math.min(best, (performance.now() - started) / 1000);
       }
-      expect(best).toBeLessThan(1);
+      // A deadline, not a speed target (tens of milliseconds here; a backtracking pattern takes
+      // minutes): the target, under 1 s at 1 MB, is `npm run bench:init`'s.
+      expect(best).toBeLessThan(15);
     }
   });
 });
