@@ -148,7 +148,7 @@ function short(value: unknown): string {
 function checkPlain(value: unknown, at: string, out: string[]): void {
   if (value === null || value === undefined || ['string', 'number', 'boolean'].includes(typeof value)) return;
   if (Array.isArray(value)) {
-    value.forEach((item, i) => checkPlain(item, `${at}[${i}]`, out));
+    for (const [i, item] of value.entries()) checkPlain(item, `${at}[${i}]`, out);
     return;
   }
   if (isObject(value)) {
