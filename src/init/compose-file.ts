@@ -14,6 +14,8 @@ export interface ComposeService {
   build?: ComposeBuild;
   /** The command it runs as an argv (a string split as Compose splits it): roles of one image differ by it. */
   command?: string[];
+  /** `profiles:` it runs under; none means it always runs. */
+  profiles?: string[];
 }
 
 export interface ComposeBuild {
@@ -46,6 +48,7 @@ export function readComposeFile(text: string): ComposeRead {
 function serviceOf(name: string, raw: Record<string, unknown>): ComposeService {
   const service: ComposeService = { name };
   if (typeof raw['image'] === 'string' && raw['image']) service.image = raw['image'];
+  if (Array.isArray(raw['profiles'])) service.profiles = raw['profiles'].map(String);
   const command = raw['command'];
   if (typeof command === 'string' && command.trim()) service.command = shellWords(command);
   else if (Array.isArray(command) && command.length) service.command = command.map(String);

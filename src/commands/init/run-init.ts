@@ -83,6 +83,7 @@ export async function runInit(options: InitOptions): Promise<void> {
   const plan = planConfig(detection, {
     name,
     composeFiles,
+    tags: gitTags(cwd),
     ...(listing.exists ? { exists: listing.exists } : {}),
     ...(options.registry ? { registry: options.registry } : {}),
   });
@@ -196,6 +197,16 @@ export async function runInit(options: InitOptions): Promise<void> {
     printLine(
       `note: ${otherConfigs.join(', ')} also exist; release reads release.config.ts first, then .mjs, .js, .json`,
     );
+}
+
+/** The repository's tags, newest first (none outside a git repository). */
+function gitTags(cwd: string): string[] {
+  const run = spawnSync('git', ['tag', '--list', '--sort=-creatordate'], {
+    cwd,
+    encoding: 'utf8',
+    maxBuffer: 8 * 1024 * 1024,
+  });
+  return run.status === 0 ? run.stdout.split('\n').filter(Boolean).slice(0, 10_000) : [];
 }
 
 // What the toolkit writes in a project and never commits: the OCI layout and bases, the stamp's
