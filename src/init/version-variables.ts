@@ -21,12 +21,8 @@ const STANDARD = new Set(['SERVICE_VERSION', 'SERVICE_CLIENT_VERSION']);
 export function versionVariables(
   args: readonly { name: string; default?: string; web?: boolean; setByCi?: boolean }[],
 ): VersionVariables {
-<<<<<<< HEAD
   const out: VersionVariables = { server: [], client: [], pinned: [], shared: [] };
-=======
-  const out: VersionVariables = { server: [], client: [], pinned: [] };
   // A build arg the repository's CI sets to the version carries it, whatever its name or default.
->>>>>>> main
   for (const arg of args) {
     if (!arg.setByCi || STANDARD.has(arg.name)) continue;
     const list = CLIENT_PREFIXES.some((p) => arg.name.startsWith(p)) || arg.web ? out.client : out.server;
