@@ -27,7 +27,7 @@ export function existingPipelineWarnings(
   const out: ExistingPipelineWarning[] = [];
   const releaseTag = tags.example;
   const rcTag = `${tags.example}-rc.1`;
-  for (const workflow of workflows as readonly (WorkflowRead & Partial<PushesOf>)[]) {
+  for (const workflow of workflows) {
     if (workflow.path === ours || workflow.unreadable) continue;
     const { triggers } = workflow;
     const onTags = [releaseTag, rcTag].filter(
@@ -40,12 +40,13 @@ export function existingPipelineWarnings(
     const pushing = workflow.builds.filter((b) => b.push !== false);
     const same = [
       ...new Set(
-        [...pushing.flatMap((b) => b.images), ...(workflow.pushed ?? []).map(repositoryOfRef)].filter(
-          (image) => images.some((ours) => sameImage(ours, image)),
+        [...pushing.flatMap((b) => b.images), ...workflow.pushed.map(repositoryOfRef)].filter((image) =>
+          images.some((ours) => sameImage(ours, image)),
         ),
       ),
     ];
-    const latest = workflow.movesLatest === true || pushing.some((b) => b.pushesLatest);
+    // Only what is pushed moves a tag: a build kept local (push: false) moves nothing.
+    const latest = workflow.pushed.some((ref) => /:latest$/.test(ref)) || pushing.some((b) => b.pushesLatest);
     if (!same.length && !latest) continue;
     const when = [
       ...(onTags.length
@@ -71,12 +72,6 @@ export function existingPipelineWarnings(
     });
   }
   return out;
-}
-
-/** What the reader adds per workflow (pushes by `docker push`, imagetools) when it has them. */
-interface PushesOf {
-  pushed: string[];
-  movesLatest: boolean;
 }
 
 function repositoryOfRef(ref: string): string {

@@ -28,8 +28,11 @@ export function versionVariables(
     const list = CLIENT_PREFIXES.some((p) => arg.name.startsWith(p)) || arg.web ? out.client : out.server;
     if (!list.includes(arg.name)) list.push(arg.name);
   }
+  const setByCi = new Set([...out.server, ...out.client]);
   for (const arg of args) {
-    if (arg.setByCi || out.server.includes(arg.name) || out.client.includes(arg.name)) continue;
+    // Placed by the CI above; any other name by every image that reads it (a server and a web
+    // image both: shared, below), whichever comes first.
+    if (arg.setByCi || setByCi.has(arg.name)) continue;
     if (STANDARD.has(arg.name) || !arg.name.toUpperCase().includes('VERSION')) continue;
     const client = CLIENT_PREFIXES.some((p) => arg.name.startsWith(p));
     if (!client && !arg.name.endsWith('_VERSION')) continue;
