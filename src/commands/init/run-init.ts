@@ -21,7 +21,7 @@ import { renderJsonConfig, renderTsConfig, SIGNING } from '../../init/render-con
 import { renderGithubWorkflow } from '../../init/render-github-workflow.ts';
 import { renderGitlabPipeline } from '../../init/render-gitlab-pipeline.ts';
 import { tagScheme } from '../../init/tag-scheme.ts';
-import { printable } from '../../text/printable.ts';
+import { printable, printableLines } from '../../text/printable.ts';
 import { projectDir } from '../command-context.ts';
 import { printJson, printLine, warn } from '../output.ts';
 import type { InitOptions } from './init-options.ts';
@@ -160,7 +160,8 @@ export async function runInit(options: InitOptions): Promise<void> {
     });
   }
   for (const file of files) {
-    if (file.existing !== undefined && file.existing !== file.content) io.stderr.write(diff(file));
+    if (file.existing !== undefined && file.existing !== file.content)
+      io.stderr.write(printableLines(diff(file)));
   }
   const { writeFileAtomically } = await import('../../files/atomic-write.ts');
   const { mkdir } = await import('node:fs/promises');
