@@ -202,6 +202,31 @@ async function promoteAndVerify(repo: GitRepo, ns: string) {
   ]);
   expect(verified.code, verified.stdout + verified.stderr).toBe(0);
   expect(jsonOf<{ inStep: boolean }>(verified).inStep).toBe(true);
+  // Attestations as far as they apply: each release image's provenance (carried from the adopted
+  // rc's) and the release set verify; the SBOM is missing, which --require-attestations calls drift.
+  const attested = await run(repo, [
+    'verify',
+    ...['--url', deployment.url, '--web-url', deployment.webUrl, '--worker-url', deployment.workerUrl],
+    ...['--expect', RELEASE, '--registry', '--require-attestations', '--no-cli', '--json'],
+  ]);
+  expect(attested.code, attested.stdout + attested.stderr).toBe(1);
+  const report = jsonOf<{
+    findings: { code: string; message: string }[];
+    evidence: {
+      artifact: string;
+      sbom: { status: string };
+      provenance: { status: string };
+      releaseSet?: unknown;
+    }[];
+  }>(attested);
+  expect(report.evidence.map((e) => [e.artifact, e.provenance.status, e.sbom.status])).toEqual(
+    ARTIFACTS.map((a) => [a, 'valid', 'missing']),
+  );
+  expect(report.evidence.every((e) => e.releaseSet)).toBe(true);
+  // (These projects ship no CLI archive: the set naming none is its own finding, not adoption's.)
+  const findings = report.findings.filter((f) => f.code !== 'RELEASE_SET_NO_ARCHIVE');
+  expect([...new Set(findings.map((f) => f.code))]).toEqual(['EVIDENCE_MISSING']);
+  expect(findings.every((f) => f.message.includes('SBOM'))).toBe(true);
 }
 
 describe('release adopt', { timeout: 400_000 }, () => {
@@ -328,6 +353,23 @@ describe('release adopt refuses', { timeout: 200_000 }, () => {
     expect(existsSync(join(repo.dir, 'dist', 'evidence'))).toBe(false);
     expect(await store.listTags(REPOS.api)).toEqual(tags);
   };
+
+  it('--dry-run checks the image and writes nothing (exit 0)', async () => {
+    const before = recordText();
+    const store = new RegistryStore({ registry: `${registry.host}/${ns}`, env: {} });
+    const tags = await store.listTags(REPOS.api);
+    const result = await run(repo, [
+      'adopt',
+      `api=${registry.host}/${ns}/${REPOS.api}@${image.digest}`,
+      '--dry-run',
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`would adopt as ${RC}`);
+    expect(result.stdout).toContain(`api: ${REPOS.api}@${image.digest}  image`);
+    expect(recordText()).toBe(before);
+    expect(await store.listTags(REPOS.api)).toEqual(tags);
+    expect(existsSync(join(repo.dir, 'dist', 'evidence'))).toBe(false);
+  });
 
   it('a digest missing in the registry: exit 1, nothing written', async () => {
     const missing = `sha256:${'e'.repeat(64)}`;

@@ -10,6 +10,7 @@ import type { BuildContext } from './build-context.ts';
 import { buildEvidenceStep } from './build-evidence-step.ts';
 import { buildImagesStep } from './build-images-step.ts';
 import { buildMinCliStep } from './build-min-cli-step.ts';
+import { buildPrepareSbomCheckStep } from './build-prepare-sbom-check-step.ts';
 import { buildReadRecordStep } from './build-read-record-step.ts';
 import { buildRunCommandsStep } from './build-run-commands-step.ts';
 import { buildWriteRecordStep } from './build-write-record-step.ts';
@@ -30,7 +31,10 @@ export const buildPipeline: readonly Step<BuildContext>[] = [
   // CLI's build command, and the images' build commands (in order among themselves). Nothing
   // takes the CLI archive before the images step, and a CLI is a package of its own.
   sideBySide('Check the base images and run the build commands', [
-    [buildBaseImagesStep], // every base present; a missing layout base is made from this node (or the cache)
+    [
+      buildBaseImagesStep, // every base present; a missing layout base is made from this node (or the cache)
+      buildPrepareSbomCheckStep, // the SBOM schema compiled in this process, off the critical path
+    ],
     [buildCliArchiveStep], // the CLI's build command; its archive's SHA-256 (the api image serves it)
     [buildRunCommandsStep], // each image's build command (bundles, web client), then its files must exist
   ]),
