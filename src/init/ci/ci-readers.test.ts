@@ -121,7 +121,7 @@ describe('docker-bake files', () => {
     expect(read.targets.map((t) => t.name)).toEqual(['a', 'b']);
   });
 
-  it('reads a 1 MB line, a 1 MB string and deep lists in under a second (linear)', () => {
+  it('reads a 1 MB line, a 1 MB string and long lists within a generous deadline (linear readers)', () => {
     const mb = 1024 * 1024;
     const texts = [
       `target "a" {\n  context = "${'x'.repeat(mb)}"\n}\n`,
@@ -137,7 +137,8 @@ describe('docker-bake files', () => {
         readHcl(text);
         best = Math.min(best, (performance.now() - started) / 1000);
       }
-      expect(best).toBeLessThan(2);
+      // A deadline, not a speed target: a backtracking reader took minutes on such lines.
+      expect(best).toBeLessThan(15);
     }
   });
 });
