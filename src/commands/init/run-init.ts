@@ -13,6 +13,7 @@ import { planConfig } from '../../init/plan-config.ts';
 import { renderJsonConfig, renderTsConfig } from '../../init/render-config.ts';
 import { renderGithubWorkflow } from '../../init/render-github-workflow.ts';
 import { renderGitlabPipeline } from '../../init/render-gitlab-pipeline.ts';
+import { printableLines } from '../../text/printable.ts';
 import { projectDir } from '../command-context.ts';
 import { printJson, printLine } from '../output.ts';
 import type { InitOptions } from './init-options.ts';
@@ -106,7 +107,8 @@ export async function runInit(options: InitOptions): Promise<void> {
     });
   }
   for (const file of files) {
-    if (file.existing !== undefined && file.existing !== file.content) io.stderr.write(diff(file));
+    if (file.existing !== undefined && file.existing !== file.content)
+      io.stderr.write(printableLines(diff(file)));
   }
   const { writeFileAtomically } = await import('../../files/atomic-write.ts');
   const { mkdir } = await import('node:fs/promises');
