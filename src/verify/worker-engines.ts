@@ -1,20 +1,11 @@
 import type { RoleCommand } from '../config/role-of-command.ts';
-import type { HttpProbeOptions } from './probes/api.ts';
+import type { EngineTarget } from '../deployment-engines/engine-target.ts';
+import type { HttpProbeOptions } from '../version-endpoint/api-version.ts';
 import { probeApiPerNode } from './probes/api-per-node.ts';
 import { probeWorkerDocker } from './probes/worker-docker.ts';
 import type { ArtifactName, ProbeResult } from './types.ts';
 
-/**
- * Where a deployment runs, when verify reads it from its engine (`VerifyTarget.docker`): the
- * engine's address (`--docker-host`, else DOCKER_HOST) and, for a Compose deployment, its project.
- */
-export interface EngineTarget {
-  host?: string;
-  /** A Compose project (`--compose`, `deployments[].compose`): only its containers are the deployment. */
-  composeProject?: string;
-  /** The project's one-shot jobs (compose-model.ts), meant to have exited. */
-  oneShots?: string[];
-}
+export type { EngineTarget } from '../deployment-engines/engine-target.ts';
 
 /** What to read of one image on a deployment's engine. */
 export interface ImageReadingRequest {

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import type { BuildTiming } from '../../src/commands/build/build-timing.ts';
+import type { BuildTiming } from '../../src/build/build-timing.ts';
 import { expectBuildTiming } from '../helpers/build-timing.ts';
 import { jsonOf, runRelease } from '../helpers/run-release.ts';
 

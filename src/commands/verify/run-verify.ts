@@ -2,6 +2,13 @@ import { imageArtifacts, imageOfRole } from '../../config/artifacts.ts';
 import { roleCommands } from '../../config/role-of-command.ts';
 import { SERVER_VERSION_VARIABLE, serverVersionVariables } from '../../config/version-variables.ts';
 import { currentIo } from '../../console/cli-io.ts';
+import { table } from '../../console/table.ts';
+import { checkedExpect } from '../../deployment-targets/checked-expect.ts';
+import {
+  type DeploymentFlags,
+  deploymentTargets,
+  type TargetWording,
+} from '../../deployment-targets/deployment-targets.ts';
 import { ExternalError, RuleError, UsageError } from '../../errors.ts';
 import type { VsaCheck } from '../../evidence/vsa-checks.ts';
 import type { BaseContext } from '../../pipeline/context.ts';
@@ -9,22 +16,13 @@ import { runPipeline } from '../../pipeline/runner.ts';
 import type { ImageStore } from '../../registry/store.ts';
 import { type FleetReport, verifyFleet } from '../../verify/fleet.ts';
 import type { VerifyTarget } from '../../verify/probe-deployment.ts';
-import {
-  exitCodeOf,
-  type FailOn,
-  renderFindings,
-  renderReport,
-  reportJson,
-  table,
-} from '../../verify/report.ts';
+import { exitCodeOf, type FailOn, renderFindings, renderReport, reportJson } from '../../verify/report.ts';
+import { serviceNaming } from '../../verify/service-naming.ts';
 import type { DeploymentReport } from '../../verify/types.ts';
 import type { VerifyOptions } from '../../verify/verify-deployment.ts';
-import { parseVersion } from '../../version/parse.ts';
 import type { GlobalOptions } from '../command-context.ts';
 import { baseContext } from '../command-context.ts';
 import { printJson, printLine, warn } from '../output.ts';
-import { type DeploymentFlags, deploymentTargets, type TargetWording } from './deployment-targets.ts';
-import { serviceNaming } from './service-naming.ts';
 import type { VerifyContext } from './verify-context.ts';
 import { verifyPipeline } from './verify-pipeline.ts';
 
@@ -332,16 +330,6 @@ async function openRegistry(
     insecure: base.config.insecureRegistries,
     timeoutMs,
   });
-}
-
-export function checkedExpect(tag: string): string {
-  const kind = parseVersion(tag).kind;
-  if (kind === 'invalid' || kind === 'unknown' || kind === 'hash') {
-    throw new UsageError('VERIFY_BAD_EXPECT', `--expect "${tag}" is not a release tag`, {
-      hint: 'give the tag the deployment should run, like --expect v1.4.0',
-    });
-  }
-  return tag;
 }
 
 function fleetJson(fleet: FleetReport) {

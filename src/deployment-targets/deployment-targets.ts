@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
-import type { ReleaseConfig } from '../../config/schema.ts';
-import { UsageError } from '../../errors.ts';
-import type { BaseContext } from '../../pipeline/context.ts';
-import type { VerifyTarget } from '../../verify/probe-deployment.ts';
+import type { ReleaseConfig } from '../config/schema.ts';
+import { UsageError } from '../errors.ts';
+import type { BaseContext } from '../pipeline/context.ts';
+import type { VerifyTarget } from '../verify/probe-deployment.ts';
 
 /** The flags that say which deployments to read: the same for `release verify` and `release watch`. */
 export interface DeploymentFlags {

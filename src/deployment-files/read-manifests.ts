@@ -1,11 +1,11 @@
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { UsageError } from '../../errors.ts';
-import { parseDotenv } from '../../gitops/dotenv.ts';
-import type { ManifestKind } from '../../gitops/gitops-types.ts';
-import type { ParsedManifest } from '../../gitops/plan-bump.ts';
-import { isMap, plainTree } from '../../gitops/tree.ts';
+import { UsageError } from '../errors.ts';
+import { parseDotenv } from '../gitops/dotenv.ts';
+import type { ManifestKind } from '../gitops/gitops-types.ts';
+import type { ParsedManifest } from '../gitops/plan-bump.ts';
+import { isMap, plainTree } from '../gitops/tree.ts';
 
 /** A file or folder to search, and keys the config declares for a file. */
 export interface ManifestSource {

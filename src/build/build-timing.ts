@@ -1,5 +1,5 @@
-import type { StepReport } from '../../pipeline/step.ts';
-import { formatMs, type SubjectTimes, type Timing, timesBySubject } from '../../pipeline/timings.ts';
+import type { StepReport } from '../pipeline/step.ts';
+import { formatMs, type SubjectTimes, type Timing, timesBySubject } from '../pipeline/timings.ts';
 
 /**
  * Where a `release build` spent its time: the whole run, each pipeline step, and each artifact

@@ -1,6 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { BodyTooLargeError, readAtMost } from '../http/bounded-body.ts';
+import { BodyTooLargeError, readAtMost } from './bounded-body.ts';
 
 /**
  * A GET with a deadline and a body cap: probes read servers the operator may not control, so a slow

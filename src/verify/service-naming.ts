@@ -1,9 +1,9 @@
 import { open } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import { declaredCliArtifact } from '../../config/artifacts.ts';
-import type { ReleaseConfig } from '../../config/schema.ts';
-import { archiveFiles } from '../../reversion/archive-files.ts';
-import type { Naming } from '../../verify/fixes.ts';
+import { declaredCliArtifact } from '../config/artifacts.ts';
+import type { ReleaseConfig } from '../config/schema.ts';
+import { archiveFiles } from '../reversion/archive-files.ts';
+import type { Naming } from './fixes.ts';
 
 /** An npm package archive larger than this is not read for its bin (the name falls back). */
 const MAX_ARCHIVE = 64 * 1024 * 1024;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { validateConfig } from '../../config/validate.ts';
-import type { BaseContext } from '../../pipeline/context.ts';
+import { validateConfig } from '../config/validate.ts';
+import type { BaseContext } from '../pipeline/context.ts';
 import { type DeploymentFlags, deploymentTargets, type TargetWording } from './deployment-targets.ts';
 
 // The target builder verify and watch share; the Compose reading itself is tested on a real

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { composeModel, findComposeCli, projectName } from '../../deployment-engines/compose/compose-cli.ts';
-import { UsageError } from '../../errors.ts';
-import type { BaseContext } from '../../pipeline/context.ts';
-import { composeServices, oneShotServices } from '../../upgrade/compose/compose-model.ts';
+import { composeModel, findComposeCli, projectName } from '../deployment-engines/compose/compose-cli.ts';
+import { UsageError } from '../errors.ts';
+import type { BaseContext } from '../pipeline/context.ts';
+import { composeServices, oneShotServices } from '../upgrade/compose/compose-model.ts';
 
 /**
  * `release verify --compose`: the name of the project whose containers to read, decided as the

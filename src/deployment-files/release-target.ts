@@ -1,19 +1,14 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { imageArtifacts } from '../../config/artifacts.ts';
-import { clientVersionVariables, serverVersionVariables } from '../../config/version-variables.ts';
-import { UsageError } from '../../errors.ts';
-import type { ReleaseImage, ReleaseTarget } from '../../gitops/gitops-types.ts';
-import type { BaseContext } from '../../pipeline/context.ts';
-import {
-  imageRecord,
-  type ReleaseRecord,
-  readReleaseRecord,
-  recordPath,
-} from '../../record/release-record.ts';
-import { sameTag } from '../../version/compare.ts';
-import { imageTagOf } from '../../version/image-tag.ts';
-import { parseVersion } from '../../version/parse.ts';
+import { imageArtifacts } from '../config/artifacts.ts';
+import { clientVersionVariables, serverVersionVariables } from '../config/version-variables.ts';
+import { UsageError } from '../errors.ts';
+import type { ReleaseImage, ReleaseTarget } from '../gitops/gitops-types.ts';
+import type { BaseContext } from '../pipeline/context.ts';
+import { imageRecord, type ReleaseRecord, readReleaseRecord, recordPath } from '../record/release-record.ts';
+import { sameTag } from '../version/compare.ts';
+import { imageTagOf } from '../version/image-tag.ts';
+import { parseVersion } from '../version/parse.ts';
 import type { ManifestSource } from './read-manifests.ts';
 
 /**
