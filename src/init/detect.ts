@@ -1,3 +1,4 @@
+import { readGithubWorkflows, type WorkflowRead } from './ci/github-workflows.ts';
 import { type ComposeService, readComposeFile } from './compose-file.ts';
 import { type DockerfileFacts, readDockerfile } from './dockerfile.ts';
 
@@ -50,6 +51,8 @@ export interface Detection {
    */
   nodeFolders: { dir: string; entry: string }[];
   ci?: 'github' | 'gitlab';
+  /** The repository's own GitHub workflows: their triggers and the images they build. */
+  workflows: WorkflowRead[];
 }
 
 export interface FoundCompose {
@@ -60,6 +63,7 @@ export interface FoundCompose {
 }
 
 // Patterns below run on one path or one token at a time, anchored: linear in what they read.
+const WORKFLOW = /^\.github\/workflows\/[^/]+\.ya?ml$/;
 const COMPOSE = /^(?:docker-)?compose[\w.-]*\.ya?ml$/;
 const BUILD_SCRIPT = /^scripts\/build-([a-z][a-z0-9-]*)\.(mjs|js|cjs|sh)$/;
 // `cli` as a word of the name (build_cli.sh, cli-build.mjs), not inside one (client).
@@ -90,8 +94,21 @@ export function detectProject(files: ProjectFiles, named: readonly string[] = []
     buildScripts: [],
     cliScripts: [],
     nodeFolders: [],
+    workflows: [],
   };
+  const workflowFiles: { path: string; text: string }[] = [];
   for (const path of paths) {
+    if (WORKFLOW.test(path)) {
+      const text = files.read(path);
+      if (text !== undefined) workflowFiles.push({ path, text });
+      else
+        detection.workflows.push({
+          path,
+          triggers: { tags: [], tagsIgnore: [], branches: [], events: [] },
+          builds: [],
+          unreadable: 'too large or unreadable',
+        });
+    }
     if (isDockerfile(path)) {
       const text = files.read(path);
       if (text !== undefined)
@@ -130,6 +147,7 @@ export function detectProject(files: ProjectFiles, named: readonly string[] = []
     const bundled = script && (files.read(script.path) ?? '').includes(`${dir}/dist/${entry}`);
     detection.nodeFolders.push({ dir, entry: bundled ? `dist/${entry}` : entry });
   }
+  detection.workflows.push(...readGithubWorkflows(workflowFiles));
   if (paths.some((p) => p.startsWith('.github/'))) detection.ci = 'github';
   else if (paths.includes('.gitlab-ci.yml')) detection.ci = 'gitlab';
   return detection;
