@@ -113,7 +113,7 @@ module.exports = {
       name: 'upgrade-knows-no-verify',
       comment:
         '`release upgrade` (src/upgrade, src/commands/upgrade) never imports src/verify: its proof ' +
-        'takes verify\'s checks as a function the program hands in (commands/upgrade/prove-deployment.ts), ' +
+        "takes verify's checks as a function the program hands in (commands/upgrade/prove-deployment.ts), " +
         'and what both read lives in neutral folders, so either can change without the other.',
       severity: 'error',
       from: { path: '^src/(?:upgrade|commands/upgrade)/' },
@@ -123,9 +123,9 @@ module.exports = {
       name: 'commands-stay-apart',
       comment:
         'Each command folder (src/commands/<command>/) is a room of its own: it never imports another ' +
-        'command\'s folder. What two commands share (the deployments verify and watch read, the ' +
-        'deployment files bump writes and verify reads, a build\'s timing) lives in a library folder; ' +
-        'the files at the root of src/commands (the context, the output) are every command\'s.',
+        "command's folder. What two commands share (the deployments verify and watch read, the " +
+        "deployment files bump writes and verify reads, a build's timing) lives in a library folder; " +
+        "the files at the root of src/commands (the context, the output) are every command's.",
       severity: 'error',
       from: { path: '^src/commands/([^/]+)/' },
       to: { path: '^src/commands/[^/]+/', pathNot: '^src/commands/$1/' },

@@ -199,7 +199,9 @@ describe('the layering rules (npm run lint)', () => {
     expect(output).toContain(
       'upgrade-knows-no-verify: src/commands/upgrade/swarm/upgrade-report.ts → src/verify/report.ts',
     );
-    expect(output).toContain('upgrade-knows-no-verify: src/upgrade/swarm/convergence.ts → src/verify/types.ts');
+    expect(output).toContain(
+      'upgrade-knows-no-verify: src/upgrade/swarm/convergence.ts → src/verify/types.ts',
+    );
     expect(output).not.toContain('src/commands/upgrade/read-api-version.ts →');
   });
 
