@@ -1,11 +1,21 @@
-import { resolve } from 'node:path';
 import type { ReleaseConfig } from '../config/schema.ts';
 import { UsageError } from '../errors.ts';
 import type { BaseContext } from '../pipeline/context.ts';
 import type { VerifyTarget } from '../verify/probe-deployment.ts';
+import type { WorkerEngine } from '../verify/worker-engines.ts';
+import {
+  type DeploymentEngineEntry,
+  type EngineTargetPart,
+  flagNames,
+  given,
+  type TargetRequest,
+} from './deployment-engine-entry.ts';
+import { DEPLOYMENT_ENGINES, engineReaders } from './deployment-engines.ts';
 
 /** The flags that say which deployments to read: the same for `release verify` and `release watch`. */
 export interface DeploymentFlags {
+  /** Each engine's own flags (`dockerHost`, `compose`), read by its entry. */
+  [engineFlag: string]: unknown;
   all?: boolean;
   url?: string;
   webUrl?: string;
@@ -43,115 +53,90 @@ export async function deploymentTargets(
   flags: DeploymentFlags,
   base: BaseContext,
   wording: TargetWording,
+  engines: readonly DeploymentEngineEntry[] = DEPLOYMENT_ENGINES,
 ): Promise<VerifyTarget[]> {
   const code = wording.command.toUpperCase();
   if (flags.all) {
-    const beside = [
-      flags.webUrl,
-      flags.workerUrl,
-      flags.docker,
-      flags.dockerHost,
-      flags.name,
-      flags.compose?.length,
-      flags.projectName,
-      flags.urlPerNode,
-    ];
-    if (beside.some(Boolean)) {
+    const beside = [flags.webUrl, flags.workerUrl, flags.name, ...engineFlags(engines).map((f) => flags[f])];
+    if (beside.some(given)) {
       throw new UsageError(`${code}_ALL_WITH_TARGET`, '--all reads every URL from the config', {
         hint: wording.allHint,
       });
     }
-    return configuredTargets(base.config.deployments, base, code);
+    return configuredTargets(base.config.deployments, base, code, engines);
   }
-  return [await flaggedTarget(flags, base, code, wording)];
+  return [await flaggedTarget(flags, { base, code, command: wording.command }, wording, engines)];
+}
+
+/** Every engine's flags by commander's names: refused beside `--all` and `--manifests`. */
+export function engineFlags(engines: readonly DeploymentEngineEntry[] = DEPLOYMENT_ENGINES): string[] {
+  return [...new Set(engines.flatMap(flagNames))];
 }
 
 async function configuredTargets(
   deployments: ReleaseConfig['deployments'],
   base: BaseContext,
   code: string,
+  engines: readonly DeploymentEngineEntry[],
 ): Promise<VerifyTarget[]> {
   if (deployments.length === 0) {
     throw new UsageError(`${code}_NO_DEPLOYMENTS`, 'no deployments are configured for --all', {
       hint: 'add `deployments: [{ name, url, webUrl?, workerUrl? }]` to release.config.ts',
     });
   }
-  // A Compose deployment without a worker URL: its worker is read from its project's containers.
-  // The Compose module (and its CLI lookup) is loaded only when one is configured.
-  const readsCompose = (d: ReleaseConfig['deployments'][number]) => Boolean(d.compose && !d.workerUrl);
-  const compose = deployments.some(readsCompose) ? await import('./compose-project.ts') : undefined;
   return Promise.all(
-    deployments.map(async ({ name, url, webUrl, workerUrl, compose: project }) => {
+    deployments.map(async (deployment) => {
+      const { name, url, webUrl, workerUrl } = deployment;
       const target: VerifyTarget = {
         name,
         url,
         ...(webUrl ? { webUrl } : {}),
         ...(workerUrl ? { workerUrl } : {}),
       };
-      if (!compose || !project || workerUrl) return target;
-      const files = project.files.map((f) => resolve(base.configDir, f));
-      const read = await compose.composeProjectOf(files, project.projectName, base, undefined);
-      return { ...target, docker: composeDocker(read) };
+      // A deployment under an engine's key without a worker URL: its worker is read from there.
+      if (workerUrl) return target;
+      const engine = engines.find((e) => e.configKey && deployment[e.configKey] && e.fromConfig);
+      const part = engine ? await engine.fromConfig!(deployment, base) : undefined;
+      return { ...target, ...part };
     }),
   );
 }
 
 async function flaggedTarget(
   flags: DeploymentFlags,
-  base: BaseContext,
-  code: string,
+  request: TargetRequest,
   wording: TargetWording,
+  engines: readonly DeploymentEngineEntry[],
 ): Promise<VerifyTarget> {
   if (!flags.url) {
-    throw new UsageError(`${code}_NO_URL`, wording.noUrl.message, { hint: wording.noUrl.hint });
+    throw new UsageError(`${request.code}_NO_URL`, wording.noUrl.message, { hint: wording.noUrl.hint });
   }
-  if (flags.urlPerNode && !flags.docker && !flags.dockerHost) {
-    throw new UsageError(
-      `${code}_URL_PER_NODE`,
-      '--url-per-node reads the nodes from a Swarm manager: it needs --docker or --docker-host',
-      {
-        hint: `release ${wording.command} --url http://node1:8080 --docker-host unix:///var/run/docker.sock --url-per-node`,
-      },
-    );
-  }
-  if (flags.projectName && !flags.compose?.length) {
-    throw new UsageError(
-      `${code}_PROJECT_WITHOUT_COMPOSE`,
-      '--project-name names a Compose project: give its files with --compose',
-      {
-        hint: `release ${wording.command} --url <api> --compose docker-compose.yml --project-name <name>`,
-      },
-    );
+  for (const engine of engines) {
+    const refusal = engine.refuse?.(flags, request);
+    if (refusal) throw refusal;
   }
   const url = checkedUrl(flags.url, '--url');
-  const project = flags.compose?.length
-    ? await (await import('./compose-project.ts')).composeProjectOf(
-        flags.compose,
-        flags.projectName,
-        base,
-        flags.dockerHost,
-      )
-    : undefined;
-  const docker =
-    flags.docker || flags.dockerHost || project
-      ? {
-          ...(flags.dockerHost ? { host: flags.dockerHost } : {}),
-          ...(project ? composeDocker(project) : {}),
-        }
-      : undefined;
+  // The first engine, the most specific, whose flags name a target reads it.
+  let part: EngineTargetPart | undefined;
+  for (const engine of engines) part ??= await engine.fromFlags(flags, request);
   return {
     ...(flags.name ? { name: flags.name } : {}),
     url,
     ...(flags.webUrl ? { webUrl: checkedUrl(flags.webUrl, '--web-url') } : {}),
     ...(flags.workerUrl ? { workerUrl: checkedUrl(flags.workerUrl, '--worker-url') } : {}),
-    ...(docker ? { docker } : {}),
-    ...(flags.urlPerNode ? { urlPerNode: true } : {}),
+    ...part,
   };
 }
 
-/** The engine part of a Compose target: its project's containers, its one-shot jobs known. */
-function composeDocker(project: { name: string; oneShots: string[] }): NonNullable<VerifyTarget['docker']> {
-  return { composeProject: project.name, ...(project.oneShots.length ? { oneShots: project.oneShots } : {}) };
+/**
+ * What verify reads these targets' workers with: the readers of the engines' entries, loaded
+ * only when a target names an engine (a `--url`-only verify loads none).
+ */
+export async function targetReaders(
+  targets: readonly VerifyTarget[],
+  engines: readonly DeploymentEngineEntry[] = DEPLOYMENT_ENGINES,
+): Promise<{ engines?: WorkerEngine[] }> {
+  return targets.some((t) => t.engine || t.docker) ? { engines: await engineReaders(engines) } : {};
 }
 
 /** An http(s) URL flag, without its trailing slashes; anything else is a usage error (exit 2). */

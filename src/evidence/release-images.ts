@@ -50,7 +50,7 @@ export async function archiveInImage(
 async function fileInLayer(blob: Uint8Array, wanted: string): Promise<Buffer | undefined> {
   for await (const entry of readTar(blob)) {
     if (entry.header.type === 'file' && posix.join('/', entry.header.name) === wanted)
-      return entry.bytes(MAX_ARCHIVE_BYTES);
+      return await entry.bytes(MAX_ARCHIVE_BYTES);
   }
   return undefined;
 }

@@ -4,7 +4,7 @@ import type { Proof } from '../../upgrade/upgrade-outcome.ts';
 /** How the proof reads the worker on the engine: what each engine says of itself (its proof step). */
 export interface WorkerSource {
   workerUrl?: string;
-  docker?: EngineTarget;
+  engine?: EngineTarget;
 }
 
 /**

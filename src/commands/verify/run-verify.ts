@@ -4,10 +4,13 @@ import { SERVER_VERSION_VARIABLE, serverVersionVariables } from '../../config/ve
 import { currentIo } from '../../console/cli-io.ts';
 import { table } from '../../console/table.ts';
 import { checkedExpect } from '../../deployment-targets/checked-expect.ts';
+import { given } from '../../deployment-targets/deployment-engine-entry.ts';
 import {
   type DeploymentFlags,
   deploymentTargets,
+  engineFlags,
   type TargetWording,
+  targetReaders,
 } from '../../deployment-targets/deployment-targets.ts';
 import { ExternalError, RuleError, UsageError } from '../../errors.ts';
 import type { VsaCheck } from '../../evidence/vsa-checks.ts';
@@ -87,7 +90,8 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
 
 /** `--manifests [dir]`: the deployment files carry the release, checked offline. */
 async function verifyManifestFiles(flags: VerifyFlags, dir: string | true): Promise<void> {
-  if (flags.url || flags.all || flags.docker || flags.dockerHost || flags.registry !== undefined)
+  const live = [flags.url, flags.all, ...engineFlags().map((f) => flags[f])].some(given);
+  if (live || flags.registry !== undefined)
     throw new UsageError('VERIFY_MANIFESTS_WITH_TARGET', '--manifests checks files, not a live deployment', {
       hint: 'run release verify --manifests <dir> on its own (add --expect <tag> to check another tag)',
     });
@@ -178,6 +182,7 @@ async function verifyAll(flags: VerifyFlags, base: BaseContext, options: VerifyO
   const fleetTargets = await deploymentTargets(flags, base, VERIFY_TARGETS);
   const fleet = await verifyFleet(fleetTargets, {
     ...options,
+    ...(await targetReaders(fleetTargets)),
     concurrency: flags.concurrency,
     targetTimeoutMs: flags.targetTimeout,
   });
@@ -197,6 +202,7 @@ async function verifyOne(
   { api, worker, web }: RoleImages,
 ): Promise<void> {
   const [target] = (await deploymentTargets(flags, base, VERIFY_TARGETS)) as [VerifyTarget];
+  Object.assign(options, await targetReaders([target]));
   // Without --docker, --registry still checks each release image against its rc; the
   // running digests are compared only when an engine was read.
   // Signatures live in the store: --require-signature reads the config's registry.

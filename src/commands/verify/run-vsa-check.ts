@@ -12,7 +12,7 @@ import type { BaseContext } from '../../pipeline/context.ts';
 import { shortKeyId } from '../../signing/keys.ts';
 import { readVerifierPublicKey } from '../../signing/verifier-key.ts';
 import { printable } from '../../text/printable.ts';
-import { judgeVsas } from '../../verify/check-vsa.ts';
+import { judgeVsas } from '../../verify/checks/check-vsa.ts';
 import { imageTagOf } from '../../version/image-tag.ts';
 import { parseVersion } from '../../version/parse.ts';
 import { printJson, printLine } from '../output.ts';

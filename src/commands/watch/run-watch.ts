@@ -6,6 +6,7 @@ import {
   type DeploymentFlags,
   deploymentTargets,
   type TargetWording,
+  targetReaders,
 } from '../../deployment-targets/deployment-targets.ts';
 import { ExternalError, RuleError, UsageError } from '../../errors.ts';
 import type { BaseContext } from '../../pipeline/context.ts';
@@ -93,6 +94,7 @@ export async function runWatch(flags: WatchFlags): Promise<void> {
     targetTimeoutMs: flags.targetTimeout,
     roundTimeoutMs: flags.roundTimeout ?? Math.max(2_000, intervalMs),
     ...(expect !== undefined ? { expect } : {}),
+    ...(await targetReaders(targets)),
   };
   const guard = new FlapGuard();
 

@@ -62,7 +62,7 @@ export async function readTaskVersions(
  * only name those are a lost node's, which the outcome tells apart (upgrade-outcome.ts).
  */
 export async function proveInStep(ctx: SwarmUpgradeContext, expect: string | undefined): Promise<Proof> {
-  const proof = await verifyChecks(ctx, { docker: { host: ctx.dockerHost } }, expect);
+  const proof = await verifyChecks(ctx, { engine: { host: ctx.dockerHost } }, expect);
   const lostNodes = (await listNodes(ctx.docker).catch(() => []))
     .filter((n) => n.state !== 'ready')
     .map((n) => n.name);

@@ -1,9 +1,9 @@
-import { sameTag } from '../version/compare.ts';
-import { satisfiesMinimum } from '../version/minimum.ts';
-import { parseCore } from '../version/parse.ts';
-import { cliInstall, cliProgram, cliUpdate, type FixContext } from './fixes.ts';
-import { isComparable } from './reference.ts';
-import type { Finding, ProbeResult } from './types.ts';
+import { sameTag } from '../../version/compare.ts';
+import { satisfiesMinimum } from '../../version/minimum.ts';
+import { parseCore } from '../../version/parse.ts';
+import { cliInstall, cliProgram, cliUpdate, type FixContext } from '../fixes.ts';
+import { isComparable } from '../reference.ts';
+import type { Finding, ProbeResult } from '../types.ts';
 
 /**
  * The operator's CLI: the first `svc` on PATH is the one that runs. It must satisfy the API's

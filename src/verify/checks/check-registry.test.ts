@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { RegistryReading } from '../types.ts';
 import { checkRegistry } from './check-registry.ts';
-import type { RegistryReading } from './types.ts';
 
 const D1 = `sha256:${'1'.repeat(64)}`;
 const D2 = `sha256:${'2'.repeat(64)}`;

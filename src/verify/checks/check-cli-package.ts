@@ -1,7 +1,7 @@
-import { compareVersionStrings } from '../version/compare.ts';
-import { parseVersion } from '../version/parse.ts';
-import type { CliPackageReading } from './probes/cli-package.ts';
-import type { Finding } from './types.ts';
+import { compareVersionStrings } from '../../version/compare.ts';
+import { parseVersion } from '../../version/parse.ts';
+import type { CliPackageReading } from '../probes/cli-package.ts';
+import type { Finding } from '../types.ts';
 
 /**
  * The operator CLI is installed "as package service-cli pinned to that version" (spec section 9,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { VsaClaim } from '../evidence/vsa.ts';
+import type { VsaClaim } from '../../evidence/vsa.ts';
 import { judgeVsas, type ReleaseDigests } from './check-vsa.ts';
 
 const d = (c: string) => `sha256:${c.repeat(64)}`;

@@ -1,4 +1,4 @@
-import type { Finding, SignatureReading } from './types.ts';
+import type { Finding, SignatureReading } from '../types.ts';
 
 /**
  * Findings for images whose digest is not vouched for by the configured key: a notice by

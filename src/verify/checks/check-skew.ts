@@ -1,5 +1,5 @@
-import { DEFAULT_SKEW_POLICY, gradeSkew, type SkewPolicy, type SkewVerdict } from '../version/skew.ts';
-import type { Finding, ProbeResult } from './types.ts';
+import { DEFAULT_SKEW_POLICY, gradeSkew, type SkewPolicy, type SkewVerdict } from '../../version/skew.ts';
+import type { Finding, ProbeResult } from '../types.ts';
 
 const GRADE_RANK = { ok: 0, warn: 1, drift: 2 } as const;
 

@@ -1,10 +1,10 @@
-import { sameTag } from '../version/compare.ts';
-import { DEFAULT_SKEW_POLICY, gradeSkew, type SkewPolicy } from '../version/skew.ts';
+import { sameTag } from '../../version/compare.ts';
+import { DEFAULT_SKEW_POLICY, gradeSkew, type SkewPolicy } from '../../version/skew.ts';
+import { type FixContext, fixFor } from '../fixes.ts';
+import { isComparable, type Reference } from '../reference.ts';
+import type { Finding, ProbeResult } from '../types.ts';
 import { checkCli } from './check-cli.ts';
 import { ruleOf } from './check-skew.ts';
-import { type FixContext, fixFor } from './fixes.ts';
-import { isComparable, type Reference } from './reference.ts';
-import type { Finding, ProbeResult } from './types.ts';
 
 /**
  * Every readable, well-formed version must be the reference tag (a leading `v` ignored), except

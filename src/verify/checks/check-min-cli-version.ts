@@ -1,5 +1,5 @@
-import { parseCore } from '../version/parse.ts';
-import type { Finding, ProbeResult } from './types.ts';
+import { parseCore } from '../../version/parse.ts';
+import type { Finding, ProbeResult } from '../types.ts';
 
 /** `min_cli_version` must be strict X.Y.Z (spec section 2); otherwise no CLI can be judged. */
 export function checkMinCliVersion(results: ProbeResult[]): Finding[] {

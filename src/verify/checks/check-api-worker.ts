@@ -1,9 +1,9 @@
-import { sameTag } from '../version/compare.ts';
-import { DEFAULT_SKEW_POLICY, gradeSkew, type SkewPolicy } from '../version/skew.ts';
+import { sameTag } from '../../version/compare.ts';
+import { DEFAULT_SKEW_POLICY, gradeSkew, type SkewPolicy } from '../../version/skew.ts';
+import { displayTag } from '../fixes.ts';
+import { isComparable } from '../reference.ts';
+import type { Finding, ProbeResult } from '../types.ts';
 import { ruleOf } from './check-skew.ts';
-import { displayTag } from './fixes.ts';
-import { isComparable } from './reference.ts';
-import type { Finding, ProbeResult } from './types.ts';
 
 /** The spec's consequence of API/worker drift (section 7), named in the finding. */
 export const API_WORKER_CONSEQUENCE =

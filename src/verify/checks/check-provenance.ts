@@ -1,4 +1,4 @@
-import type { Finding, ImageProvenance, ProvenanceReading } from './types.ts';
+import type { Finding, ImageProvenance, ProvenanceReading } from '../types.ts';
 
 /**
  * A release made from an rc must be the rc's tested code: the rc it names exists, its

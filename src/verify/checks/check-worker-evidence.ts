@@ -1,7 +1,7 @@
-import { namesVersion } from '../channels/tags.ts';
-import { sameTag } from '../version/compare.ts';
-import { displayTag } from './fixes.ts';
-import type { Finding, ProbeResult } from './types.ts';
+import { namesVersion } from '../../channels/tags.ts';
+import { sameTag } from '../../version/compare.ts';
+import { displayTag } from '../fixes.ts';
+import type { Finding, ProbeResult } from '../types.ts';
 
 /**
  * A worker container that claims one version in `SERVICE_VERSION` but runs an image labelled or

@@ -1,5 +1,5 @@
-import type { VsaReading } from '../evidence/vsa.ts';
-import type { VsaCheck } from '../evidence/vsa-checks.ts';
+import type { VsaReading } from '../../evidence/vsa.ts';
+import type { VsaCheck } from '../../evidence/vsa-checks.ts';
 
 /** The release a summary must be about: its tag and every image digest (index and children) by repository. */
 export interface ReleaseDigests {

@@ -1,7 +1,7 @@
-import { LONGEST_VERSION, parseVersion } from '../version/parse.ts';
-import { DEFAULT_SKEW_POLICY, type SkewPolicy } from '../version/skew.ts';
-import { type FixContext, fixFor, fixForUnversioned, serverVariable } from './fixes.ts';
-import type { Finding, ProbeResult } from './types.ts';
+import { LONGEST_VERSION, parseVersion } from '../../version/parse.ts';
+import { DEFAULT_SKEW_POLICY, type SkewPolicy } from '../../version/skew.ts';
+import { type FixContext, fixFor, fixForUnversioned, serverVariable } from '../fixes.ts';
+import type { Finding, ProbeResult } from '../types.ts';
 
 /**
  * `unknown`, a bare hash, a dirty build or garbage: none of these can be in step. How bad that is

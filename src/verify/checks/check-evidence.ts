@@ -1,4 +1,4 @@
-import type { EvidenceReading, Finding } from './types.ts';
+import type { EvidenceReading, Finding } from '../types.ts';
 
 const SAYS = {
   missing: 'has no',

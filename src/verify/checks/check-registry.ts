@@ -1,4 +1,4 @@
-import type { Finding, RegistryReading } from './types.ts';
+import type { Finding, RegistryReading } from '../types.ts';
 
 /**
  * The bytes that run must be the bytes the release tag names: a running digest other than the

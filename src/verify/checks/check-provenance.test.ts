@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { PlatformProvenance, ProvenanceReading } from '../types.ts';
 import { checkProvenance } from './check-provenance.ts';
-import type { PlatformProvenance, ProvenanceReading } from './types.ts';
 
 const d = (n: number) => `sha256:${String(n).repeat(64)}`;
 const proven = {

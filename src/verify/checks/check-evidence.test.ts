@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { EvidenceReading } from '../types.ts';
 import { checkEvidence } from './check-evidence.ts';
-import type { EvidenceReading } from './types.ts';
 
 const valid = { status: 'valid', reason: 'signed' } as const;
 const set = {

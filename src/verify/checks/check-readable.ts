@@ -1,5 +1,5 @@
-import { cliInstall, cliProgram, displayTag, type FixContext, fixForUnreachable } from './fixes.ts';
-import type { ArtifactName, Finding, ProbeResult } from './types.ts';
+import { cliInstall, cliProgram, displayTag, type FixContext, fixForUnreachable } from '../fixes.ts';
+import type { ArtifactName, Finding, ProbeResult } from '../types.ts';
 
 /** Probes that could not read their artifact, and asked-for artifacts nothing was found of. */
 export function checkReadable(results: ProbeResult[], probed: ArtifactName[], ctx: FixContext): Finding[] {

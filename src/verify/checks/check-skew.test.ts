@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SKEW_POLICY, type SkewPolicy } from '../version/skew.ts';
-import { checkDeployment } from './checks.ts';
-import { exitCodeOf } from './report.ts';
-import type { ArtifactName, ProbeResult } from './types.ts';
+import { DEFAULT_SKEW_POLICY, type SkewPolicy } from '../../version/skew.ts';
+import { checkDeployment } from '../checks.ts';
+import { exitCodeOf } from '../report.ts';
+import type { ArtifactName, ProbeResult } from '../types.ts';
 
 // The checks under a skew policy: which findings become warnings, which vanish, which rule is named.
 const URL = 'http://127.0.0.1:8080';
