@@ -145,12 +145,13 @@ module.exports = {
       name: 'gitops-plan-is-pure',
       comment:
         'src/gitops decides where a release goes in deployment files (the places, the plan of ' +
-        'edits, verify findings) from text and plain data: the yaml package and the version core, ' +
-        'no file system; the reading lives in src/deployment-files, the all-or-none write in src/commands/bump.',
+        'edits, verify findings) from text and plain data: the yaml package (through the one bounded ' +
+        'reader in src/text), the version core, no file system; the reading lives in ' +
+        'src/deployment-files, the all-or-none write in src/commands/bump.',
       severity: 'error',
       from: { path: '^src/gitops/', pathNot: TESTS },
       to: {
-        pathNot: [CORE, '^src/gitops/', '^node_modules/yaml/'],
+        pathNot: [CORE, '^src/gitops/', '^src/text/', '^node_modules/yaml/'],
         dependencyTypesNot: ['type-only'],
       },
     },

@@ -7,8 +7,17 @@
 // of BENCH_ROUNDS rounds, at 256 KB, 512 KB, 1 MB and 2 MB. Linear means the 2 MB time is about
 // twice the 1 MB one. Target: every shape under 1 s at 1 MB.
 //
+// Then `release init` as a process (the bin, as users run it) on a repository whose Dockerfile,
+// compose file and pyproject.toml hold a 1 MB line, beside the same repository with short lines,
+// best of BENCH_ROUNDS each. Target: under 1 s more (test/init/long-lines.test.ts holds only a
+// generous deadline).
+//
 // Env: BENCH_ROUNDS (3).
 
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { detectProject, type ProjectFiles } from '../src/init/detect.ts';
 import { planConfig } from '../src/init/plan-config.ts';
 
@@ -33,6 +42,12 @@ const SHAPES: Record<string, (n: number) => Record<string, string>> = {
   }),
   'pyproject section': (n) => ({ 'pyproject.toml': `[project${' '.repeat(n)}\nname = "x"\n` }),
   'build script tokens': (n) => ({ 'scripts/build-cli.sh': `tar czf ${'dist/'.repeat(n / 5)}\n` }),
+  'workflow run line': (n) => ({
+    '.github/workflows/release.yml': `on: push\njobs:\n  b:\n    steps:\n      - run: docker build ${'-t x '.repeat(n / 5)} .\n`,
+  }),
+  'workflow expressions': (n) => ({
+    '.github/workflows/release.yml': `on: push\njobs:\n  b:\n    steps:\n      - run: echo ${'${{ '.repeat(n / 4)}\n`,
+  }),
 };
 
 function best(work: () => void): number {
@@ -59,3 +74,38 @@ for (const [name, shape] of Object.entries(SHAPES)) {
 }
 console.log(`worst at 1 MB: ${worstAtOneMb.toFixed(0)} ms (target < 1000)`);
 if (worstAtOneMb >= 1000) process.exitCode = 1;
+
+/** `release init --force` as a process on a repository with lines of `n` characters: best of ROUNDS, in ms. */
+function initProcess(n: number): number {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-init-'));
+  try {
+    const contents: Record<string, string> = {
+      'api/Dockerfile': `FROM node:20 AS ${' '.repeat(n)}x\nENV A="${'x'.repeat(n)}\nCOPY ${'a/'.repeat(n / 2)} /x\nCMD ["node"]\n`,
+      'compose.yaml': `services:\n  api:\n    image: ghcr.io/acme/${'${a:-'.repeat(n / 5)}\n    build: ./api\n`,
+      'pyproject.toml': `[project${' '.repeat(n)}\nname = "acme"\n`,
+    };
+    for (const [path, text] of Object.entries(contents)) {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), text);
+    }
+    const git = (...args: string[]) => spawnSync('git', args, { cwd: dir, stdio: 'ignore' });
+    git('init', '-q');
+    git('add', '.');
+    git('-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-qm', 'service');
+    const bin = new URL('../bin/release.js', import.meta.url).pathname;
+    const argv = [bin, 'init', '--yes', '--force', '--ci', 'none', '--name', 'acme'];
+    return best(() => {
+      const run = spawnSync(process.execPath, argv, { cwd: dir, stdio: 'ignore' });
+      if (run.status !== 0) throw new Error(`release init exited ${run.status}`);
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const shortMs = initProcess(16);
+const longMs = initProcess(1024 * KB);
+console.log(
+  `release init process: short lines ${shortMs.toFixed(0)} ms, 1 MB lines ${longMs.toFixed(0)} ms, ${(longMs - shortMs).toFixed(0)} ms more (target < 1000)`,
+);
+if (longMs - shortMs >= 1000) process.exitCode = 1;

@@ -14,7 +14,7 @@
 // Env: BENCH_ROUNDS (default 5), BENCH_AGAINST (optional checkout to compare with).
 
 import { spawnSync } from 'node:child_process';
-import { loadavg } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RehearsalReport } from '../src/commands/rehearse/rehearsal-report.ts';
@@ -138,7 +138,7 @@ function report(checkouts: Checkout[], nodeMs: number[]): void {
     );
   const ours = median(checkouts[0]!.wholeMs);
   console.log(
-    `\nnpm run rehearse ${ms(ours).trim()} (${(ours / median(nodeMs)).toFixed(0)}x node -e 0): target <= ${TARGET_MS / 1000} s ${ours <= TARGET_MS ? 'met' : 'MISSED'}`,
+    `\nnpm run rehearse ${ms(ours).trim()} (${(ours / median(nodeMs)).toFixed(0)}x node -e 0): target <= ${TARGET_MS / 1000} s ${ours <= TARGET_MS ? 'met' : 'MISSED'}, load average ${load()} on ${availableParallelism()} cores${checkouts[1] ? `; against ${ms(median(checkouts[1].wholeMs)).trim()} (ratio ${(ours / median(checkouts[1].wholeMs)).toFixed(2)})` : ''}`,
   );
 }
 

@@ -6,6 +6,10 @@
 //      `svc --version`. Target <= 1.3x. Two are measured: `svc version` (the gate's one
 //      GET /api/version and its verdict printed) and `svc status` (the gate, then the command's
 //      own GET: the gate plus a command that does real work).
+//   3. `svc status` against a server that accepts and never answers, with a 1500 ms
+//      SVC_VERSION_CHECK_TIMEOUT_MS: it must end once, at that one deadline (the gate's and the
+//      command's share it). Target: the median within the deadline + 1000 ms (test/svc holds only
+//      that it is less than two deadlines). BENCH_STALLED_ROUNDS rounds (default 5).
 //
 // stdout and stderr are pipes, as when a script or CI reads svc's output. That matters: with a
 // pipe (or a terminal) Node loads its net and stream modules for stdout, with /dev/null it does
@@ -24,6 +28,7 @@
 import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -113,6 +118,7 @@ async function main(): Promise<void> {
       }
     }
     report(commands);
+    await stalledStatus(svc, env);
   } finally {
     await api.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -146,6 +152,36 @@ function report(commands: Command[]): void {
   line('svc status', 'svc --version', 1.3);
   console.log('for reference, what svc adds to a bare Node program making the same request:');
   line('svc version', 'node http GET', Number.POSITIVE_INFINITY);
+}
+
+/** Part 3: `svc status` against a server that never answers ends at its one deadline. */
+async function stalledStatus(svc: string, env: Record<string, string>): Promise<void> {
+  const deadlineMs = 1500;
+  const sockets: Socket[] = [];
+  const server = createServer((socket) => void sockets.push(socket));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  const wall: number[] = [];
+  try {
+    for (let round = 0; round < positiveEnv('BENCH_STALLED_ROUNDS', 5); round++) {
+      const started = process.hrtime.bigint();
+      const run = spawnSync(svc, ['status', '--url', `http://127.0.0.1:${port}`], {
+        env: { ...env, SVC_VERSION_CHECK_TIMEOUT_MS: String(deadlineMs) },
+        stdio: 'pipe',
+        timeout: 20_000,
+      });
+      wall.push(Number(process.hrtime.bigint() - started) / 1e6);
+      if (run.status !== 3) throw new Error(`svc status against a stalled server exited ${run.status}`);
+    }
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    server.close();
+  }
+  const ms = median(wall);
+  const met = ms <= deadlineMs + 1000;
+  console.log(
+    `svc status, stalled server: median ${ms.toFixed(0)} ms for a ${deadlineMs} ms deadline, ${(ms / deadlineMs).toFixed(2)}x (target <= ${deadlineMs} + 1000 ms: ${met ? 'met' : 'MISSED'})`,
+  );
 }
 
 await main();

@@ -6,6 +6,12 @@ import { randomBytes } from "node:crypto";
 import { appendFileSync, existsSync, readFileSync, realpathSync } from "node:fs";
 import { join, resolve } from "node:path";
 
+// src/text/printable.ts
+var UNSAFE_IN_LINES = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+function printableLines(text) {
+  return text.replace(UNSAFE_IN_LINES, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).replace(/^([^\S\n]*):(?=:)/gm, "$1\\u003a").replace(/#(?=#(?:vso)?\[)/g, "\\u0023");
+}
+
 // src/init/shell-words.ts
 function shellWords(text) {
   const words = [];
@@ -139,7 +145,12 @@ async function runAction(env = process.env) {
   const cwd = resolve(env["GITHUB_WORKSPACE"] ?? process.cwd(), inputs.workingDirectory);
   const args = [inputs.command, ...inputs.args, ...inputs.args.includes("--json") ? [] : ["--json"]];
   const { file, argv } = toolkit(cwd, inputs.version, args);
+  const pause = randomBytes(16).toString("hex");
+  process.stdout.write(`::stop-commands::${pause}
+`);
   const { code, stdout } = await run(file, argv, cwd, env);
+  process.stdout.write(`::${pause}::
+`);
   const facts = { command: inputs.command, exitCode: code };
   const document = lastJson(stdout);
   if (document) facts.document = document;
@@ -179,7 +190,7 @@ function run(file, argv, cwd, env) {
       while (size > 8 * 1024 * 1024 && chunks.length > 1) size -= chunks.shift().length;
     });
     child.on("error", (error) => {
-      process.stdout.write(`::error::could not start ${file}: ${error.message}
+      process.stdout.write(`could not start ${file}: ${printableLines(error.message)}
 `);
       done({ code: 3, stdout: "" });
     });

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, existsSync, readFileSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { printableLines } from '../text/printable.ts';
 import { readInputs } from './action-inputs.ts';
 import { actionOutputs, jobSummary, type RunFacts } from './job-summary.ts';
 
@@ -21,7 +22,13 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
   const cwd = resolve(env['GITHUB_WORKSPACE'] ?? process.cwd(), inputs.workingDirectory);
   const args = [inputs.command, ...inputs.args, ...(inputs.args.includes('--json') ? [] : ['--json'])];
   const { file, argv } = toolkit(cwd, inputs.version, args);
+  // While the command runs, the runner reads no workflow command from the log: whatever the
+  // command prints (a file name, a registry's answer, an argument with a newline in it) cannot
+  // mask, set or warn. The token is unguessable, so the output cannot end the pause itself.
+  const pause = randomBytes(16).toString('hex');
+  process.stdout.write(`::stop-commands::${pause}\n`);
   const { code, stdout } = await run(file, argv, cwd, env);
+  process.stdout.write(`::${pause}::\n`);
   const facts: RunFacts = { command: inputs.command, exitCode: code };
   const document = lastJson(stdout);
   if (document) facts.document = document;
@@ -73,7 +80,7 @@ function run(
       while (size > 8 * 1024 * 1024 && chunks.length > 1) size -= chunks.shift()!.length;
     });
     child.on('error', (error) => {
-      process.stdout.write(`::error::could not start ${file}: ${error.message}\n`);
+      process.stdout.write(`could not start ${file}: ${printableLines(error.message)}\n`);
       done({ code: 3, stdout: '' });
     });
     child.on('close', (code, signal) =>

@@ -4,9 +4,10 @@ import { execa } from 'execa';
 import { ExternalError } from '../errors.ts';
 import { goArch } from '../oci-image/base-image-reader.ts';
 import { type OciImageConfig, rfc3339 } from '../oci-image/image-config.ts';
-import { createLayer, type LayerEntry } from '../oci-image/layer.ts';
+import { createLayer, type Layer, type LayerEntry } from '../oci-image/layer.ts';
 import { putImage, type WrittenImage } from '../oci-image/write-image.ts';
 import type { ImageStore } from '../registry/store.ts';
+import { baseLayerKey, type CacheOutcome, readCachedBaseLayer, storeBaseLayer } from './base-layer-cache.ts';
 
 /** Where node lives in the base image; the service images run it from here. */
 export const NODE_PATH = '/usr/local/bin/node';
@@ -24,6 +25,8 @@ export interface BaseImageResult extends WrittenImage {
   /** What went in, as image paths: node, its shared libraries, the minimal /etc. */
   files: string[];
   nodeVersion: string;
+  /** Whether the layer came from the cache (`hit`), was made and kept, remade over a bad entry, or no cache. */
+  cache: CacheOutcome;
 }
 
 /**
@@ -39,6 +42,8 @@ export async function makeBaseImage(options: {
   /** Layer mtime and `created`: SOURCE_DATE_EPOCH when set, else 0. */
   epoch: number;
   node?: string;
+  /** The toolkit's cache folder (files/user-cache-dir.ts); undefined makes the layer every time. */
+  cacheDir?: string;
 }): Promise<BaseImageResult> {
   const node = options.node ?? process.execPath;
   const entries: LayerEntry[] = [
@@ -62,8 +67,8 @@ export async function makeBaseImage(options: {
   if (ca)
     entries.push({ type: 'file', path: '/etc/ssl/certs/ca-certificates.crt', source: await realpath(ca) });
 
-  const nodeVersion = (await execa(node, ['--version'])).stdout.trim();
-  const layer = await createLayer(entries, options.epoch, BASE_GZIP_LEVEL);
+  const made = await baseLayer(node, entries, options.epoch, options.cacheDir);
+  const { layer, nodeVersion } = made;
   const created = rfc3339(options.epoch);
   const config: OciImageConfig = {
     created,
@@ -84,7 +89,26 @@ export async function makeBaseImage(options: {
     history: [{ created, created_by: `release base-image: node ${nodeVersion} and its shared libraries` }],
   };
   const written = await putImage({ ...options, config, layers: [layer] });
-  return { ...written, files: entries.map((e) => e.path), nodeVersion };
+  return { ...written, files: entries.map((e) => e.path), nodeVersion, cache: made.cache };
+}
+
+/** The layer from the cache when an entry of the same inputs is sound, else made (and kept). */
+async function baseLayer(
+  node: string,
+  entries: readonly LayerEntry[],
+  epoch: number,
+  cacheDir: string | undefined,
+): Promise<{ layer: Layer; nodeVersion: string; cache: CacheOutcome }> {
+  const key = cacheDir ? await baseLayerKey(entries, epoch, BASE_GZIP_LEVEL) : undefined;
+  const cached = cacheDir && key ? await readCachedBaseLayer(cacheDir, key) : 'missing';
+  if (typeof cached === 'object') return { ...cached, cache: 'hit' };
+  const [nodeVersion, layer] = await Promise.all([
+    execa(node, ['--version']).then((r) => r.stdout.trim()),
+    createLayer(entries, epoch, BASE_GZIP_LEVEL),
+  ]);
+  if (!cacheDir || !key) return { layer, nodeVersion, cache: 'off' };
+  await storeBaseLayer(cacheDir, key, layer, nodeVersion);
+  return { layer, nodeVersion, cache: cached === 'corrupt' ? 'remade' : 'made' };
 }
 
 /** The shared libraries `ldd` lists (the dynamic loader included), at the paths the loader uses. */

@@ -14,14 +14,26 @@ export interface OciRecipe {
 
 /** What the docker engine builds: a context we made, and how to build it. */
 export interface DockerRecipe {
-  /** The build context as an uncompressed tar. */
+  /** The build context as an uncompressed tar (its Dockerfile already stamped: stamp-dockerfile.ts). */
   context: Buffer;
   /** The Dockerfile's path inside the context. */
   dockerfile: string;
-  target?: string;
-  /** The version variable and the artifact's own `buildArgs` (BASE_IMAGE is added by the engine). */
+  /** The stage to build (the stamped stage over the artifact's target). */
+  target: string;
+  /** The version variables and the artifact's own `buildArgs` (BASE_IMAGE is added by the engine). */
   buildArgs: Record<string, string>;
   labels: Record<string, string>;
+  /** The Dockerfile starts a stage the target needs FROM ${BASE_IMAGE}: load the configured base. */
+  usesBaseImage: boolean;
+  /** The image the target's stages start from, when not the configured base (`node:20-slim`, `scratch`). */
+  rootBase: string | undefined;
+  /** `linux/amd64`...; undefined: the engine's own platform. */
+  platforms: readonly string[] | undefined;
+  /** Secrets by id, from a variable of the build's environment or a file (absolute path). */
+  secrets: readonly { id: string; env?: string | undefined; file?: string | undefined }[];
+  cache: { from: readonly string[]; to: readonly string[] };
+  /** Unset: host where the engine has no bridge network. */
+  network: 'host' | 'none' | 'default' | undefined;
 }
 
 /** One image to build: what goes in, on what base, and where it goes. */
@@ -52,6 +64,11 @@ export interface BuiltImage {
   /** Whether it was written to the configured registry. */
   pushed: boolean;
   base: { reference: string; digest: string };
+  /**
+   * How many of the image's layers are its base's, when the base is not the configured one (a
+   * Dockerfile's own FROM): what the SBOM skips. Unset: the configured base's.
+   */
+  baseLayers?: number;
   /** What the build found wrong without refusing it (an entrypoint the image lacks). */
   warnings?: string[];
 }

@@ -6,6 +6,7 @@ import {
   dockerUnreachable,
 } from '../docker-client/connect.ts';
 import { isReleaseError } from '../errors.ts';
+import { type DockerBuilder, findDockerBuilder } from './docker/docker-builder.ts';
 import type { EngineName } from './engine.ts';
 
 /** How long the default choice waits for a ping before falling back to the oci engine. */
@@ -16,12 +17,15 @@ export interface EngineChoice {
   /** Why (for the progress line and --json). */
   reason: string;
   docker?: DockerClient;
+  /** The docker CLI that builds with BuildKit (docker engine only). */
+  builder?: DockerBuilder;
 }
 
 /**
- * `--engine docker` needs an engine that answers (else ExternalError, exit 3); `--engine oci`
- * needs none. Without `--engine`: docker when `DOCKER_HOST` (or the default socket) answers a
- * ping, otherwise the daemonless oci engine.
+ * `--engine docker` needs an engine that answers (else ExternalError, exit 3) and a docker CLI that
+ * builds with BuildKit (docker-builder.ts); `--engine oci` needs none. Without `--engine`: docker
+ * when `DOCKER_HOST` (or the default socket) answers a ping and such a CLI is here, otherwise the
+ * daemonless oci engine.
  */
 export async function chooseEngine(
   requested: EngineName | undefined,
@@ -39,9 +43,23 @@ export async function chooseEngine(
   const answers = docker ? await dockerAnswers(docker, requested === 'docker' ? 10_000 : PING_MS) : false;
   if (requested === 'docker') {
     if (!answers || !docker) throw dockerUnreachable(env, error);
-    return { name: 'docker', reason: '--engine docker', docker };
+    const builder = await findDockerBuilder(env);
+    return { name: 'docker', reason: `--engine docker, built with ${builder.description}`, docker, builder };
   }
-  if (answers && docker) return { name: 'docker', reason: 'a Docker engine answered', docker };
+  if (answers && docker) {
+    const builder = await findDockerBuilder(env).catch((caught: unknown) => caught as Error);
+    if (!(builder instanceof Error))
+      return {
+        name: 'docker',
+        reason: `a Docker engine answered; built with ${builder.description}`,
+        docker,
+        builder,
+      };
+    return {
+      name: 'oci',
+      reason: `a Docker engine answered but ${builder.message.split('\n')[0]}; building without it`,
+    };
+  }
   return isReleaseError(error) && error.code === DOCKERODE_MISSING
     ? { name: 'oci', reason: 'dockerode is not installed; building without Docker' }
     : { name: 'oci', reason: 'no Docker engine answered; building without one' };

@@ -1,7 +1,8 @@
 import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { EngineName } from '../build-engines/engine.ts';
 import type { CliArtifactConfig, ImageArtifactConfig } from '../config/artifacts-schema.ts';
-import { insideProject } from '../files/project-path.ts';
+import { insideProject, within } from '../files/project-path.ts';
 
 export interface ArtifactCheck {
   /** The config's folder: every path is relative to it and must stay in it. */
@@ -56,7 +57,8 @@ export function checkArtifacts(check: ArtifactCheck): string[] {
     if (check.engine === 'docker') {
       if (!artifact.context)
         problems.push(`${at}: nothing says how the docker engine builds it: give context (and dockerfile)`);
-      if (artifact.cliArchive !== undefined && !insideProject('/context', artifact.cliArchive))
+      // A path in the build context as Docker sees it, not on this machine: path arithmetic only.
+      if (artifact.cliArchive !== undefined && !within('/context', resolve('/context', artifact.cliArchive)))
         problems.push(`${at}.cliArchive: with the docker engine, a path inside the build context`);
     } else if (check.engine === 'oci') {
       if (!artifact.files || !artifact.entrypoint)

@@ -30,6 +30,8 @@ export interface DockerContext {
 export async function dockerContext(options: {
   contextDir: string;
   dockerfile: string;
+  /** The Dockerfile's content to send instead of the file's (the build's stamped copy). */
+  dockerfileText?: string;
   /** `mtime` (seconds): the file's own time in the tar, instead of `epoch`. */
   extra: readonly { path: string; source: string; mtime?: number }[];
   epoch: number;
@@ -48,7 +50,11 @@ export async function dockerContext(options: {
     // A folder is sent only for what it holds (its kept children bring it back as a parent).
     return entry.type !== 'dir' && !filter.ignores(path);
   });
-  if (dockerfile === OUTSIDE_DOCKERFILE)
+  if (options.dockerfileText !== undefined) {
+    const at = kept.findIndex((entry) => entry.path.replace(/^\/+/, '') === dockerfile);
+    if (at >= 0) kept.splice(at, 1);
+    kept.push({ type: 'file', path: dockerfile, content: options.dockerfileText });
+  } else if (dockerfile === OUTSIDE_DOCKERFILE)
     kept.push({ type: 'file', path: OUTSIDE_DOCKERFILE, source: options.dockerfile });
   for (const file of options.extra) {
     const path = file.path.replace(/^\/+/, '');

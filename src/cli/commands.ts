@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { adoptCommand } from '../commands/adopt/adopt-command.ts';
 import { baseImageCommand } from '../commands/base-image/base-image-command.ts';
 import { buildCommand } from '../commands/build/build-command.ts';
 import { bumpCommand } from '../commands/bump/bump-command.ts';
@@ -31,6 +32,7 @@ export const commandDefinitions: ((program: Command) => void)[] = [
   initCommand, // start a config (and a CI pipeline) from what is in an existing repository
   stampCommand, // resolve and stamp the version
   buildCommand, // build the CLI archive and the images with the version baked in
+  adoptCommand, // or take the images the project's own CI built as the build of the version
   baseImageCommand, // make the minimal node base image the builds start from
   promoteCommand, // tag the built images into dev, rc or release (manifest copy, all or nothing)
   verifyCommand, // prove a live deployment (or a fleet) is in step

@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { printJson } from '../commands/output.ts';
 import { currentIo } from '../console/cli-io.ts';
 import { EXIT } from '../errors.ts';
+import { printableLines } from '../text/printable.ts';
 import { commandDefinitions, defineProgram } from './commands.ts';
 
 /**
@@ -12,7 +13,11 @@ import { commandDefinitions, defineProgram } from './commands.ts';
 export async function runProgram(argv: string[]): Promise<number> {
   const { stdout, stderr } = currentIo();
   const program = defineProgram(new Command('release'))
-    .configureOutput({ writeOut: (text) => stdout.write(text), writeErr: (text) => stderr.write(text) })
+    // Commander repeats what it refuses (`unknown option '<arg>'`): written as every line is.
+    .configureOutput({
+      writeOut: (text) => stdout.write(printableLines(text)),
+      writeErr: (text) => stderr.write(printableLines(text)),
+    })
     .addHelpText('after', "\n  release --version (-V) prints the toolkit's own version.")
     .exitOverride()
     .showHelpAfterError();

@@ -107,6 +107,51 @@ export const imageArtifactSchema = z.strictObject({
   dockerfile: relativePath.optional(),
   target: z.string().min(1).optional(),
   buildArgs: envMap.optional(),
+  /**
+   * Platforms to build (`linux/amd64`, `linux/arm64/v8`): one image each, pushed by digest under
+   * one index. Unset: the engine's own platform, one image.
+   */
+  platforms: z
+    .array(
+      z
+        .string()
+        .regex(
+          /^linux\/[a-z0-9]+(?:\/v[0-9]+)?$/,
+          'expected a platform like "linux/amd64" or "linux/arm/v7"',
+        ),
+    )
+    .min(1)
+    .optional(),
+  /**
+   * Build secrets a `RUN --mount=type=secret,id=<id>` reads: from an environment variable of the
+   * build (`env`) or a file (`file`, relative to the config). Never written into the image or the
+   * build output.
+   */
+  secrets: z
+    .array(
+      z
+        .strictObject({
+          id: z
+            .string()
+            .regex(/^[A-Za-z0-9_.-]{1,128}$/, 'expected a secret id of letters, digits, ".", "_" or "-"'),
+          env: z.string().regex(ENV_NAME, 'expected an environment variable name').optional(),
+          file: relativePath.optional(),
+        })
+        .refine((s) => (s.env === undefined) !== (s.file === undefined), 'give env or file (one of them)'),
+    )
+    .optional(),
+  /** BuildKit cache: `--cache-from` and (buildx only) `--cache-to` values, as docker takes them. */
+  cache: z
+    .strictObject({
+      from: z.array(z.string().min(1)).optional(),
+      to: z.array(z.string().min(1)).optional(),
+    })
+    .optional(),
+  /**
+   * The network RUN steps get: `host`, `none` or `default` (the engine's bridge). Unset: `host`
+   * when the engine has no bridge network (a dockerd started with --bridge=none), else the default.
+   */
+  network: z.enum(['host', 'none', 'default'], 'expected "host", "none" or "default"').optional(),
   // oci engine: a jib/ko-style recipe
   files: z
     .array(z.strictObject({ from: relativePath, to: absolutePath }))

@@ -6,6 +6,7 @@ import {
   builtImageArtifacts,
   cliArtifact,
   declaredCliArtifact,
+  hasWebClient,
   imageArtifactNames,
   imageArtifacts,
   rolesOfImage,
@@ -78,6 +79,14 @@ describe('artifacts', () => {
     expect(problemsOf({ artifacts: { web: {}, site: { role: 'web', image: 'site' } } })).toEqual([
       'artifacts.site.role: the role "web" is already taken by artifacts.web',
     ]);
+  });
+
+  it('has a web client to check when it declares one, or declares no image at all', () => {
+    const of = (artifacts: Record<string, unknown>) => hasWebClient(validateConfig({ artifacts }, 'x'));
+    expect(of({})).toBe(true); // the reference service's shape: every role's default
+    expect(of({ web: { image: 'acme-web' } })).toBe(true);
+    expect(of({ api: { image: 'acme-app', context: '.' } })).toBe(false); // images, and no web among them
+    expect(of({ web: false })).toBe(false);
   });
 
   describe('one image, several roles', () => {

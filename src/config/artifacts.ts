@@ -65,6 +65,18 @@ export function cliArtifact(config: WithArtifacts): CliArtifactConfig | undefine
   return Object.values(config.artifacts).find((a): a is CliArtifactConfig => a.kind === 'cli');
 }
 
+/**
+ * Whether the service has a web client to check: one the config declares, or the default of a
+ * config that declares no image at all (the reference service's shape). `web: false`, or images
+ * declared without a web, mean none: verify and watch then show no web row unless asked to read
+ * one (`--web-url`), as for a CLI the config does not declare.
+ */
+export function hasWebClient(config: WithArtifacts): boolean {
+  const web = artifactWithRole(config, 'web');
+  if (!web) return false;
+  return !web.implicit || imageArtifacts(config).every((a) => a.implicit);
+}
+
 /** The image repository of a role, else the spec's default name (`service-worker`). */
 export function imageOfRole(config: WithArtifacts, role: ImageRole): string {
   return artifactWithRole(config, role)?.image ?? `service-${role}`;

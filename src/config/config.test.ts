@@ -164,6 +164,41 @@ describe('loadConfig', () => {
     await expect(loadConfig({ cwd: dir })).rejects.toBeInstanceOf(ConfigError);
   });
 
+  it('a config that is null, a list or a string is CONFIG_INVALID naming it, never the defaults', async () => {
+    const cases: [string, string][] = [
+      ['null', 'null'],
+      ['[]', 'a list'],
+      ['"registry.example.com"', 'string'],
+      ['42', 'number'],
+    ];
+    for (const [text, got] of cases) {
+      const dir = tempDir({ 'release.config.json': text });
+      const error = await loadConfig({ cwd: dir }).catch((e: unknown) => e);
+      expect(error, text).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).code).toBe('CONFIG_INVALID');
+      expect((error as ConfigError).exitCode).toBe(2);
+      expect((error as ConfigError).message).toContain(`(root): expected an object of settings, got ${got}`);
+    }
+    // Empty is still no config at all.
+    expect((await loadConfig({ cwd: tempDir({ 'release.config.json': '' }) })).config.registry).toBeDefined();
+  });
+
+  it('an artifact (or any key) named __proto__, constructor or prototype is CONFIG_INVALID naming it', async () => {
+    for (const name of ['__proto__', 'constructor', 'prototype']) {
+      const text = `{"artifacts": {"${name}": {"image": "acme/x"}, "api": {"image": "acme/api"}}}`;
+      const dir = tempDir({ 'release.config.json': text });
+      const error = await loadConfig({ cwd: dir }).catch((e: unknown) => e);
+      expect(error, name).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).problems).toContain(
+        `artifacts.${name}: "${name}" is not a name a config may use`,
+      );
+    }
+    const nested = `{"deploy": {"manifests": [{"path": "x.yaml", "keys": {"__proto__": "api"}}]}}`;
+    expect(() => validateConfig(JSON.parse(nested), 'nested')).toThrow(
+      /deploy\.manifests\.0\.keys\.__proto__: "__proto__" is not a name/,
+    );
+  });
+
   it('does not pick up a config from a parent directory', async () => {
     const parent = tempDir({ 'release.config.json': JSON.stringify({ registry: 'parent.example.com/a' }) });
     const child = join(parent, 'child');

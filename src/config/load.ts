@@ -64,6 +64,9 @@ export async function loadConfig(options: { cwd: string; configPath?: string }):
  * seen. A cache that cannot be written (a read-only node_modules) only means validating each time.
  */
 async function validatedConfig(raw: unknown, filepath: string): Promise<ReleaseConfig> {
+  // Not an object: the validator names it (a cached answer for a `null` file must never be the defaults).
+  if (raw === null || typeof raw !== 'object')
+    return (await import('./validate.ts')).validateConfig(raw, filepath);
   const schemaId = builtSchemaId();
   const root = schemaId ? toolkitCacheDir(dirname(filepath)) : undefined;
   const cache = schemaId && root ? validatedCache(join(root, 'validated'), schemaId) : undefined;

@@ -9,13 +9,50 @@ import { configSchema, type ReleaseConfig } from './schema.ts';
  * twice, one image for two artifacts).
  */
 export function validateConfig(raw: unknown, where: string): ReleaseConfig {
-  const result = configSchema.safeParse(withoutSchemaLine(raw ?? {}));
-  const problems = result.success
-    ? [...artifactRuleProblems(result.data.artifacts), ...deploymentServiceProblems(result.data)]
-    : formatIssues(result.error);
+  // Nothing at all (an empty file, a module without a default export) is the defaults; `null`, a
+  // list or a string is a mistake to name, never the defaults run silently.
+  const given = raw === undefined ? {} : raw;
+  if (given === null || typeof given !== 'object' || Array.isArray(given))
+    throw new ConfigError(
+      `invalid configuration in ${where}:`,
+      [
+        `(root): expected an object of settings, got ${given === null ? 'null' : Array.isArray(given) ? 'a list' : typeof given}`,
+      ],
+      {
+        hint: 'the config is one object: { "registry": ..., "artifacts": { ... } } (docs/reference/config.md)',
+      },
+    );
+  const reserved = reservedKeyProblems(given);
+  const result = configSchema.safeParse(withoutSchemaLine(given));
+  const problems = [
+    ...reserved,
+    ...(result.success
+      ? [...artifactRuleProblems(result.data.artifacts), ...deploymentServiceProblems(result.data)]
+      : formatIssues(result.error)),
+  ];
   if (result.success && problems.length === 0) return result.data;
   throw new ConfigError(`invalid configuration in ${where}:`, problems, {
     hint: 'fix the keys listed above; every key is in docs/reference/config.md',
+  });
+}
+
+// Keys that name an object's prototype machinery in JavaScript: as a key of ours (an artifact
+// named `constructor`) a lookup of a name nobody declared would find the machinery, and
+// `__proto__` is dropped, not kept, by whatever copies the object. Refused by name instead.
+const RESERVED = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** Every key of `raw`, at any depth, that is one of RESERVED (read before any copy loses it). */
+function reservedKeyProblems(raw: object, at = '', depth = 0): string[] {
+  if (depth > 32) return [];
+  return Object.keys(raw).flatMap((key) => {
+    const path = at ? `${at}.${key}` : key;
+    const value = (raw as Record<string, unknown>)[key];
+    const here = RESERVED.has(key) ? [`${path}: "${key}" is not a name a config may use`] : [];
+    const below =
+      value && typeof value === 'object' && Object.hasOwn(raw, key)
+        ? reservedKeyProblems(value, path, depth + 1)
+        : [];
+    return [...here, ...below];
   });
 }
 

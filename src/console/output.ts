@@ -1,11 +1,14 @@
 import { INTERNAL, isReleaseError } from '../errors.ts';
+import { printableLines } from '../text/printable.ts';
 import { redact } from '../text/redact.ts';
 
 /**
  * How a program of ours prints: results on stdout, everything else on stderr (so a script reading
  * a command's output never sees warnings), credentials redacted on every line. `release`, the
  * build scripts and `svc` differ only in the prefix of their stderr lines and whom a bug is
- * reported to.
+ * reported to. Every line is also made safe for a terminal and a CI log (`printableLines`): file
+ * names, registry answers and child processes' errors reach it, and none may repaint the screen
+ * or be read as a workflow command.
  */
 export interface Output {
   /** A result line on stdout. */
@@ -26,10 +29,11 @@ export type OutputStreams = () => {
 
 export function outputFor(program: { prefix: string; bug: string; streams?: OutputStreams }): Output {
   const streams: OutputStreams = program.streams ?? (() => process);
-  const line = (text = '') => void streams().stdout.write(`${redact(text)}\n`);
+  const safe = (text: string) => printableLines(redact(text));
+  const line = (text = '') => void streams().stdout.write(`${safe(text)}\n`);
   const json = (value: unknown) => line(JSON.stringify(value, null, 2));
   const say = (level: string, text: string) =>
-    void streams().stderr.write(`${program.prefix}${level}: ${redact(text)}\n`);
+    void streams().stderr.write(`${program.prefix}${level}: ${safe(text)}\n`);
   return {
     line,
     json,
@@ -38,7 +42,7 @@ export function outputFor(program: { prefix: string; bug: string; streams?: Outp
       if (isReleaseError(error)) {
         if (asJson) json({ error: error.toJSON() });
         say('error', error.message);
-        if (error.hint) streams().stderr.write(`hint: ${redact(error.hint)}\n`);
+        if (error.hint) streams().stderr.write(`hint: ${safe(error.hint)}\n`);
         return error.exitCode;
       }
       const message = error instanceof Error ? (error.stack ?? error.message) : String(error);

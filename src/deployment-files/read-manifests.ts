@@ -1,11 +1,11 @@
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
-import { parseAllDocuments } from 'yaml';
 import { UsageError } from '../errors.ts';
-import { parseDotenv } from '../gitops/dotenv.ts';
+import { dotenvDuplicates, parseDotenv } from '../gitops/dotenv.ts';
 import type { ManifestKind } from '../gitops/gitops-types.ts';
 import type { ParsedManifest } from '../gitops/plan-bump.ts';
 import { isMap, plainTree } from '../gitops/tree.ts';
+import { readYamlAsync } from '../text/parse-yaml.ts';
 
 /** A file or folder to search, and keys the config declares for a file. */
 export interface ManifestSource {
@@ -42,7 +42,14 @@ export async function readManifests(root: string, sources: ManifestSource[]): Pr
       const dotenv = join(dirname(path), '.env');
       if (file?.kind === 'compose' && !out.has(dotenv) && (await statKind(dotenv)) === 'file') {
         const text = await boundedRead(dotenv);
-        out.set(dotenv, { path: relative(root, dotenv), kind: 'dotenv', text, docs: [parseDotenv(text)] });
+        const duplicates = dotenvDuplicates(text);
+        out.set(dotenv, {
+          path: relative(root, dotenv),
+          kind: 'dotenv',
+          text,
+          docs: [parseDotenv(text)],
+          ...(duplicates.length > 0 ? { duplicateKeys: duplicates } : {}),
+        });
       }
     }
   }
@@ -65,27 +72,20 @@ async function readManifest(
           ? 'values'
           : undefined;
   const text = await boundedRead(path);
-  const strict = parseAllDocuments(text);
   const display = relative(root, path) || name;
-  // Helm reads a map with a key twice (the last wins) and real charts ship one (mattermost's
-  // grafana subchart): read it too, and let the planner refuse to write into such a file.
-  const duplicateKeys =
-    Array.isArray(strict) && strict.some((d) => d.errors.some((e) => e.code === 'DUPLICATE_KEY'));
-  const docs = duplicateKeys ? parseAllDocuments(text, { uniqueKeys: false }) : strict;
-  const broken = Array.isArray(docs) ? docs.flatMap((d) => d.errors) : [];
-  if (broken.length > 0) {
+  const read = await readYamlAsync(text);
+  if (read.problem) {
     // A file we would write must be read exactly; any other YAML is not ours to judge.
     if (known || keys)
       throw new UsageError(
         'MANIFEST_INVALID',
-        `${display} is not valid YAML: ${broken[0]!.message.split('\n')[0]}`,
-        {
-          hint: 'fix the file (or leave it out of deploy.manifests), then run again',
-        },
+        `${display} ${read.problem.code === 'YAML_SYNTAX' ? 'is not valid YAML' : 'is past what we read'} (line ${read.problem.line}: ${read.problem.message})`,
+        { hint: 'fix the file (or leave it out of deploy.manifests), then run again' },
       );
     return undefined;
   }
-  const trees = Array.isArray(docs) ? docs.map((d) => plainTree(d.contents)) : [];
+  const docs = read.documents;
+  const trees = docs.map((d) => plainTree(d.contents));
   const kind = known ?? shapeOf(trees) ?? (keys ? 'other' : undefined);
   if (!kind) return undefined;
   return {
@@ -93,7 +93,7 @@ async function readManifest(
     kind,
     text,
     docs: trees,
-    ...(duplicateKeys ? { duplicateKeys } : {}),
+    ...(read.duplicates.length > 0 ? { duplicateKeys: read.duplicates } : {}),
     ...(kind === 'values' && chartDir
       ? {
           chart: relative(root, join(chartDir, 'Chart.yaml')) || 'Chart.yaml',

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { imageArtifacts } from '../config/artifacts.ts';
 import { clientVersionVariables, serverVersionVariables } from '../config/version-variables.ts';
 import { UsageError } from '../errors.ts';
+import { projectPath } from '../files/project-path.ts';
 import type { ReleaseImage, ReleaseTarget } from '../gitops/gitops-types.ts';
 import type { BaseContext } from '../pipeline/context.ts';
 import { imageRecord, type ReleaseRecord, readReleaseRecord, recordPath } from '../record/release-record.ts';
@@ -53,27 +53,39 @@ export async function releaseTarget(
   };
 }
 
-/** `--manifests <dir>` (relative to the working directory), else the config's deploy.manifests. */
+/**
+ * `--manifests <dir>` (relative to the working directory), else the config's deploy.manifests.
+ * Either must stay inside the project (the config's folder), links followed: bump writes there,
+ * and a path from a repository must not make a CI job write outside its checkout (exit 2).
+ */
 export function manifestSources(base: BaseContext, flag: string | undefined): ManifestSource[] {
   const entries = base.config.deploy?.manifests;
+  const configured = (entries ?? []).map((e, i) => {
+    const path = typeof e === 'string' ? e : e.path;
+    const full = projectPath(base.configDir, path, {
+      setting: `deploy.manifests[${i}]${typeof e === 'string' ? '' : '.path'}`,
+      code: 'MANIFESTS_OUTSIDE_PROJECT',
+    });
+    return typeof e === 'string' ? { path: full } : { path: full, keys: e.keys };
+  });
   if (flag !== undefined) {
     // Keys the config declares for a file under --manifests still apply to it.
-    const root = resolve(base.cwd, flag);
-    const declared = (entries ?? [])
-      .filter((e) => typeof e !== 'string')
-      .map((e) => ({ path: resolve(base.configDir, e.path), keys: e.keys }))
-      .filter((e) => e.path === root || e.path.startsWith(`${root}/`));
+    const root = projectPath(base.configDir, flag, {
+      setting: '--manifests',
+      base: base.cwd,
+      code: 'MANIFESTS_OUTSIDE_PROJECT',
+    });
+    const declared = configured.filter(
+      (e): e is ManifestSource & { keys: Record<string, string> } =>
+        e.keys !== undefined && (e.path === root || e.path.startsWith(`${root}/`)),
+    );
     return [{ path: root }, ...declared];
   }
   if (!entries)
     throw new UsageError('MANIFESTS_NOT_CONFIGURED', 'which deployment files? none are configured', {
       hint: 'give --manifests <dir>, or set deploy.manifests in the config',
     });
-  return entries.map((e) =>
-    typeof e === 'string'
-      ? { path: resolve(base.configDir, e) }
-      : { path: resolve(base.configDir, e.path), keys: e.keys },
-  );
+  return configured;
 }
 
 /** The digest the release's tag names: the last promotion to it, else the build's. */

@@ -22,15 +22,23 @@ export interface ImageEvidence {
 export async function imageEvidence(options: {
   store: ImageStore;
   open: (registry: string) => ImageStore;
-  base: StoreImageRef;
+  /** The configured base (opened from its store), or one the builder resolved and counted itself. */
+  base: StoreImageRef | { text: string; digest: string; layers: number };
   provenance: Omit<ProvenanceInput, 'base'>;
   toolVersion: string;
 }): Promise<ImageEvidence> {
   const { store, provenance } = options;
-  const opened = await openBaseImage(options.base, options.open);
-  const base = opened.base;
-  await opened.close(); // its config and layer list are read; a file's unpacked blobs are not needed
-  const baseLayers = base.config.rootfs?.diff_ids?.length ?? base.layers.length;
+  let base: { digest: string };
+  let baseLayers: number;
+  if ('layers' in options.base && typeof options.base.layers === 'number') {
+    base = { digest: options.base.digest };
+    baseLayers = options.base.layers;
+  } else {
+    const opened = await openBaseImage(options.base as StoreImageRef, options.open);
+    await opened.close(); // its config and layer list are read; a file's unpacked blobs are not needed
+    base = opened.base;
+    baseLayers = opened.base.config.rootfs?.diff_ids?.length ?? opened.base.layers.length;
+  }
   const added = await readAddedContents(store, provenance.repository, provenance.digest, baseLayers);
   const sbom = sbomOf(
     {

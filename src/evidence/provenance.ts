@@ -109,3 +109,47 @@ export function restampedProvenance(
   };
   return statementBytes([imageSubject(release.repository, release.digest)], PREDICATE.provenance, predicate);
 }
+
+/** The build type of an image the project's own CI built and `release adopt` took over. */
+export const ADOPTED_BUILD_TYPE = 'https://service-release.dev/buildtypes/adopted/v1';
+
+export interface AdoptedProvenanceInput {
+  repository: string;
+  digest: string;
+  artifact: string;
+  version: string;
+  /** Where the digest came from: the metadata file (its SHA-256, the bake target) or the reference given. */
+  adopted: Record<string, unknown>;
+  /** The commit `release stamp` resolved: what the release is of, not proof of what CI compiled. */
+  commit: string | null;
+  source: string;
+  builder: { id: string; toolVersion: string };
+}
+
+/**
+ * The provenance of an adopted image says only what is known: its digest, the version it was
+ * adopted as, and where the digest came from (the buildx metadata file by SHA-256, its target and
+ * build reference, or the reference given). It claims no recipe, base or build time, and names no
+ * resolved dependency: service-release did not build it. The builder is the job that adopted it.
+ * The stamped commit is an external parameter (what the release is of), not a dependency.
+ */
+export function adoptedProvenanceStatement(input: AdoptedProvenanceInput): Buffer {
+  const predicate = {
+    buildDefinition: {
+      buildType: ADOPTED_BUILD_TYPE,
+      externalParameters: {
+        artifact: input.artifact,
+        version: input.version,
+        adopted: input.adopted,
+        ...(input.commit ? { stampedCommit: input.commit, source: input.source } : {}),
+      },
+      internalParameters: { builtBy: "the project's own CI, not service-release" },
+      resolvedDependencies: [],
+    },
+    runDetails: {
+      builder: { id: input.builder.id, version: { 'service-release': input.builder.toolVersion } },
+      metadata: {},
+    },
+  };
+  return statementBytes([imageSubject(input.repository, input.digest)], PREDICATE.provenance, predicate);
+}

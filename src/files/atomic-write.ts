@@ -1,10 +1,13 @@
-import { randomBytes } from 'node:crypto';
-import { link, mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, link, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { sibling } from './own-temporaries.ts';
+
+export { sibling, temporaryOwner } from './own-temporaries.ts';
 
 export interface FileToWrite {
   path: string;
   content: string | Uint8Array;
+  /** The file's mode; by default the existing file's (a 0600 `.env` stays 0600), else 0644. */
   mode?: number;
 }
 
@@ -19,7 +22,9 @@ interface Staged {
  * Write a set of files all or none. Each file goes to a temporary sibling first; only when all
  * are on disk are they renamed into place (a rename is atomic within a directory). If a rename
  * fails part-way, the files already replaced are put back from hard-link backups (or removed if
- * they did not exist), so readers see either the old set or the new set, never a mix.
+ * they did not exist), so readers see either the old set or the new set, never a mix. A file
+ * replaced keeps its mode, and its owner where this process may give it. (What a killed writer
+ * left behind, `sweepOwnTemporaries` clears: the callers writing users' files call it.)
  */
 export async function writeFilesAtomically(files: FileToWrite[]): Promise<void> {
   const staged: Staged[] = [];
@@ -29,7 +34,15 @@ export async function writeFilesAtomically(files: FileToWrite[]): Promise<void> 
       await mkdir(dirname(file.path), { recursive: true });
       const entry: Staged = { path: file.path, tmp: sibling(file.path, 'tmp') };
       staged.push(entry);
-      await writeFile(entry.tmp, file.content, { mode: file.mode ?? 0o644, flag: 'wx' });
+      const before = await stat(file.path).catch(() => undefined);
+      const kept = file.mode === undefined && before ? before.mode & 0o7777 : undefined;
+      const mode = file.mode ?? kept ?? 0o644;
+      // Created with its final mode (never readable by others first); a kept mode is then set
+      // exactly, past the umask (a 0755 script stays executable).
+      await writeFile(entry.tmp, file.content, { mode, flag: 'wx' });
+      if (kept !== undefined) await chmod(entry.tmp, kept);
+      if (before && (before.uid !== process.getuid?.() || before.gid !== process.getgid?.()))
+        await chown(entry.tmp, before.uid, before.gid).catch(() => undefined); // only root may give a file away
       const backup = sibling(file.path, 'bak');
       if (await tryLink(file.path, backup)) entry.backup = backup;
     }
@@ -52,22 +65,6 @@ export async function writeFilesAtomically(files: FileToWrite[]): Promise<void> 
 
 export function writeFileAtomically(path: string, content: string | Uint8Array): Promise<void> {
   return writeFilesAtomically([{ path, content }]);
-}
-
-/**
- * A temporary file beside `path`, named after this process (`<path>.<pid>.<8 hex>.<kind>`) so that
- * `sweepDeadTemporaries` can tell one left by a killed process from one still being written.
- */
-export function sibling(path: string, kind: 'tmp' | 'bak'): string {
-  return `${path}.${process.pid}.${randomBytes(4).toString('hex')}.${kind}`;
-}
-
-const TEMPORARY = /\.(\d+)\.[0-9a-f]{8}\.(?:tmp|bak)$/;
-
-/** The pid in a temporary file's name made by `sibling`, or undefined for any other name. */
-export function temporaryOwner(name: string): number | undefined {
-  const match = TEMPORARY.exec(name);
-  return match ? Number(match[1]) : undefined;
 }
 
 async function tryLink(from: string, to: string): Promise<boolean> {

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { link, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { ExternalError } from '../errors.ts';
-import { sibling } from './atomic-write.ts';
 import { currentHolder, type Holder, holderGoneNow, parseHolder } from './holder.ts';
+import { sibling } from './own-temporaries.ts';
 
 export interface LockOptions {
   /** What waiting callers are told the lock protects, for messages. */

@@ -1,8 +1,8 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { processAlive } from '../processes/process-alive.ts';
-import { temporaryOwner } from './atomic-write.ts';
 import { removeAbandonedLock } from './file-lock.ts';
+import { temporaryOwner } from './own-temporaries.ts';
 
 /**
  * Remove the temporary files (`<name>.<pid>.<hex>.tmp|bak`, see `sibling`) that processes of this

@@ -1,5 +1,6 @@
-import { type Document, isMap, isScalar, parseAllDocuments, Scalar, stringify } from 'yaml';
+import { type Document, isMap, isScalar, Scalar, stringify } from 'yaml';
 import { InternalError } from '../errors.ts';
+import { readYaml } from '../text/parse-yaml.ts';
 import type { Place } from './gitops-types.ts';
 
 /** One changed line (or an added one: `before` empty), for `--dry-run`'s diff. */
@@ -24,8 +25,7 @@ interface Splice {
  * Chart.yaml description, mattermost's `keywords:`), and the change must be exactly the release.
  */
 export function applyEdits(text: string, edits: Place[]): { text: string; hunks: Hunk[] } {
-  const docs = parseAllDocuments(text);
-  if (!Array.isArray(docs)) return { text, hunks: [] };
+  const docs = readYaml(text).documents;
   const splices = edits.map((edit) => spliceFor(text, docs[edit.doc], edit));
   splices.sort((a, b) => b.start - a.start);
   let out = text;
@@ -69,10 +69,10 @@ function render(old: Scalar, value: string): string {
 
 /** Read the result back: every edited key holds exactly its new value, or it is our bug. */
 function check(text: string, edits: Place[]): void {
-  const docs = parseAllDocuments(text);
+  const read = readYaml(text);
   for (const edit of edits) {
-    const got = Array.isArray(docs) ? docs[edit.doc]?.getIn(edit.path) : undefined;
-    if (String(got) !== edit.want || docs.some((d) => d.errors.length > 0))
+    const got = read.documents[edit.doc]?.getIn(edit.path);
+    if (String(got) !== edit.want || read.problem)
       throw new InternalError(
         'BUMP_EDIT_MISREAD',
         `${edit.file} ${edit.path.join('.')} reads ${String(got)} after the edit`,

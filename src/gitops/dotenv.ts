@@ -10,12 +10,25 @@ const LINE = /^(\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*)(?:"([^"]*)"|'(
  * Compose reads it: one `NAME=value` a line, the last one winning.
  */
 export function parseDotenv(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const line of text.split('\n')) {
     const m = LINE.exec(line);
     if (m) out[m[2]!] = m[3] ?? m[4] ?? m[5] ?? '';
   }
   return out;
+}
+
+/** Each name set a second (or later) time, with its 1-based line: which one counts is a trap. */
+export function dotenvDuplicates(text: string): { key: string; line: number }[] {
+  const seen = new Set<string>();
+  const found: { key: string; line: number }[] = [];
+  text.split('\n').forEach((line, i) => {
+    const name = LINE.exec(line)?.[2];
+    if (name === undefined) return;
+    if (seen.has(name)) found.push({ key: name, line: i + 1 });
+    seen.add(name);
+  });
+  return found;
 }
 
 /** Write each edit (path `[NAME]`) into the last line that sets it, in its own quoting. */

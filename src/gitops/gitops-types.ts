@@ -56,8 +56,11 @@ export interface ManifestFile {
   templates?: string;
   /** values: the path of its chart's Chart.yaml (when the chart has one). */
   chart?: string;
-  /** A map in the file has a key twice: read as Helm reads it (the last wins), never written. */
-  duplicateKeys?: boolean;
+  /**
+   * Each key a map of the file (or a `.env`) gives twice, with its line: read as Helm, Compose and
+   * kubectl read it (the last wins), never written, and drift to verify.
+   */
+  duplicateKeys?: { key: string; line: number }[];
   /** Keys declared in the config for this file (`global.acmeVersion` -> `version` or an artifact). */
   declared?: Record<string, string>;
 }
@@ -98,11 +101,20 @@ export interface Unplaced {
   file?: string;
 }
 
+/** A key given twice in a file that holds the release: which one a tool reads is anyone's guess. */
+export interface DuplicatePlace {
+  file: string;
+  key: string;
+  line: number;
+}
+
 export interface BumpPlan {
   places: Place[];
   /** The places whose value changes. */
   edits: Place[];
   unplaced: Unplaced[];
+  /** Bump refuses to write while there is one; verify reports each as drift. */
+  duplicates: DuplicatePlace[];
 }
 
 /** `path` as people write it: `images.sentry.tag`, `spec.template.spec.containers[0].image`. */

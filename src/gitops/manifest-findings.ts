@@ -20,6 +20,7 @@ export const MANIFEST_WHY: Record<string, string> = {
   MANIFEST_OVERRIDE_STALE: 'an override holds another version',
   MANIFEST_ENV_STALE: 'version variable holds another version',
   MANIFEST_ARTIFACT_MISSING: 'not in the manifests',
+  MANIFEST_DUPLICATE_KEY: 'a key given twice',
 };
 
 /**
@@ -49,7 +50,16 @@ export function manifestFindings(plan: BumpPlan, tag: string): Finding[] {
       ...(u.file ? { source: u.file } : {}),
     }),
   );
-  return [...stale, ...missing];
+  const twice = plan.duplicates.map(
+    (d): Finding => ({
+      code: 'MANIFEST_DUPLICATE_KEY',
+      message: `${d.file}:${d.line} gives ${d.key} a second time; which one a tool reads is not the release's to guess`,
+      fix: `remove the duplicate ${d.key} from ${d.file}, then ${fix}`,
+      severity: 'drift',
+      source: `${d.file}:${d.line}`,
+    }),
+  );
+  return [...stale, ...missing, ...twice];
 }
 
 /** One row per place: the artifacts it decides, the file and key, and what it holds. */
@@ -64,7 +74,9 @@ export function manifestRows(plan: BumpPlan, findings: Finding[]): ArtifactRow[]
       why: finding ? (MANIFEST_WHY[finding.code] ?? finding.code) : '',
     };
   });
-  for (const f of findings.filter((f) => f.code === 'MANIFEST_ARTIFACT_MISSING'))
+  for (const f of findings.filter((f) =>
+    ['MANIFEST_ARTIFACT_MISSING', 'MANIFEST_DUPLICATE_KEY'].includes(f.code),
+  ))
     rows.push({
       name: f.artifact ?? '-',
       source: f.source ?? '-',

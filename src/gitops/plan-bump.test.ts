@@ -138,13 +138,22 @@ describe('planBump on values', () => {
     ]);
   });
 
-  it('an empty tag and no Chart.yaml: unplaced; a duplicate key in the file: unplaced', () => {
+  it('an empty tag and no Chart.yaml: unplaced; a duplicate key in a file holding the release: named', () => {
     const orphan = values('image:\n  repository: acme/api\n  tag: ""\n');
     expect(planBump([orphan], target([[['api'], 'acme/api']])).unplaced[0]?.reason).toMatch(/no Chart.yaml/);
-    const dup = values('image:\n  repository: acme/api\n  tag: v1\n', { duplicateKeys: true });
-    expect(planBump([dup, chart('v1')], target([[['api'], 'acme/api']])).unplaced[0]?.reason).toMatch(
-      /a key twice/,
+    const twice = [{ key: 'tag', line: 4 }];
+    const dup = values('image:\n  repository: acme/api\n  tag: v2.0.0\n', { duplicateKeys: twice });
+    expect(planBump([dup, chart('v2.0.0')], target([[['api'], 'acme/api']])).duplicates).toEqual([
+      { file: 'c/values.yaml', key: 'tag', line: 4 },
+    ]);
+    // A file that holds nothing of the release (a subchart's values) is the chart's business.
+    const other = { ...values('image:\n  repository: other/thing\n'), path: 'c/charts/x/values.yaml' };
+    const clean = values('image:\n  repository: acme/api\n  tag: v1\n');
+    const plan = planBump(
+      [clean, chart('v1'), { ...other, duplicateKeys: twice }],
+      target([[['api'], 'acme/api']]),
     );
+    expect(plan.duplicates).toEqual([]);
   });
 
   it('verify mode compares the tag of a pin whose digest the release does not know; bump refuses it', () => {

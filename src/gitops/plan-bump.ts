@@ -59,15 +59,13 @@ export function planBump(files: ParsedManifest[], target: ReleaseTarget): BumpPl
     take(declaredPlaces(file, target));
   }
   const unique = dedupe(withoutKustomizePlaceholders(files, places));
-  // A file with a duplicate key is ambiguous to write (which of the two?): its places are refused.
-  for (const place of unique.filter((p) => p.current !== p.want)) {
-    if (!files.find((f) => f.path === place.file)?.duplicateKeys) continue;
-    unplaced.push({
-      artifacts: place.artifacts,
-      file: place.file,
-      reason: `${place.file} has a map with a key twice; remove the duplicate so ${place.path.join('.')} can be written`,
-    });
-  }
+  // A file holding the release with a key twice is ambiguous (which of the two does the tool
+  // read?): a second `image:` added after a bump would run another image than the one we see.
+  // Files that hold nothing of the release (a subchart's values) are the chart's business.
+  const holding = new Set(unique.map((p) => p.file));
+  const duplicates = files
+    .filter((f) => holding.has(f.path))
+    .flatMap((f) => (f.duplicateKeys ?? []).map((d) => ({ file: f.path, key: d.key, line: d.line })));
   for (const place of unique)
     for (const image of target.images)
       if (place.kind !== 'env' && image.artifacts.some((a) => place.artifacts.includes(a)))
@@ -82,7 +80,7 @@ export function planBump(files: ParsedManifest[], target: ReleaseTarget): BumpPl
   }
   unplaced.push(...rolesWithoutContainer(unique, target));
   const kept = unique.map(keepOwnSpelling);
-  return { places: kept, edits: kept.filter((p) => p.current !== p.want), unplaced };
+  return { places: kept, edits: kept.filter((p) => p.current !== p.want), unplaced, duplicates };
 }
 
 /**

@@ -57,7 +57,14 @@ export function plainTree(node: unknown): unknown {
     for (const pair of node.items) {
       if (isAlias(pair.value) || (isScalar(pair.key) && pair.key.value === '<<')) continue;
       const key = isScalar(pair.key) ? String(pair.key.value) : undefined;
-      if (key !== undefined) out[key] = plainTree(pair.value);
+      // defineProperty: a key spelled `__proto__` is a key, not the object's prototype.
+      if (key !== undefined)
+        Object.defineProperty(out, key, {
+          value: plainTree(pair.value),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
     }
     return out;
   }

@@ -1,4 +1,4 @@
-import { parseDocument } from 'yaml';
+import { readYamlValue } from '../text/parse-yaml.ts';
 import { shellWords } from './shell-words.ts';
 
 /**
@@ -14,6 +14,8 @@ export interface ComposeService {
   build?: ComposeBuild;
   /** The command it runs as an argv (a string split as Compose splits it): roles of one image differ by it. */
   command?: string[];
+  /** `profiles:` it runs under; none means it always runs. */
+  profiles?: string[];
 }
 
 export interface ComposeBuild {
@@ -32,16 +34,10 @@ const MAX_TEXT = 4 * 1024 * 1024;
 
 export function readComposeFile(text: string): ComposeRead {
   if (text.length > MAX_TEXT) return { unreadable: `over ${MAX_TEXT / 1024 / 1024} MB` };
-  let data: unknown;
-  try {
-    // merge: Compose files use `<<: *defaults`; YAML 1.2 left merge keys out, Compose keeps them.
-    const doc = parseDocument(text, { merge: true, prettyErrors: false, uniqueKeys: false });
-    if (doc.errors.length) return { unreadable: doc.errors[0]!.message.split('\n')[0]! };
-    data = doc.toJS({ maxAliasCount: MAX_ALIASES });
-  } catch (error) {
-    // toJS throws past maxAliasCount (a "billion laughs" file) and on a circular alias.
-    return { unreadable: (error as Error).message.split('\n')[0]! };
-  }
+  // merge: Compose files use `<<: *defaults`; YAML 1.2 left merge keys out, Compose keeps them.
+  const read = readYamlValue(text, { merge: true, maxAliases: MAX_ALIASES });
+  if ('problem' in read) return { unreadable: read.problem.message };
+  const data = read.value;
   const services = record(record(data)?.['services']);
   if (!services) return { services: [] };
   return {
@@ -52,6 +48,7 @@ export function readComposeFile(text: string): ComposeRead {
 function serviceOf(name: string, raw: Record<string, unknown>): ComposeService {
   const service: ComposeService = { name };
   if (typeof raw['image'] === 'string' && raw['image']) service.image = raw['image'];
+  if (Array.isArray(raw['profiles'])) service.profiles = raw['profiles'].map(String);
   const command = raw['command'];
   if (typeof command === 'string' && command.trim()) service.command = shellWords(command);
   else if (Array.isArray(command) && command.length) service.command = command.map(String);

@@ -1,5 +1,7 @@
-import { readGithubWorkflows, type WorkflowRead } from './ci/github-workflows.ts';
+import { readGithubWorkflows, unreadableWorkflow, type WorkflowRead } from './ci/github-workflows.ts';
+import { type GoreleaserRead, readGoreleaser } from './ci/goreleaser.ts';
 import { type ComposeService, readComposeFile } from './compose-file.ts';
+import { inDevFolder } from './dev-paths.ts';
 import { type DockerfileFacts, readDockerfile } from './dockerfile.ts';
 
 /**
@@ -37,13 +39,15 @@ export interface Detection {
   /** Every compose file at the top (and those named), read or with why it could not be. */
   compose: FoundCompose[];
   /** `bin` entries of package.json files (a Node CLI). */
-  nodeBins: { dir: string; package: string; bins: string[] }[];
+  nodeBins: { dir: string; package: string; bins: string[]; version?: string }[];
   /** A web client build among package.json scripts. */
   webBuild?: { dir: string; script: string; command: string };
   /** A script whose name says it builds the CLI (`scripts/*cli*`, `api/scripts/build_cli.sh`). */
   cliScripts: string[];
   /** `[project.scripts]` (or Poetry's) of a pyproject.toml: a Python CLI. */
-  pythonClis: { dir: string; project: string; scripts: string[] }[];
+  pythonClis: { dir: string; project: string; scripts: string[]; version?: string }[];
+  /** Go mains under `cmd/<name>/` whose name says CLI (`cmd/acme-cli`): a Go CLI. */
+  goClis: { dir: string; name: string }[];
   buildScripts: FoundScript[];
   /**
    * Top-level folders with a Node entry file and no Dockerfile: images the oci engine can build.
@@ -53,6 +57,8 @@ export interface Detection {
   ci?: 'github' | 'gitlab';
   /** The repository's own GitHub workflows: their triggers and the images they build. */
   workflows: WorkflowRead[];
+  /** `.goreleaser.yaml` files: Go builds (a CLI's binary name) and the images they push. */
+  goreleaser: GoreleaserRead[];
 }
 
 export interface FoundCompose {
@@ -64,6 +70,9 @@ export interface FoundCompose {
 
 // Patterns below run on one path or one token at a time, anchored: linear in what they read.
 const WORKFLOW = /^\.github\/workflows\/[^/]+\.ya?ml$/;
+// `cmd/acme-cli/main.go`, `cmd/cli/main.go` (and one folder down, `server/cmd/acmectl/…` not: `cli` as a word).
+const GO_CLI_MAIN = /^(?:[\w.-]+\/)?cmd\/((?:[\w.-]*[-_])?cli(?:[-_][\w.-]*)?)\/main\.go$/;
+const GORELEASER = /(?:^|\/)\.?goreleaser\.ya?ml$/;
 const COMPOSE = /^(?:docker-)?compose[\w.-]*\.ya?ml$/;
 const BUILD_SCRIPT = /^scripts\/build-([a-z][a-z0-9-]*)\.(mjs|js|cjs|sh)$/;
 // `cli` as a word of the name (build_cli.sh, cli-build.mjs), not inside one (client).
@@ -91,23 +100,23 @@ export function detectProject(files: ProjectFiles, named: readonly string[] = []
     compose: [],
     nodeBins: [],
     pythonClis: [],
+    goClis: [],
     buildScripts: [],
     cliScripts: [],
     nodeFolders: [],
     workflows: [],
+    goreleaser: [],
   };
   const workflowFiles: { path: string; text: string }[] = [];
   for (const path of paths) {
+    if (GORELEASER.test(path) && !inDevFolder(path)) {
+      const text = files.read(path);
+      if (text !== undefined) detection.goreleaser.push(readGoreleaser(path, text));
+    }
     if (WORKFLOW.test(path)) {
       const text = files.read(path);
       if (text !== undefined) workflowFiles.push({ path, text });
-      else
-        detection.workflows.push({
-          path,
-          triggers: { tags: [], tagsIgnore: [], branches: [], events: [] },
-          builds: [],
-          unreadable: 'too large or unreadable',
-        });
+      else detection.workflows.push(unreadableWorkflow(path, 'too large or unreadable'));
     }
     if (isDockerfile(path)) {
       const text = files.read(path);
@@ -122,7 +131,10 @@ export function detectProject(files: ProjectFiles, named: readonly string[] = []
     } else if (path === 'pyproject.toml' || path.endsWith('/pyproject.toml')) {
       readPyproject(path, files.read(path) ?? '', detection);
     }
-    if (CLI_SCRIPT.test(path) && !BUILD_SCRIPT.test(path)) detection.cliScripts.push(path);
+    const go = GO_CLI_MAIN.exec(path);
+    if (go && !inDevFolder(path)) detection.goClis.push({ dir: dirOf(path), name: go[1]! });
+    if (CLI_SCRIPT.test(path) && !BUILD_SCRIPT.test(path) && !inDevFolder(path))
+      detection.cliScripts.push(path);
     const script = BUILD_SCRIPT.exec(path);
     if (script) {
       const [, artifact, ext] = script;
@@ -154,7 +166,7 @@ export function detectProject(files: ProjectFiles, named: readonly string[] = []
 }
 
 function readPackageJson(path: string, text: string | undefined, detection: Detection): void {
-  let pkg: { name?: unknown; bin?: unknown; scripts?: unknown };
+  let pkg: { name?: unknown; bin?: unknown; scripts?: unknown; version?: unknown };
   try {
     pkg = JSON.parse(text ?? '') as typeof pkg;
   } catch {
@@ -163,10 +175,14 @@ function readPackageJson(path: string, text: string | undefined, detection: Dete
   const dir = dirOf(path);
   const name = typeof pkg.name === 'string' ? pkg.name : undefined;
   if (dir === '.' && name) detection.name ??= name;
-  if (typeof pkg.bin === 'string' && name)
-    detection.nodeBins.push({ dir, package: name, bins: [name.replace(/^@.*\//, '')] });
-  else if (pkg.bin && typeof pkg.bin === 'object' && name)
-    detection.nodeBins.push({ dir, package: name, bins: Object.keys(pkg.bin) });
+  // An example's or a test's package is never the service's CLI.
+  const version = typeof pkg.version === 'string' ? { version: pkg.version } : {};
+  if (!inDevFolder(path)) {
+    if (typeof pkg.bin === 'string' && name)
+      detection.nodeBins.push({ dir, package: name, bins: [name.replace(/^@.*\//, '')], ...version });
+    else if (pkg.bin && typeof pkg.bin === 'object' && name)
+      detection.nodeBins.push({ dir, package: name, bins: Object.keys(pkg.bin), ...version });
+  }
   if (pkg.scripts && typeof pkg.scripts === 'object' && !detection.webBuild) {
     const scripts = Object.entries(pkg.scripts as Record<string, unknown>).filter(
       (entry): entry is [string, string] => typeof entry[1] === 'string',
@@ -192,6 +208,7 @@ function archiveNamedIn(text: string): string | undefined {
 function readPyproject(path: string, text: string, detection: Detection): void {
   let section = '';
   let project: string | undefined;
+  let version: string | undefined;
   const scripts: string[] = [];
   for (const raw of text.split('\n')) {
     const line = raw.trim();
@@ -208,12 +225,15 @@ function readPyproject(path: string, text: string, detection: Detection): void {
     const value = line.slice(eq + 1).trim();
     if ((section === 'project' || section === 'tool.poetry') && key === 'name' && !project)
       project = value.replace(/^["']|["']$/g, '') || undefined;
+    if ((section === 'project' || section === 'tool.poetry') && key === 'version' && !version)
+      version = value.replace(/^["']|["']$/g, '') || undefined;
     if ((section === 'project.scripts' || section === 'tool.poetry.scripts') && /^[\w.-]+$/.test(key))
       scripts.push(key);
   }
   if (!project) return;
   if (dirOf(path) === '.') detection.name ??= project;
-  if (scripts.length) detection.pythonClis.push({ dir: dirOf(path), project, scripts });
+  if (scripts.length && !inDevFolder(path))
+    detection.pythonClis.push({ dir: dirOf(path), project, scripts, ...(version ? { version } : {}) });
 }
 
 function dirOf(path: string): string {

@@ -1,6 +1,8 @@
 import { IMAGE_ROLES, type ImageRole } from '../config/constants.ts';
+import { type CiImage, ciBuildsOf, ciImages } from './ci-images.ts';
 import { type ComposeBuild, type ComposeService, DEFAULT_COMPOSE_FILES } from './compose-file.ts';
 import type { Detection, FoundCompose, FoundDockerfile } from './detect.ts';
+import { DEV_NAMES, devReason } from './dev-paths.ts';
 import { commonRegistry, type ImageLine, readImageLine } from './image-reference.ts';
 import { dirOf, joinPath, resolveInRepo } from './repo-path.ts';
 
@@ -28,6 +30,16 @@ export interface ImageSource {
   role?: ImageRole;
   /** Why its context was chosen, when no compose file said. */
   contextReason?: string;
+  /** The compose service it is (a compose file built or named it). */
+  service?: string;
+  /** The compose profiles it runs under. */
+  profiles?: string[];
+  /** Build args the repository's CI sets to the release's version. */
+  versionArgs?: string[];
+  /** Build args the CI sets to an image another of its builds makes first: for the user to wire. */
+  chained?: Record<string, string>;
+  /** The platforms the repository's CI builds it for. */
+  platforms?: string[];
   /** A Node folder without a Dockerfile: built daemonlessly from the folder. */
   nodeFolder?: { dir: string; entry: string };
 }
@@ -43,27 +55,9 @@ export interface ImageSources {
   refused: string[];
 }
 
-const DEV_FOLDERS = new Set([
-  'test',
-  'tests',
-  'e2e',
-  'example',
-  'examples',
-  'hack',
-  'dev',
-  'fixtures',
-  'testdata',
-  'sample',
-  'samples',
-  'demo',
-  'docs',
-  '.devcontainer',
-  '.cursor',
-]);
 // Images a service runs beside its own and never releases: databases, caches, queues, proxies.
 const INFRASTRUCTURE =
-  /^(?:postgres|postgresql|mysql|mariadb|mongo|redis|valkey|memcached|rabbitmq|nats|kafka|zookeeper|clickhouse-server|clickhouse|minio|nginx|traefik|caddy|haproxy|elasticsearch|opensearch|busybox|alpine)$/;
-const DEV_NAMES = new Set(['dev', 'development', 'test', 'tests', 'debug', 'local', 'ci', 'e2e']);
+  /^(?:postgres|postgresql|mysql|mariadb|mongo|redis|valkey|memcached|rabbitmq|maildev|mailhog|mailpit|nats|kafka|zookeeper|clickhouse-server|clickhouse|minio|nginx|traefik|caddy|haproxy|elasticsearch|opensearch|busybox|alpine)$/;
 
 export function imageSources(
   detection: Detection,
@@ -88,53 +82,92 @@ export function imageSources(
   }
   const usedByProduction = new Set<string>();
   const imageLines: ImageLine[] = [];
+  // The repository's own CI first: what it builds and pushes is what is released.
+  const ci = ciImages(ciBuildsOf(detection), detection.dockerfiles);
+  out.skipped.push(...ci.skipped);
+  out.refused.push(...ci.refused);
+  const usedCi = new Set<CiImage>();
   for (const compose of production) {
     out.found.push(`${compose.path}: services ${compose.services.map((s) => s.name).join(', ') || '(none)'}`);
     for (const service of compose.services) {
+      const profile = notReleasedProfile(service);
+      if (profile) {
+        out.skipped.push(`${compose.path} service ${service.name}: not an artifact (profile "${profile}")`);
+        continue;
+      }
       const line = service.image ? readImageLine(service.image) : undefined;
       // An image-only production service may be built by a build file beside it
       // (docker-compose.build.yml): the same service name, in a file not named for dev or test.
       const builder = service.build
         ? { path: compose.path, build: service.build }
         : buildElsewhere(service.name, detection.compose, production);
-      if (!builder) continue;
-      const build = builder.build;
+      let ciImage = line ? ci.images.find((i) => i.imageName === line.name) : undefined;
+      let docker: ImageSource['docker'];
+      let at = `${compose.path} service ${service.name}`;
+      if (builder) {
+        const build = builder.build;
+        at = `${builder.path} service ${service.name}`;
+        const context = resolveInRepo(dirOf(builder.path), build.context);
+        if ('refused' in context) {
+          out.refused.push(
+            `${at}: build.context ${context.refused}; not released (refused, never rewritten)`,
+          );
+          continue;
+        }
+        const dockerfile = resolveInRepo(context.path, build.dockerfile ?? 'Dockerfile');
+        if ('refused' in dockerfile) {
+          out.refused.push(`${at}: build.dockerfile ${dockerfile.refused}; not released (refused)`);
+          continue;
+        }
+        usedByProduction.add(dockerfile.path);
+        docker = {
+          context: context.path,
+          dockerfile: dockerfile.path,
+          ...(build.target ? { target: build.target } : {}),
+          args: build.args,
+        };
+        ciImage ??= ci.images.find(
+          (i) => i.dockerfile === dockerfile.path && i.target === build.target && i.context === context.path,
+        );
+      }
+      if (ciImage) {
+        // The CI's build of this image wins over the compose file's (it is what is pushed).
+        usedCi.add(ciImage);
+        usedByProduction.add(ciImage.dockerfile);
+        at = `${at}, built by ${ciImage.from}`;
+        docker = ciDocker(ciImage);
+        if (ciImage.registry && ciImage.imageName && !line?.registry)
+          imageLines.push({ registry: ciImage.registry, name: ciImage.imageName });
+      }
+      if (!docker) continue;
       if (line) imageLines.push(line);
-      const at = `${builder.path} service ${service.name}`;
-      const context = resolveInRepo(dirOf(builder.path), build.context);
-      if ('refused' in context) {
-        out.refused.push(`${at}: build.context ${context.refused}; not released (refused, never rewritten)`);
-        continue;
-      }
-      const dockerfile = resolveInRepo(context.path, build.dockerfile ?? 'Dockerfile');
-      if ('refused' in dockerfile) {
-        out.refused.push(`${at}: build.dockerfile ${dockerfile.refused}; not released (refused)`);
-        continue;
-      }
-      usedByProduction.add(dockerfile.path);
-      const target = build.target;
       const same = out.sources.find(
         (s) =>
           !s.runs &&
-          s.docker?.context === context.path &&
-          s.docker.dockerfile === dockerfile.path &&
-          s.docker.target === target,
+          s.docker?.context === docker.context &&
+          s.docker.dockerfile === docker.dockerfile &&
+          s.docker.target === docker.target,
       );
+      // The same build and command under other profiles (never run together): one container
+      // written twice, one artifact.
+      if (same && sameCommand(same, service.command) && alternatives(same, service)) {
+        out.skipped.push(
+          `${at}: the same container as ${same.name} under another profile (same build and command), one artifact`,
+        );
+        continue;
+      }
+      const found = detection.dockerfiles.find((d) => d.path === docker.dockerfile);
       out.sources.push({
         name: service.name,
-        from: `${at} (${dockerfile.path}${target ? `, target ${target}` : ''})`,
+        from: `${at} (${docker.dockerfile}${docker.target ? `, target ${docker.target}` : ''})`,
         ...(same ? { runs: same.name } : {}),
-        docker: {
-          context: context.path,
-          dockerfile: dockerfile.path,
-          ...(target ? { target } : {}),
-          args: build.args,
-        },
-        ...(detection.dockerfiles.find((d) => d.path === dockerfile.path)
-          ? { dockerfile: detection.dockerfiles.find((d) => d.path === dockerfile.path)! }
-          : {}),
-        ...(line ? { imageName: line.name } : {}),
+        docker,
+        ...(found ? { dockerfile: found } : {}),
+        ...(line ? { imageName: line.name } : ciImage?.imageName ? { imageName: ciImage.imageName } : {}),
         ...(service.command ? { command: service.command } : {}),
+        ...(service.profiles?.length ? { profiles: service.profiles } : {}),
+        service: service.name,
+        ...(ciImage ? ciExtras(ciImage) : {}),
       });
     }
     // Services that only name an image another service builds run that image: roles of it.
@@ -153,14 +186,30 @@ export function imageSources(
       } else if (line?.registry && !out.sources.some((s) => s.docker)) imageLines.push(line);
     }
   }
+  for (const image of ci.images) {
+    if (usedCi.has(image)) continue;
+    usedByProduction.add(image.dockerfile);
+    if (image.registry && image.imageName)
+      imageLines.push({ registry: image.registry, name: image.imageName });
+    out.sources.push({
+      name: image.name,
+      from: `${image.from} (${image.dockerfile}${image.target ? `, target ${image.target}` : ''})`,
+      docker: ciDocker(image),
+      ...(image.found ? { dockerfile: image.found } : {}),
+      ...(image.imageName ? { imageName: image.imageName } : {}),
+      ...ciExtras(image),
+    });
+  }
   // Other Dockerfiles: the usual names, unless a rule says they are not a release's.
   const fromCompose = new Set(detection.compose.flatMap((c) => dockerfilesOf(c)));
   const composeBuilds = out.sources.length > 0;
+  const ciBuilt = ci.images.length > 0;
   for (const found of detection.dockerfiles) {
     if (usedByProduction.has(found.path)) continue;
     const why =
       devReason(found.path) ??
       (fromCompose.has(found.path) ? 'used only by a development or test compose file' : undefined) ??
+      (ciBuilt ? "not built by the repository's CI" : undefined) ??
       (composeBuilds ? 'not built by the production compose file' : undefined);
     if (why) {
       out.skipped.push(`${found.path}: not an artifact (${why}); declare it if you release it`);
@@ -200,7 +249,8 @@ export function imageSources(
     .filter((s) => !s.build && s.image && !out.sources.some((o) => o.name === s.name))
     .map((s) => ({ service: s, line: readImageLine(s.image!) }))
     .filter((s): s is { service: ComposeService; line: ImageLine } => s.line !== undefined);
-  const unnamed = out.sources.filter((s) => !s.imageName && !s.runs && s.docker);
+  // Only images no compose service builds: a service's own build is named by that service.
+  const unnamed = out.sources.filter((s) => !s.imageName && !s.runs && s.docker && !s.service);
   for (const source of unnamed) {
     const match = pulled.find(
       (p) => p.service.name === source.name || p.service.name.endsWith(`-${source.name}`),
@@ -239,6 +289,53 @@ export function imageSources(
   return out;
 }
 
+// Profiles whose services are not released: kept for development, tests or history.
+const NOT_RELEASED_PROFILES = new Set([
+  ...DEV_NAMES,
+  'deprecated',
+  'legacy',
+  'old',
+  'tools',
+  'debugging',
+  'testing',
+]);
+
+/** The profile that keeps a service out of the release: every profile it has is one of those. */
+function notReleasedProfile(service: ComposeService): string | undefined {
+  const profiles = service.profiles ?? [];
+  if (!profiles.length || !profiles.every((p) => NOT_RELEASED_PROFILES.has(p.toLowerCase())))
+    return undefined;
+  return profiles[0];
+}
+
+/** Two services with profiles and none in common: never run together. */
+function alternatives(source: ImageSource, service: ComposeService): boolean {
+  const a = source.profiles ?? [];
+  const b = service.profiles ?? [];
+  return a.length > 0 && b.length > 0 && !a.some((p) => b.includes(p));
+}
+
+function sameCommand(source: ImageSource, command: string[] | undefined): boolean {
+  return JSON.stringify(source.command ?? null) === JSON.stringify(command ?? null);
+}
+
+function ciDocker(image: CiImage): NonNullable<ImageSource['docker']> {
+  return {
+    context: image.context,
+    dockerfile: image.dockerfile,
+    ...(image.target ? { target: image.target } : {}),
+    args: image.args,
+  };
+}
+
+function ciExtras(image: CiImage): Pick<ImageSource, 'versionArgs' | 'platforms' | 'chained'> {
+  return {
+    ...(Object.keys(image.chained).length ? { chained: image.chained } : {}),
+    ...(image.versionArgs.length ? { versionArgs: image.versionArgs } : {}),
+    ...(image.platforms.length ? { platforms: image.platforms } : {}),
+  };
+}
+
 /** The build of a service of this name in another compose file that is not a dev or test one. */
 function buildElsewhere(
   name: string,
@@ -271,21 +368,6 @@ function dockerfilesOf(compose: FoundCompose): string[] {
     const file = resolveInRepo(context.path, s.build.dockerfile ?? 'Dockerfile');
     return 'path' in file ? [file.path] : [];
   });
-}
-
-function devReason(path: string): string | undefined {
-  const folder = path
-    .split('/')
-    .slice(0, -1)
-    .find((part) => DEV_FOLDERS.has(part.toLowerCase()));
-  if (folder) return `under ${folder}/`;
-  const base = path.slice(path.lastIndexOf('/') + 1).toLowerCase();
-  const suffix = base.startsWith('dockerfile.')
-    ? base.slice('dockerfile.'.length)
-    : base.replace(/\.dockerfile$/, '');
-  if (suffix.split(/[.-]/).some((part) => DEV_NAMES.has(part)))
-    return 'a development or test Dockerfile by its name';
-  return undefined;
 }
 
 /**

@@ -292,7 +292,7 @@ describe('paths, context and hostile files', () => {
     expect(read).toHaveProperty('unreadable');
   });
 
-  it('reads each hostile file with a 1 MB line in under a second (linear readers)', () => {
+  it('reads each hostile file with a 1 MB line within a deadline (linear readers; the target is bench:init)', () => {
     const mb = 1024 * 1024;
     // Each a shape a backtracking pattern took quadratic time on (a 500 KB line took minutes).
     const dockerfiles = [
@@ -326,8 +326,9 @@ describe('paths, context and hostile files', () => {
       ...composes.map((text) => timed(() => readComposeFile(text))),
       ...projects.map((project) => timed(() => planConfig(detectProject(files(project)), { name: 'x' }))),
     ];
-    // A generous bound on a shared machine: each takes tens of milliseconds here.
-    for (const s of seconds) expect(s).toBeLessThan(1);
+    // A deadline, not a speed target: each takes tens of milliseconds here, the quadratic patterns
+    // took minutes. The target (under 1 s at 1 MB, linear in size) is `npm run bench:init`'s.
+    for (const s of seconds) expect(s).toBeLessThan(15);
     expect(readDockerfile(dockerfiles[1]!).args).toEqual([{ name: 'A_VERSION' }]);
   });
 });

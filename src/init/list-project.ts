@@ -2,12 +2,12 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ProjectFiles } from './detect.ts';
 
-// Folders nobody writes a Dockerfile or a CLI into: dependencies, build output, caches.
+// Folders nobody writes a Dockerfile or a CLI into: dependencies, build output, caches. Not
+// `build/`: Go's usual layout keeps its Dockerfiles in build/package/.
 const SKIP = new Set([
   '.git',
   'node_modules',
   'dist',
-  'build',
   'lib',
   'out',
   'coverage',

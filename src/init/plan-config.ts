@@ -15,6 +15,8 @@ export interface InitChoices {
   registry?: string;
   /** `--compose-file`: the compose files to read instead of `docker compose`'s default one. */
   composeFiles?: readonly string[];
+  /** The repository's tags, newest first: a CLI whose version is none of them has its own line. */
+  tags?: readonly string[];
   /** Whether a repository path exists (a file or a folder): for the build context of a Dockerfile. */
   exists?: (path: string) => boolean;
 }
@@ -78,7 +80,7 @@ export function planConfig(detection: Detection, choices: InitChoices): InitPlan
       notes: [`no ${role} found: declare it here if you have one`],
     });
   }
-  plan.artifacts.push(cliArtifact(detection, prefix, plan));
+  plan.artifacts.push(cliArtifact(detection, prefix, plan, choices.tags));
   const variables = versionVariables(
     candidates
       .filter((c) => !c.runs)
@@ -86,6 +88,7 @@ export function planConfig(detection: Detection, choices: InitChoices): InitPlan
         [
           ...(c.source?.dockerfile?.facts.args ?? []),
           ...Object.entries(c.source?.docker?.args ?? {}).map(([name, value]) => ({ name, default: value })),
+          ...(c.source?.versionArgs ?? []).map((name) => ({ name, setByCi: true })),
         ].map((arg) => ({ ...arg, web: c.role === 'web' })),
       ),
   );
@@ -278,9 +281,13 @@ function imageArtifact(
     notes.push('docker engine: built from the Dockerfile in its context');
     Object.assign(value, candidate.docker);
     if (candidate.buildArgs) value['buildArgs'] = candidate.buildArgs;
+    for (const [arg, image] of Object.entries(candidate.source?.chained ?? {}))
+      plan.todo.push(
+        `${at}.buildArgs.${arg}: the repository's CI sets it to ${image}, an image another of its builds makes first; build that one and give its reference here`,
+      );
     // BASE_IMAGE is the one release build sets itself (the config's base).
     for (const arg of candidate.source?.dockerfile?.facts.fromArgs ?? [])
-      if (arg !== 'BASE_IMAGE' && !candidate.buildArgs?.[arg])
+      if (arg !== 'BASE_IMAGE' && !candidate.buildArgs?.[arg] && !candidate.source?.chained?.[arg])
         plan.todo.push(
           `${at}.buildArgs.${arg}: the image its Dockerfile starts FROM (ARG ${arg} has no default; or use BASE_IMAGE, which release build sets from base)`,
         );

@@ -16,10 +16,17 @@ const CLIENT_PREFIXES = ['VITE_', 'REACT_APP_', 'NEXT_PUBLIC_'];
 const STANDARD = new Set(['SERVICE_VERSION', 'SERVICE_CLIENT_VERSION']);
 
 export function versionVariables(
-  args: readonly { name: string; default?: string; web?: boolean }[],
+  args: readonly { name: string; default?: string; web?: boolean; setByCi?: boolean }[],
 ): VersionVariables {
   const out: VersionVariables = { server: [], client: [], pinned: [] };
+  // A build arg the repository's CI sets to the version carries it, whatever its name or default.
   for (const arg of args) {
+    if (!arg.setByCi || STANDARD.has(arg.name)) continue;
+    const list = CLIENT_PREFIXES.some((p) => arg.name.startsWith(p)) || arg.web ? out.client : out.server;
+    if (!list.includes(arg.name)) list.push(arg.name);
+  }
+  for (const arg of args) {
+    if (arg.setByCi || out.server.includes(arg.name) || out.client.includes(arg.name)) continue;
     if (STANDARD.has(arg.name) || !arg.name.toUpperCase().includes('VERSION')) continue;
     const client = CLIENT_PREFIXES.some((p) => arg.name.startsWith(p));
     if (!client && !arg.name.endsWith('_VERSION')) continue;

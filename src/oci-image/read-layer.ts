@@ -109,7 +109,7 @@ function nodeOf(header: TarHeader, path: string, content: Buffer): LayerNode | u
     case 'fifo':
       return { type: 'device', path, kind: 'fifo' };
     default:
-      // pax headers and GNU long names are folded in by tar-stream; anything else carries no file.
+      // pax headers and GNU long names are folded in by the tar reader; anything else carries no file.
       return undefined;
   }
 }

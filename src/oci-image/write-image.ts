@@ -25,6 +25,8 @@ export async function putImage(options: {
   /** Layers already in the store (from the base) by descriptor, new ones with their bytes. */
   layers: readonly (Descriptor | Layer)[];
   annotations?: Record<string, string>;
+  /** Also store the manifest under its digest: a platform image an index will name, with no tag of its own. */
+  byDigest?: boolean;
 }): Promise<WrittenImage> {
   const { store, repository } = options;
   const descriptors: Descriptor[] = [];
@@ -47,7 +49,7 @@ export async function putImage(options: {
   );
   const bytes = Buffer.from(JSON.stringify(manifest));
   const digest = sha256(bytes);
-  for (const tag of options.tags) {
+  for (const tag of [...options.tags, ...(options.byDigest ? [digest] : [])]) {
     const written = await store.putManifest(repository, tag, bytes, MEDIA_TYPES.ociManifest);
     if (written.digest !== digest) {
       throw new ExternalError(

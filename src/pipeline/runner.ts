@@ -2,6 +2,7 @@ import type { ListrLogger, ListrLogLevels } from 'listr2';
 import { currentIo } from '../console/cli-io.ts';
 import { InterruptedError } from '../errors.ts';
 import { onStop, stopCleanly, stopRequested } from '../processes/interrupt.ts';
+import { printableLines } from '../text/printable.ts';
 import type { Step, StepReport } from './step.ts';
 
 export interface RunOptions {
@@ -72,18 +73,22 @@ async function runSteps<C>(
     steps.map((step) => ({
       title: step.title,
       task: (_: unknown, task: { output: string; skip(message?: string): void }) =>
-        runStep(
-          step,
-          ctx,
-          options,
-          reports,
-          {
-            skip: (reason) => task.skip(reason),
-            output: (message) => {
-              task.output = message;
+        shownSafely(
+          runStep(
+            step,
+            ctx,
+            options,
+            reports,
+            {
+              // listr2 writes these itself (colours its own, in CI too): what came from outside is
+              // made safe here, as the output layer makes every other line.
+              skip: (reason) => task.skip(printableLines(reason)),
+              output: (message) => {
+                task.output = printableLines(message);
+              },
             },
-          },
-          state,
+            state,
+          ),
         ),
     })),
     {
@@ -177,6 +182,19 @@ async function finishedBeforeStop(work: Promise<unknown>): Promise<boolean> {
     ]);
   } finally {
     unsubscribe();
+  }
+}
+
+/**
+ * listr2 prints a failed step's error message itself: made safe in place (the same text the
+ * output layer would print; the error keeps its class, code and exit code).
+ */
+async function shownSafely(work: Promise<void>): Promise<void> {
+  try {
+    await work;
+  } catch (error) {
+    if (error instanceof Error) error.message = printableLines(error.message);
+    throw error;
   }
 }
 

@@ -18,6 +18,8 @@ export interface ImageRecord {
   digest?: string;
   /** What `release build` made: where the image is, with which engine, on which base. */
   build?: ImageBuildRecord;
+  /** Set instead of `build` when the project's own CI built the image (`release adopt`). */
+  adopted?: AdoptedRecord;
   /**
    * When one image runs several roles: every artifact that runs it, this one (its builder)
    * first (`[{ artifact: 'api', role: 'api' }, { artifact: 'scheduler', role: 'worker' }]`).
@@ -37,6 +39,32 @@ export interface ImageBuildRecord {
   base: { reference: string; digest: string };
   /** The fixed time in the labels and layers (SOURCE_DATE_EPOCH or the commit time), RFC 3339. */
   created: string;
+}
+
+/** An image the project's own CI built and pushed, taken as the build of the version. */
+export interface AdoptedRecord {
+  /** Where its digest came from: a buildx or bake metadata file (by SHA-256), or a reference given. */
+  from: {
+    kind: 'buildx-metadata' | 'bake-metadata' | 'reference';
+    /** The metadata file as given, and the SHA-256 of its bytes. */
+    file?: string;
+    sha256?: string;
+    /** bake: the target. */
+    target?: string;
+    /** The names it was pushed under, as the metadata (or the reference) wrote them. */
+    names: string[];
+    /** `buildx.build.ref`. */
+    buildRef?: string;
+    /** buildx recorded a provenance of its own beside it. */
+    buildxProvenance?: boolean;
+  };
+  /** How it was matched to the artifact: `api=` given, its image name, or its bake target. */
+  matchedBy: 'artifact' | 'image name' | 'bake target';
+  mediaType: string;
+  /** An index: its platform images. */
+  platforms?: string[];
+  /** Where it is now: `<registry>/<image>:build-<12 hex>`. */
+  reference: string;
 }
 
 export interface CliRecord {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { RuleError, UsageError } from '../errors.ts';
 import { writeFileAtomically } from '../files/atomic-write.ts';
 import { declaredMediaType, isDigest, manifestDigest, sha256Digest } from './digest.ts';
+import { checkLayoutVersion } from './layout-version.ts';
 import { MAX_MANIFEST_BYTES, parseIndexJson, parseJson, parseManifestBytes } from './oci-schema.ts';
 import { fallbackReferrers } from './referrers.ts';
 import { type Descriptor, type ImageStore, type Manifest, MEDIA_TYPES } from './store.ts';
@@ -36,6 +37,7 @@ export class FlatLayoutStore implements ImageStore {
   /** Open (or start) the layout in `root`, reading its index.json when there is one. */
   static async open(root: string, name = `oci-layout:${root}`): Promise<FlatLayoutStore> {
     const store = new FlatLayoutStore(root, name);
+    await checkLayoutVersion(root, name);
     const path = join(root, 'index.json');
     if (existsSync(path)) {
       const refused = (why: string) =>

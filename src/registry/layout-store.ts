@@ -5,6 +5,7 @@ import { ExternalError, UsageError } from '../errors.ts';
 import { sibling, writeFileAtomically } from '../files/atomic-write.ts';
 import { acquireLock } from '../files/file-lock.ts';
 import { declaredMediaType, isDigest, manifestDigest, sha256Digest } from './digest.ts';
+import { checkLayoutVersion } from './layout-version.ts';
 import { parseIndexJson, parseJson, parseManifestBytes } from './oci-schema.ts';
 import { fallbackReferrers } from './referrers.ts';
 import { type Descriptor, type ImageStore, type Manifest, MEDIA_TYPES } from './store.ts';
@@ -63,6 +64,7 @@ export class LayoutStore implements ImageStore {
   async resolve(repository: string, reference: string): Promise<Descriptor | undefined> {
     const dir = this.dir(repository);
     if (isDigest(reference)) {
+      await this.checkedLayout(dir);
       const path = this.blobPath(dir, reference);
       if (!existsSync(path)) return undefined;
       const bytes = await readFile(path);
@@ -192,7 +194,17 @@ export class LayoutStore implements ImageStore {
     return join(dir, 'blobs', 'sha256', digest.slice('sha256:'.length));
   }
 
+  /** Each repository's layout, its version checked once (`checkLayoutVersion`). */
+  private readonly checked = new Set<string>();
+
+  private async checkedLayout(dir: string): Promise<void> {
+    if (this.checked.has(dir)) return;
+    await checkLayoutVersion(dir, `${this.name} (${dir})`);
+    this.checked.add(dir);
+  }
+
   private async readIndex(dir: string): Promise<LayoutIndex> {
+    await this.checkedLayout(dir);
     let text: string;
     try {
       text = await readFile(join(dir, 'index.json'), 'utf8');

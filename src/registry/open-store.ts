@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { OCI_LAYOUT_PREFIX } from '../config/constants.ts';
 import { currentIo } from '../console/cli-io.ts';
 import { UsageError } from '../errors.ts';
-import { printable } from '../text/printable.ts';
+import { printable, printableLines } from '../text/printable.ts';
 import { LayoutStore } from './layout-store.ts';
 import { journalDirOf } from './promotion-journal.ts';
 import { withRecovery } from './recovering-store.ts';
@@ -29,7 +29,8 @@ export interface OpenStoreOptions {
  * (`recover-promotion.ts`): every command touching a store puts it right first.
  */
 export function openStore(registry: string, options: OpenStoreOptions): ImageStore {
-  const notice = options.notice ?? ((text: string) => void currentIo().stderr.write(`notice: ${text}\n`));
+  const notice =
+    options.notice ?? ((text: string) => void currentIo().stderr.write(`notice: ${printableLines(text)}\n`));
   if (registry.startsWith(OCI_LAYOUT_PREFIX)) {
     const layout = new LayoutStore(resolve(options.cwd, registry.slice(OCI_LAYOUT_PREFIX.length)), notice);
     return withRecovery(layout, {

@@ -5,6 +5,7 @@ import { printable } from '../text/printable.ts';
 import { registerSecret } from '../text/redact.ts';
 import type { Credentials } from './credentials.ts';
 import { parseJson } from './oci-schema.ts';
+import { registryBaseUrl } from './registry-base-url.ts';
 import type { Challenge } from './www-authenticate.ts';
 
 /** A token answer is a few kilobytes (a JWT and its lifetime). */
@@ -205,15 +206,22 @@ export class RegistryAuth {
 
 /**
  * Why a token realm may not receive this registry's credentials, or undefined when it may. https
- * goes anywhere (the registry chose its auth service); plain http only to the registry's own host
- * or a host listed as insecure, since anyone on the path reads what http carries.
+ * goes anywhere (the registry chose its auth service). Plain http only where the registry itself
+ * is reached over plain http (a loopback host, or one listed in insecureRegistries), and then only
+ * to its own host; or to a host the user listed as insecure. A registry reached over https that
+ * names an http realm, even on its own host name at another port, would have the credentials cross
+ * the network in the clear: refused.
  */
 export function realmRefusal(realm: URL, registryHost: string, insecure: string[]): string | undefined {
   if (realm.protocol === 'https:') return undefined;
   if (realm.protocol !== 'http:') return `a ${realm.protocol} URL is not a token service`;
   const own = registryHost.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
   const name = realm.hostname.replace(/^\[|\]$/g, '');
-  if (name === own || insecure.includes(realm.host) || insecure.includes(name)) return undefined;
+  if (insecure.includes(realm.host) || insecure.includes(name)) return undefined;
+  const plainRegistry = registryBaseUrl(registryHost, insecure).startsWith('http:');
+  if (!plainRegistry)
+    return `plain http for a registry reached over https (${registryHost}): the credentials would cross the network in the clear`;
+  if (name === own) return undefined;
   return `plain http to another host than the registry (${own}), not listed in insecureRegistries`;
 }
 

@@ -8,6 +8,10 @@ import { isDigest, manifestDigest, sha256Digest } from './digest.ts';
 import { MAX_MANIFEST_BYTES, parseIndexJson, parseJson, parseManifestBytes } from './oci-schema.ts';
 import { fallbackReferrers } from './referrers.ts';
 import { RegistryAuth } from './registry-auth.ts';
+
+export { registryBaseUrl } from './registry-base-url.ts';
+
+import { registryBaseUrl } from './registry-base-url.ts';
 import { RegistryHttp } from './registry-http.ts';
 import { type Descriptor, type ImageStore, MANIFEST_ACCEPT, type Manifest, MEDIA_TYPES } from './store.ts';
 
@@ -409,13 +413,6 @@ export class RegistryStore implements ImageStore {
   private manifestUrl(repository: string, reference: string): string {
     return `/v2/${this.path(repository)}/manifests/${encodeURIComponent(reference)}`;
   }
-}
-
-/** http only for loopback hosts and the explicit insecure list; https everywhere else. */
-export function registryBaseUrl(host: string, insecure: string[]): string {
-  const name = host.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
-  const loopback = name === 'localhost' || /^127\.\d+\.\d+\.\d+$/.test(name) || name === '::1';
-  return `${loopback || insecure.includes(host) || insecure.includes(name) ? 'http' : 'https'}://${host}`;
 }
 
 /** The next page from a `Link: </v2/x/tags/list?last=a&n=2>; rel="next"` header. */

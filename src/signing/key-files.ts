@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { ReleaseConfig } from '../config/schema.ts';
-import { SIGNING_KEY_MISSING, UsageError } from '../errors.ts';
+import { RuleError, SIGNING_KEY_MISSING, UsageError } from '../errors.ts';
 import { writeFilesAtomically } from '../files/atomic-write.ts';
 import {
   generateSigningKeys,
@@ -57,7 +57,8 @@ export async function writeKeyPair(
   const publicPath = join(outDir, pair.names.publicKey);
   const existing = [privatePath, publicPath].filter((path) => existsSync(path));
   if (existing.length > 0) {
-    throw new UsageError('SIGNING_KEY_EXISTS', `refusing to overwrite ${existing.join(' and ')}`, {
+    // Never overwriting a file is a rule, like an immutable tag (exit 1), as `release init` refuses.
+    throw new RuleError('SIGNING_KEY_EXISTS', `refusing to overwrite ${existing.join(' and ')}`, {
       hint: 'move the old keys away first (signatures made with them verify only with the old public key), or pass --out <another dir>',
     });
   }

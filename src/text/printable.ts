@@ -27,3 +27,22 @@ export function printable(value: unknown, options: PrintableOptions = {}): strin
       : text.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return safe.length > max ? `${safe.slice(0, max)}… (${safe.length - max} more characters)` : safe;
 }
+
+// As UNSAFE, less the tab and the newline: what a block of several lines may keep.
+const UNSAFE_IN_LINES = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Text of several lines for a terminal or a CI log, as the output layer writes every line: the
+ * controls `printable` escapes are shown, not obeyed (tab and newline kept), and no line can be
+ * read as a CI runner's command. GitHub's runner takes a line whose first non-blank characters are
+ * `::` as a workflow command (`::add-mask::`, `::set-output`, `::stop-commands::`), and `##[` (its
+ * older form) or Azure's `##vso[` anywhere in a line; one such colon or hash is written as
+ * `\u003a` / `\u0023`, so the line reads the same to a person and means nothing to the runner.
+ * A value escaped this way inside a JSON document stays the same value. Idempotent.
+ */
+export function printableLines(text: string): string {
+  return text
+    .replace(UNSAFE_IN_LINES, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    .replace(/^([^\S\n]*):(?=:)/gm, '$1\\u003a')
+    .replace(/#(?=#(?:vso)?\[)/g, '\\u0023');
+}

@@ -20,3 +20,13 @@ describe('probeDeployment: the CLI row', () => {
     }
   });
 });
+
+describe('probeDeployment: the web row', () => {
+  it('says the web was not read when the service has one, and has no row when it has none', async () => {
+    const withWeb = await probeDeployment(target, { ...options, cli: false });
+    expect(withWeb.notChecked.map((n) => n.name)).toContain('web');
+    const without = await probeDeployment(target, { ...options, cli: false, web: false });
+    expect(without.notChecked.map((n) => n.name)).not.toContain('web');
+    expect(without.probed).not.toContain('web');
+  });
+});

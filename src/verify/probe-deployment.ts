@@ -56,6 +56,11 @@ export interface ProbeOptions {
    */
   cli: boolean;
   cliProgram?: string;
+  /**
+   * Whether the service has a web client (`hasWebClient` of the config; default true). Without
+   * one there is no web row, unless `--web-url` names one to read.
+   */
+  web?: boolean;
   cliResults?: ProbeResult[];
 }
 
@@ -102,7 +107,7 @@ export async function probeDeployment(
   if (target.webUrl) {
     probed.push('web');
     pending.push(probeWeb(target.webUrl, http));
-  } else {
+  } else if (options.web !== false) {
     notChecked.push({ name: 'web', reason: 'pass --web-url <url> to read it' });
   }
 

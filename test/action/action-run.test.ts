@@ -134,4 +134,54 @@ describe('the GitHub Action, run as the runner runs it', () => {
     expect(failed.stdout).toContain('::error::release promote exited with 2');
     expect(failed.summary).toContain('### release promote: failed (exit 2)');
   });
+
+  it('an argument with a newline and a workflow command: no line the runner reads as a command', () => {
+    const repo = fixtureProject('acme-oci');
+    repos.push(repo);
+    spawnSync('mkdir', ['-p', join(repo.dir, 'node_modules/.bin')]);
+    symlinkSync(join(TOOLKIT_ROOT, 'bin/release.js'), join(repo.dir, 'node_modules/.bin/release'));
+    const injected = [
+      '::warning::owned',
+      '::add-mask::secret',
+      '::set-env name=NODE_OPTIONS::--require /tmp/x',
+    ];
+    for (const command of injected) {
+      const cases = [
+        { command: 'promote', args: `--channel dev "--from-x\n${command}"` }, // commander repeats it
+        { command: 'build', args: `--engine "oci\n${command}"` }, // a bad choice, named
+      ];
+      for (const { command: name, args } of cases) {
+        const run = runAction(repo.dir, { command: name, args });
+        expect(run.code, args).toBe(2);
+        // The toolkit's own lines, even without the pause: nothing starts a command.
+        for (const line of run.stderr.split('\n'))
+          expect(line.trimStart().startsWith('::'), line).toBe(false);
+        expect(run.stderr).toContain('\\u003a:');
+        // And the runner is told to read no command while the toolkit runs.
+        expect(commandsRead(run.stdout + run.stderr)).toEqual(['error']);
+      }
+    }
+  });
 });
+
+/**
+ * The workflow commands GitHub's runner would act on in `log`, read as it reads them: a line whose
+ * first non-blank characters are `::`, none between `::stop-commands::<token>` and `::<token>::`.
+ * The stop and resume themselves are left out.
+ */
+function commandsRead(log: string): string[] {
+  const commands: string[] = [];
+  let paused: string | undefined;
+  for (const raw of log.split('\n')) {
+    const line = raw.trimStart();
+    if (!line.startsWith('::')) continue;
+    const name = line.slice(2, line.indexOf('::', 2)).split(' ')[0]!;
+    if (paused !== undefined) {
+      if (name === paused) paused = undefined;
+      continue;
+    }
+    if (name === 'stop-commands') paused = line.slice(line.indexOf('::', 2) + 2);
+    else commands.push(name);
+  }
+  return commands;
+}

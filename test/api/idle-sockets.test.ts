@@ -40,7 +40,7 @@ it(`answers /api/version quickly while ${IDLE} idle sockets are held open`, asyn
   const elapsed = performance.now() - started;
   expect(reply.status).toBe(200);
   expect(jsonBody(reply)).toMatchObject({ version: 'v1.2.3' });
-  expect(elapsed).toBeLessThan(2_000);
+  expect(elapsed).toBeLessThan(5_000); // starved, it would wait for the 10 s headers timeout
   // They were still open while it answered: the server did not make room by dropping them.
   expect(sockets.filter((socket) => socket.destroyed || socket.readyState !== 'open')).toHaveLength(0);
 });

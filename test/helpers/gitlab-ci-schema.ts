@@ -121,3 +121,20 @@ export function gitlabSchemaErrors(text: string, inputs: Record<string, string> 
   check(interpolate(values[1], givenOrDefault, problems), 'jobs', problems);
   return problems;
 }
+
+/**
+ * A component's jobs as GitLab hands them to a runner: the body parsed, then every `$[[ inputs.x ]]`
+ * replaced by `inputs[x]` or the input's default (GitLab interpolates after parsing).
+ */
+export function interpolatedJobs(
+  text: string,
+  inputs: Record<string, string> = {},
+): Record<string, Record<string, unknown>> {
+  const [header, body] = parseAllDocuments(text).map((d) => ('errors' in d ? d.toJS() : undefined));
+  const declared =
+    (header as { spec?: { inputs?: Record<string, { default?: unknown }> } }).spec?.inputs ?? {};
+  const values = Object.fromEntries(
+    Object.entries(declared).map(([name, spec]) => [name, inputs[name] ?? String(spec?.default ?? '')]),
+  );
+  return interpolate(body, values, []) as Record<string, Record<string, unknown>>;
+}

@@ -102,7 +102,16 @@ describe('a malformed archive is refused with exit 1, never a crash', { timeout:
     (indexOf(dir).manifests as { annotations: Record<string, string> }[]).find(
       (m) => m.annotations['org.opencontainers.image.ref.name'] === `${REPOS.api}:${RC}`,
     )!;
+  const layoutVersion = (text: string) => (dir: string) => writeFileSync(join(dir, 'oci-layout'), text);
   const forms: [string, (dir: string) => void, string][] = [
+    ['imageLayoutVersion 7', layoutVersion('{"imageLayoutVersion": 7}'), 'LAYOUT_VERSION_UNKNOWN'],
+    [
+      'imageLayoutVersion "2.0.0"',
+      layoutVersion('{"imageLayoutVersion": "2.0.0"}'),
+      'LAYOUT_VERSION_UNKNOWN',
+    ],
+    ['oci-layout without a version', layoutVersion('{}'), 'LAYOUT_VERSION_UNKNOWN'],
+    ['oci-layout that is not JSON', layoutVersion('1.0.0'), 'LAYOUT_VERSION_UNKNOWN'],
     ['index.json is null', (dir) => writeIndex(dir, 'null'), 'LAYOUT_INDEX_INVALID'],
     ['manifests is a number', (dir) => writeIndex(dir, { manifests: 5 }), 'LAYOUT_INDEX_INVALID'],
     ['manifests holds null', (dir) => writeIndex(dir, { manifests: [null] }), 'LAYOUT_INDEX_INVALID'],

@@ -32,7 +32,6 @@ describe('concurrent promotions converge (OCI layout)', () => {
       seed: 19,
       repos,
       sets,
-      timeBoundMs: 170_000,
       target: (round) => {
         const dir = join(root, `r${round}`);
         return {
@@ -45,5 +44,5 @@ describe('concurrent promotions converge (OCI layout)', () => {
     // Both outcomes of a release happened: some runs were superseded, some ended current.
     expect(tally['superseded'] ?? 0).toBeGreaterThan(0);
     expect(tally['current'] ?? 0).toBeGreaterThan(0);
-  }, 200_000);
+  }, 600_000); // a deadline only: the speed target is `npm run bench:concurrent`'s
 });

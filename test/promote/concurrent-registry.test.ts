@@ -37,7 +37,6 @@ describe('concurrent promotions converge (docker-registry)', () => {
       seed: 1919,
       repos,
       sets,
-      timeBoundMs: 170_000,
       target: () => {
         const ns = `c${++namespace}`;
         return {
@@ -48,7 +47,7 @@ describe('concurrent promotions converge (docker-registry)', () => {
     });
     expect(tally['superseded'] ?? 0).toBeGreaterThan(0);
     expect(tally['current'] ?? 0).toBeGreaterThan(0);
-  }, 200_000);
+  }, 600_000); // a deadline only: the speed target is `npm run bench:concurrent`'s
 
   it(`${ROUNDS} rounds with one process's nth request failing`, async () => {
     const tally = await runRounds({
@@ -57,7 +56,6 @@ describe('concurrent promotions converge (docker-registry)', () => {
       seed: 1920,
       repos,
       sets,
-      timeBoundMs: 170_000,
       target: (round, runs, random) => {
         const ns = `f${++namespace}`;
         const faulty = runs.findIndex((r) => r.channel === 'release');
@@ -75,5 +73,5 @@ describe('concurrent promotions converge (docker-registry)', () => {
     });
     // Some faulty runs failed and said so; every round still converged.
     expect(Object.keys(tally).some((k) => k.startsWith('failed:'))).toBe(true);
-  }, 200_000);
+  }, 600_000); // a deadline only: the speed target is `npm run bench:concurrent`'s
 });

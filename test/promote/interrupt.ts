@@ -17,6 +17,15 @@ export interface SignalledRun {
   ms: number;
   /** When the journal appeared (with `afterJournal`), ms after the start. */
   journalAtMs?: number;
+  /** When it was seen gone again (the group of writes over), ms after the start. */
+  journalGoneAtMs?: number;
+  /**
+   * With `journal`: whether the promotion's journal was on disk at the moment the signal was sent,
+   * read just before `kill`. The journal is written before the first tag write and removed once
+   * the group of writes is over (tags, signatures, the settle of latest), so this says the signal
+   * landed within the writes, not before them or after.
+   */
+  inWrites?: boolean;
 }
 
 export interface SignalMoment {
@@ -25,6 +34,17 @@ export interface SignalMoment {
   atMs: number;
   /** The journal directory to watch: the moment counts from the first journal written there. */
   afterJournal?: string;
+  /** The journal directory to look in when the signal is sent (`inWrites`); `afterJournal` by default. */
+  journal?: string;
+}
+
+/** Whether a promotion journal is in `dir` now. */
+export function journalOpen(dir: string): boolean {
+  try {
+    return readdirSync(dir).some((n) => n.endsWith('.promotion.json'));
+  } catch {
+    return false; // not made yet
+  }
 }
 
 /** Run `release <args>` as a process (the bin, as CI runs it) and send `moment.signal` on time. */
@@ -46,19 +66,27 @@ export function runSignalled(
   child.stderr.on('data', (d) => (stderr += d));
   let sent = false;
   let ended = false;
+  let inWrites: boolean | undefined;
+  const journalDir = moment?.journal ?? moment?.afterJournal;
   const fire = () => {
     if (ended || sent) return;
+    if (journalDir) inWrites = journalOpen(journalDir);
     sent = child.kill(moment!.signal);
   };
   let timer: NodeJS.Timeout | undefined;
   let journalAtMs: number | undefined;
+  let journalGoneAtMs: number | undefined;
   let watcher: ReturnType<typeof watch> | undefined;
   if (moment && !moment.afterJournal) timer = setTimeout(fire, moment.atMs);
   if (moment?.afterJournal) {
     const dir = moment.afterJournal;
     const armed = () => {
-      if (timer) return;
-      if (!existsSync(dir) || !readdirSync(dir).some((n) => n.endsWith('.promotion.json'))) return;
+      if (timer) {
+        if (journalGoneAtMs === undefined && !journalOpen(dir))
+          journalGoneAtMs = Math.round(performance.now() - started);
+        return;
+      }
+      if (!journalOpen(dir)) return;
       journalAtMs = Math.round(performance.now() - started);
       timer = setTimeout(fire, moment.atMs);
     };
@@ -85,6 +113,8 @@ export function runSignalled(
         sent,
         ms,
         ...(journalAtMs === undefined ? {} : { journalAtMs }),
+        ...(journalGoneAtMs === undefined ? {} : { journalGoneAtMs }),
+        ...(inWrites === undefined ? {} : { inWrites: sent && inWrites }),
       });
     });
   });

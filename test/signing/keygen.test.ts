@@ -1,6 +1,14 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parsePrivateKey, parsePublicKey } from '../../src/signing/keys.ts';
 import { jsonOf, runRelease } from '../helpers/run-release.ts';
@@ -38,6 +46,21 @@ describe('release keygen', () => {
       expect(printed).not.toContain(line);
   });
 
+  it('refuses an --out that leads out of the project, through a link or `..` (exit 2), and writes no key', async () => {
+    const dir = tempDir();
+    const elsewhere = tempDir();
+    symlinkSync(elsewhere, join(dir, 'keys'));
+    for (const out of ['keys', join('..', basename(elsewhere))]) {
+      const result = await runRelease(['keygen', '--out', out, '--json'], {
+        cwd: dir,
+        env: { RELEASE_SIGNING_PASSPHRASE: PASS },
+      });
+      expect(result.code, out).toBe(2);
+      expect(jsonOf<{ error: { code: string } }>(result).error.code).toBe('KEYGEN_OUT_OUTSIDE_PROJECT');
+    }
+    expect(readdirSync(elsewhere)).toEqual([]);
+  });
+
   it('prints the next step for a human', async () => {
     const dir = tempDir();
     const result = await runRelease(['keygen'], { cwd: dir, env: { RELEASE_SIGNING_PASSPHRASE: PASS } });
@@ -52,7 +75,8 @@ describe('release keygen', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'release-signing.pub'), 'old public key\n');
     const result = await runRelease(['keygen'], { cwd: dir, env: { RELEASE_SIGNING_PASSPHRASE: PASS } });
-    expect(result.code).toBe(2);
+    // The code `release init` refuses an existing file with (docs/reference/exit-codes.md).
+    expect(result.code).toBe(1);
     expect(result.stderr).toContain('refusing to overwrite');
     expect(result.stderr).toContain('release-signing.pub');
     expect(readFileSync(join(dir, 'release-signing.pub'), 'utf8')).toBe('old public key\n');

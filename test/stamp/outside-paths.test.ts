@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -50,6 +50,17 @@ describe('release stamp writes inside the project only', () => {
       expect(existsSync(target)).toBe(false);
       for (const sibling of SIBLINGS) expect(existsSync(join(repo.dir, 'dist', sibling))).toBe(false);
     });
+
+  it('refuses a record under a linked folder that leads outside (exit 2), and writes nothing there', async () => {
+    const repo = project({ record: 'link/rec.json' });
+    const target = join(outside, 'linked');
+    mkdirSync(target);
+    symlinkSync(target, join(repo.dir, 'link'));
+    const run = await runRelease(['stamp', '--json'], { cwd: repo.dir });
+    expect(run.code, run.stdout).toBe(2);
+    expect(jsonOf<{ error: { code: string } }>(run).error.code).toBe('RECORD_OUTSIDE_PROJECT');
+    expect(readdirSync(target)).toEqual([]);
+  });
 
   it('still writes --env-out where the command line says, and the record inside', async () => {
     const repo = project({});

@@ -266,12 +266,14 @@ describe('the gate reads server strings carefully', () => {
 
   it('svc status against a stalled server ends within one deadline, not the gate’s and then its own', async () => {
     const result = await run(svcIn(prefix), ['status', '--url', stalledBase], {
-      env: { ...env(), SVC_VERSION_CHECK_TIMEOUT_MS: '1500' },
-      timeoutMs: 20_000,
+      env: { ...env(), SVC_VERSION_CHECK_TIMEOUT_MS: '4000' },
+      timeoutMs: 30_000,
     });
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/could not establish/);
-    expect(result.stderr).toMatch(/did not answer: no complete answer within 1500 ms/);
-    expect(result.ms).toBeLessThan(1500 + 1000);
+    expect(result.stderr).toMatch(/did not answer: no complete answer within 4000 ms/);
+    // One deadline, not two (the gate's, then the command's own): a behaviour, with seconds of
+    // room for a loaded machine. How close to one deadline it ends is `npm run bench:svc`'s.
+    expect(result.ms).toBeLessThan(2 * 4000);
   });
 });

@@ -1,15 +1,16 @@
 import { writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiServer } from '../../src/service/api/server.ts';
 import { listen } from '../../src/service/http/lifecycle.ts';
+import { createWebServer } from '../../src/service/web/server/web-server.ts';
 import { createHealthServer } from '../../src/service/worker/health-server.ts';
 import { jsonOf, runRelease } from '../helpers/run-release.ts';
-import { Cleanup } from './support.ts';
+import { buildWebRoot, Cleanup } from './support.ts';
 
-// `release verify` with a graded skew policy (config `skew:`): the real API and worker servers on
-// loopback, and a web client that serves only its version.json (a CDN one release behind).
+// `release verify` with a graded skew policy (config `skew:`): the real API, worker and web servers
+// on loopback, the web serving a real build of the web client one or two releases behind (a CDN).
 
 interface Report {
   inStep: boolean;
@@ -21,13 +22,9 @@ interface Report {
 const cleanup = new Cleanup();
 const urls = {} as Record<'api' | 'worker' | 'webMinorBehind' | 'webTwoBehind', string>;
 
-function webAt(version: string): Server {
-  return createServer((req, res) => {
-    if (req.url === '/version.json') {
-      res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ version }));
-    } else res.writeHead(404).end();
-  });
+/** The reference web server serving a real build of the web client with `version` baked in. */
+async function webAt(version: string): Promise<Server> {
+  return createWebServer({ root: await buildWebRoot(cleanup, version) });
 }
 
 async function started(server: Server): Promise<string> {
@@ -45,9 +42,9 @@ async function started(server: Server): Promise<string> {
 beforeAll(async () => {
   urls.api = await started(createApiServer({ version: 'v1.4.0' }));
   urls.worker = `${await started(createHealthServer({ version: 'v1.4.0' }))}/healthz`;
-  urls.webMinorBehind = await started(webAt('v1.3.2'));
-  urls.webTwoBehind = await started(webAt('v1.2.0'));
-});
+  urls.webMinorBehind = await started(await webAt('v1.3.2'));
+  urls.webTwoBehind = await started(await webAt('v1.2.0'));
+}, 240_000);
 afterAll(() => cleanup.run());
 
 function project(skew?: unknown): string {

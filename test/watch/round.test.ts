@@ -8,7 +8,9 @@ import { type RoundOptions, runRound } from '../../src/watch/round.ts';
 import { Cleanup } from '../verify/support.ts';
 
 // One watch round at a time against servers on loopback: the flap guard over a worker that fails
-// once, then twice; the round's deadline against a worker that never answers.
+// once, then twice; the round's deadline against a worker that never answers. The API is the
+// reference one; the worker is a stand-in on purpose: it fails or hangs at the exact round the
+// test picks, which the reference worker (healthy for life) cannot be made to do.
 
 const cleanup = new Cleanup();
 const worker = { mode: 'ok' as 'ok' | 'fail' | 'hang' };

@@ -19,7 +19,9 @@ const cleanup = new Cleanup();
 let watch: StartedProcess;
 let shotDir: string;
 let browser: TestBrowser | undefined;
-const mutable = { version: 'v1.4.0' };
+// One stand-in stays, for what the real server cannot do: a web client whose version is markup
+// (the real build refuses to bake such a string). Every other server here is the reference one; a
+// worker changes version as an upgrade changes it, restarted on its address at another version.
 const HOSTILE = '<img src=x onerror="document.title=`pwned`">';
 
 async function serve(server: Server): Promise<string> {
@@ -32,6 +34,15 @@ async function serve(server: Server): Promise<string> {
       }),
   );
   return url;
+}
+
+/** site-ok's worker: the reference health server, restarted on the same port to change its version. */
+const siteOkWorker = { server: createHealthServer({ version: 'v1.4.0' }), port: 0 };
+async function restartWorker(version: string): Promise<void> {
+  siteOkWorker.server.closeAllConnections();
+  await new Promise<void>((resolve) => siteOkWorker.server.close(() => resolve()));
+  siteOkWorker.server = createHealthServer({ version });
+  await listen(siteOkWorker.server, { host: '127.0.0.1', port: siteOkWorker.port });
 }
 
 const json = (body: () => unknown) =>
@@ -48,7 +59,18 @@ beforeAll(async () => {
     {
       name: 'site-ok',
       url: api,
-      workerUrl: `${await serve(json(() => ({ version: mutable.version, status: 'ok' })))}/healthz`,
+      workerUrl: await (async () => {
+        const url = await listen(siteOkWorker.server, { host: '127.0.0.1', port: 0 });
+        siteOkWorker.port = Number(new URL(url).port);
+        cleanup.add(
+          () =>
+            new Promise<void>((resolve) => {
+              siteOkWorker.server.closeAllConnections();
+              siteOkWorker.server.close(() => resolve());
+            }),
+        );
+        return `${url}/healthz`;
+      })(),
     },
     {
       name: 'site-behind',
@@ -126,7 +148,7 @@ describe('release watch status page in Chromium', () => {
     const cell = page.locator(cellOf('site-ok', 'worker'));
     await expect.poll(() => cell.getAttribute('data-status'), { timeout: 20_000 }).toBe('ok');
     await page.evaluate(() => Object.assign(window, { sameDocument: true }));
-    mutable.version = 'v1.2.0';
+    await restartWorker('v1.2.0');
     await expect.poll(() => cell.getAttribute('data-status'), { timeout: 20_000 }).toBe('drift');
     expect(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument)).toBe(
       true,
@@ -135,7 +157,7 @@ describe('release watch status page in Chromium', () => {
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(1);
     await page.screenshot({ path: join(shotDir, 'phone.png'), fullPage: true });
-    mutable.version = 'v1.4.0';
+    await restartWorker('v1.4.0');
   });
 });
 

@@ -4,12 +4,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiServer } from '../../src/service/api/server.ts';
 import { listen } from '../../src/service/http/lifecycle.ts';
+import { createWebServer } from '../../src/service/web/server/web-server.ts';
 import { createHealthServer } from '../../src/service/worker/health-server.ts';
 import { jsonOf, runRelease } from '../helpers/run-release.ts';
-import { Cleanup } from '../verify/support.ts';
+import { buildWebRoot, Cleanup } from '../verify/support.ts';
 
 // `release watch --once` (one round, verify's exit code, for cron) and the command's refusals,
-// against the reference API and worker servers on loopback, run in process.
+// against the reference API, worker and web servers on loopback (the web serving a real build of
+// the web client), run in process.
 
 const cleanup = new Cleanup();
 const urls = {} as Record<'api' | 'worker' | 'workerBehind' | 'webBehind' | 'closed', string>;
@@ -34,14 +36,15 @@ beforeAll(async () => {
   urls.api = await serve(createApiServer({ version: 'v1.4.0' }));
   urls.worker = `${await serve(createHealthServer({ version: 'v1.4.0' }))}/healthz`;
   urls.workerBehind = `${await serve(createHealthServer({ version: 'v1.3.0' }))}/healthz`;
-  urls.webBehind = await serve(createServer((_, res) => res.end(JSON.stringify({ version: 'v1.2.0' }))));
+  // The reference web server serving a real build of the web client, two releases behind.
+  urls.webBehind = await serve(createWebServer({ root: await buildWebRoot(cleanup, 'v1.2.0') }));
   // A port that refuses: listened on, then closed.
   const closed = createServer();
   const closedUrl = await listen(closed, { host: '127.0.0.1', port: 0 });
   await new Promise<void>((r) => closed.close(() => r()));
   urls.closed = closedUrl;
   taken = new URL(urls.api).host;
-});
+}, 240_000);
 afterAll(() => cleanup.run());
 
 const once = (args: string[], dir = cwd) =>

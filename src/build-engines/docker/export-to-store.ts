@@ -13,7 +13,7 @@ import type { ImageStore } from '../../registry/store.ts';
 export async function exportToStore(
   docker: Docker,
   name: string,
-  target: { store: ImageStore; repository: string; tags: readonly string[] },
+  target: { store: ImageStore; repository: string; tags: readonly string[]; byDigest?: boolean },
 ): Promise<WrittenImage> {
   let files: Map<string, Buffer>;
   try {

@@ -3,6 +3,7 @@ import { makeBaseImage } from '../../build-engines/base-image.ts';
 import { storeOpener } from '../../build-engines/store-cache.ts';
 import { builtImageArtifacts } from '../../config/artifacts.ts';
 import { UsageError } from '../../errors.ts';
+import { userCacheDir } from '../../files/user-cache-dir.ts';
 import { parseStoreImageRef } from '../../registry/image-ref.ts';
 import { baseContext, type GlobalOptions } from '../command-context.ts';
 import { printJson, printLine } from '../output.ts';
@@ -30,6 +31,7 @@ export async function runBaseImage(options: GlobalOptions & { ref?: string[] }) 
       repository: ref.repository,
       tags: [ref.reference],
       epoch,
+      cacheDir: userCacheDir(ctx.env),
     });
     written.push({ reference: ref.text, digest: made.digest, node: made.nodeVersion, files: made.files });
   }

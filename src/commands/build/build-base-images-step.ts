@@ -1,10 +1,30 @@
+import { readArtifactDockerfile } from '../../build/artifact-dockerfile.ts';
 import { buildEpoch } from '../../build/image-specs.ts';
 import { makeBaseImage } from '../../build-engines/base-image.ts';
+import type { ImageArtifactConfig } from '../../config/artifacts-schema.ts';
 import { OCI_LAYOUT_PREFIX } from '../../config/constants.ts';
 import { ExternalError } from '../../errors.ts';
+import { userCacheDir } from '../../files/user-cache-dir.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { ARCHIVE_PREFIXES, parseBaseImageRef } from '../../registry/image-ref.ts';
 import { type BuildContext, imagesToBuild } from './build-context.ts';
+
+const CACHE_SAYS = {
+  hit: ', its layer from the cache',
+  made: ', its layer kept in the cache',
+  remade: ', its cached layer was damaged and is made again',
+  off: '',
+} as const;
+
+/**
+ * The configured base is the daemonless recipe's, and a Dockerfile's only when it starts a stage
+ * FROM ${BASE_IMAGE}: a Dockerfile naming its own bases never gets ours made or loaded.
+ */
+function needsConfiguredBase(ctx: BuildContext, artifact: ImageArtifactConfig): boolean {
+  if (ctx.engine?.name !== 'docker') return true;
+  const dockerfile = readArtifactDockerfile(ctx.configDir, artifact, {}, []);
+  return dockerfile === undefined || dockerfile.findings.usesBaseImage;
+}
 
 /**
  * Every base image must exist before any image is built. A missing base in an OCI layout is made
@@ -17,8 +37,12 @@ export const buildBaseImagesStep: Step<BuildContext> = {
   skip: (ctx) => (imagesToBuild(ctx).length === 0 ? 'no image to build (--only)' : false),
   async run(ctx, io) {
     const refs = new Map(
-      imagesToBuild(ctx).map((artifact) => [artifact.base, parseBaseImageRef(artifact.base)]),
+      imagesToBuild(ctx)
+        .filter((artifact) => needsConfiguredBase(ctx, artifact))
+        .map((artifact) => [artifact.base, parseBaseImageRef(artifact.base)]),
     );
+    if (refs.size === 0)
+      io.progress('no image starts from a configured base (their Dockerfiles name their own)');
     for (const [text, ref] of refs) {
       // A file is read when the image is built (oci-image/archive-store.ts).
       if (ARCHIVE_PREFIXES.some((prefix) => ref.store.startsWith(prefix))) {
@@ -55,10 +79,11 @@ export const buildBaseImagesStep: Step<BuildContext> = {
           repository: ref.repository,
           tags: [ref.reference],
           epoch: buildEpoch(ctx.env, null),
+          cacheDir: userCacheDir(ctx.env),
         }),
       );
       ctx.warnings.push(
-        `base image ${text} did not exist: made it from this machine's node ${made.nodeVersion} (${made.digest})`,
+        `base image ${text} did not exist: made it from this machine's node ${made.nodeVersion} (${made.digest}${CACHE_SAYS[made.cache]})`,
       );
     }
   },

@@ -46,7 +46,11 @@ export const buildEvidenceStep: Step<BuildContext> = {
         imageEvidence({
           store,
           open: ctx.open,
-          base: parseBaseImageRef(artifact.base),
+          // A Dockerfile's own base, as the builder resolved it, else the configured one.
+          base:
+            built.baseLayers === undefined
+              ? parseBaseImageRef(artifact.base)
+              : { text: built.base.reference, digest: built.base.digest, layers: built.baseLayers },
           toolVersion: builder.toolVersion,
           provenance: {
             repository: artifact.image,

@@ -1,8 +1,10 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { SIGNATURE_SUFFIX } from '../../archives/archive-signature.ts';
+import { readArtifactDockerfile } from '../../build/artifact-dockerfile.ts';
 import { dockerfileOf } from '../../build/check-artifacts.ts';
 import { dockerContext } from '../../build/docker-context.ts';
+import type { DockerfileStage } from '../../build/dockerfile-stages.ts';
 import {
   imageLabels,
   imageVersionVariables,
@@ -12,7 +14,9 @@ import {
   versionEnvLabel,
 } from '../../build/image-specs.ts';
 import { recipeEntries } from '../../build/recipe-entries.ts';
+import { stampDockerfile } from '../../build/stamp-dockerfile.ts';
 import { createDockerEngine } from '../../build-engines/docker/docker-engine.ts';
+import { imageReachable } from '../../build-engines/docker/image-reachable.ts';
 import type { DockerRecipe, Engine, OciRecipe } from '../../build-engines/engine.ts';
 import { createOciEngine } from '../../build-engines/oci/oci-engine.ts';
 import type { ImageArtifactConfig } from '../../config/artifacts-schema.ts';
@@ -146,9 +150,61 @@ async function dockerRecipe(
   cli: BuiltCli,
 ): Promise<DockerRecipe> {
   const contextDir = resolve(ctx.configDir, artifact.context!);
+  const versionArgs = versionBuildArgs(ctx.config, ctx.tag!);
+  const envNames = imageVersionVariables(ctx.config, artifact);
+  const dockerfile = readArtifactDockerfile(ctx.configDir, artifact, versionArgs, [
+    ...new Set([...Object.keys(versionArgs), ...envNames]),
+  ]);
+  if (!dockerfile?.findings.stage)
+    throw new UsageError(
+      'DOCKERFILE_TARGET_MISSING',
+      dockerfile
+        ? `artifacts.${artifact.name}.target: ${dockerfile.path} has no stage "${artifact.target}"`
+        : `artifacts.${artifact.name}: cannot read its Dockerfile ${dockerfileOf(artifact)}`,
+      {
+        hint: 'name a stage of the Dockerfile (FROM ... AS <name>) as target, or leave target out for the last stage',
+      },
+    );
+  // BuildKit caches a step whatever its secrets hold: an unset one would pass unnoticed on a rebuild.
+  const unset = (artifact.secrets ?? []).filter((s) => s.env && !ctx.env[s.env]?.length);
+  if (unset.length)
+    throw new UsageError(
+      'BUILD_SECRET_UNSET',
+      `artifacts.${artifact.name}.secrets: ${unset.map((s) => `"${s.id}" comes from ${s.env}, which is not set`).join('; ')}`,
+      { hint: 'set the variable in the build environment (a CI secret), or give the secret from a file' },
+    );
+  const { findings } = dockerfile;
+  const stage = findings.stage!;
+  if (findings.versionArgs.length === 0)
+    ctx.warnings.push(
+      `${artifact.name}: ${dockerfile.path} declares no ARG of a version variable (${Object.keys(versionArgs).join(', ')}) in a stage of its target, so nothing it builds can bake the version; the image env still carries it`,
+    );
+  // A `# syntax=` frontend is an image BuildKit fetches before it reads the file: where it cannot
+  // be fetched (no network to its registry), the engine's own frontend reads the file instead.
+  let dropSyntax: string | undefined;
+  if (dockerfile.parsed.syntax) {
+    const reach = await imageReachable(dockerfile.parsed.syntax, {
+      docker: ctx.engine?.docker,
+      open: ctx.open,
+    });
+    if (reach.where === 'missing' || reach.where === 'unknown') {
+      dropSyntax = `# syntax=${dockerfile.parsed.syntax} cannot be fetched (${reach.reason})`;
+      ctx.warnings.push(
+        `${artifact.name}: ${dockerfile.path}'s ${dropSyntax}: built with the engine's own Dockerfile frontend instead`,
+      );
+    }
+  }
+  // The version in the image's environment, whatever the Dockerfile does with its build args.
+  const stamped = stampDockerfile(
+    dockerfile.text,
+    stage,
+    Object.fromEntries(envNames.map((name) => [name, ctx.tag!])),
+    dropSyntax,
+  );
   const context = await dockerContext({
     contextDir,
-    dockerfile: resolve(ctx.configDir, dockerfileOf(artifact)!),
+    dockerfile: resolve(ctx.configDir, dockerfile.path),
+    dockerfileText: stamped.text,
     extra: [
       ...(cli ? cliContextFiles(artifact.cliArchive ?? DEFAULT_CLI_ARCHIVE.docker, cli) : []),
       ...versionLayerContextFiles(artifact, contextDir, ctx.epoch!),
@@ -158,14 +214,35 @@ async function dockerRecipe(
   return {
     context: context.tar,
     dockerfile: context.dockerfile,
-    ...(artifact.target ? { target: artifact.target } : {}),
-    buildArgs: { ...(artifact.buildArgs ?? {}), ...versionBuildArgs(ctx.config, ctx.tag!) },
+    target: stamped.target,
+    buildArgs: { ...(artifact.buildArgs ?? {}), ...versionArgs },
     labels: {
-      ...imageLabels(labels),
-      ...versionEnvLabel(imageVersionVariables(ctx.config, artifact)),
-      ...dockerVersionFileLabels(artifact),
+      ...ownLabelsKept(imageLabels(labels), findings.labelKeys),
+      ...versionEnvLabel(envNames),
+      ...dockerVersionFileLabels(artifact, findings.stages),
     },
+    usesBaseImage: findings.usesBaseImage,
+    rootBase: findings.root,
+    platforms: artifact.platforms,
+    secrets: (artifact.secrets ?? []).map((secret) =>
+      secret.file
+        ? { id: secret.id, file: resolve(ctx.configDir, secret.file) }
+        : { id: secret.id, env: secret.env },
+    ),
+    cache: { from: artifact.cache?.from ?? [], to: artifact.cache?.to ?? [] },
+    network: artifact.network,
   };
+}
+
+/**
+ * A label the Dockerfile sets itself (`org.opencontainers.image.source=https://github.com/...`)
+ * is not overwritten by one the build knows nothing of: build labels win over LABEL, and
+ * `unknown` would replace what the project wrote.
+ */
+function ownLabelsKept(labels: Record<string, string>, theirs: readonly string[]): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(labels).filter(([key, value]) => !(value === 'unknown' && theirs.includes(key))),
+  );
 }
 
 /**
@@ -174,17 +251,29 @@ async function dockerRecipe(
  * labels override the Dockerfile's LABEL). A declared `/app/web/version.json` is staged from the
  * context's `app/web/version.json`: the image path, relative to the context.
  */
-function dockerVersionFileLabels(artifact: ImageArtifactConfig): Record<string, string> {
+function dockerVersionFileLabels(
+  artifact: ImageArtifactConfig,
+  stages: readonly DockerfileStage[],
+): Record<string, string> {
   const declared = artifact.versionFiles?.map(versionFileOf);
   if (!declared) return {};
+  const formats = { [VERSION_FILES_FORMAT_LABEL]: formatsLabel(declared) };
+  // A Dockerfile that bakes its version files where it likes (a RUN, a COPY of a build's output)
+  // has no version layer: the files label would claim its last layer is one. A release from the
+  // rc then re-writes them in a new top layer, found by the formats label.
+  const copiesVersionLayer = stages.some((stage) =>
+    stage.instructions.some(
+      (i) =>
+        (i.keyword === 'COPY' || i.keyword === 'ADD') &&
+        /(?:^|\s)\.?\/?version-layer(?:\/|\s|$)/.test(i.args),
+    ),
+  );
+  if (!copiesVersionLayer) return formats;
   const files = [
     ...(artifact.role === 'api' ? [`/app/${DEFAULT_CLI_ARCHIVE.docker}`] : []),
     ...declared.map((f) => f.path),
   ];
-  return {
-    [VERSION_LAYER_FILES_LABEL]: files.join(','),
-    [VERSION_FILES_FORMAT_LABEL]: formatsLabel(declared),
-  };
+  return { [VERSION_LAYER_FILES_LABEL]: files.join(','), ...formats };
 }
 
 function versionLayerContextFiles(
@@ -206,7 +295,13 @@ function versionLayerContextFiles(
 function engineOf(ctx: BuildContext): Engine {
   const choice = ctx.engine!;
   if (choice.name === 'docker') {
-    return createDockerEngine({ docker: choice.docker!, open: ctx.open, env: ctx.env, epoch: ctx.epoch! });
+    return createDockerEngine({
+      docker: choice.docker!,
+      builder: choice.builder!,
+      open: ctx.open,
+      env: ctx.env,
+      epoch: ctx.epoch!,
+    });
   }
   return createOciEngine({ open: ctx.open, epoch: ctx.epoch! });
 }

@@ -6,7 +6,8 @@ import { type BuildContext, imagesToBuild } from './build-context.ts';
 
 /**
  * Each image's build command (a bundler, a client build), in order, in the project's folder
- * with the version in its environment; then everything the recipes name must exist.
+ * with the version in its environment (the CLI's runs beside them: build-pipeline.ts); then
+ * everything the recipes name must exist.
  */
 export const buildRunCommandsStep: Step<BuildContext> = {
   title: 'Run the build commands',
@@ -14,8 +15,17 @@ export const buildRunCommandsStep: Step<BuildContext> = {
   skip: (ctx) => (imagesToBuild(ctx).length === 0 ? 'no image to build (--only)' : false),
   async run(ctx, io) {
     const images = imagesToBuild(ctx);
+    // One command named by several images (a monorepo's `pnpm build`) runs once: same argv, same
+    // folder, same environment, so a second run could only redo the first's work.
+    const ran = new Map<string, string>();
     for (const artifact of images) {
       if (!artifact.build) continue;
+      const same = ran.get(JSON.stringify(artifact.build.command));
+      if (same) {
+        io.progress(`${artifact.name}: the same command as ${same}, run once`);
+        continue;
+      }
+      ran.set(JSON.stringify(artifact.build.command), artifact.name);
       io.progress(`${artifact.name}: ${artifact.build.command.join(' ')}`);
       await ctx.timer.time(artifact.name, 'build command', () =>
         runBuildCommand({

@@ -7,6 +7,7 @@ import type { CliArtifactConfig, ImageArtifactConfig } from '../../config/artifa
 import type { BaseContext } from '../../pipeline/context.ts';
 import { printJson, printLine } from '../output.ts';
 import { invalid } from './build-check-artifacts-step.ts';
+import { dockerDryRun } from './docker-dry-run.ts';
 
 const ENGINES: readonly EngineName[] = ['docker', 'oci'];
 
@@ -16,6 +17,11 @@ export interface EngineVerdict {
   problems: string[];
   /** What it would build, one line per artifact. */
   builds: Record<string, string>;
+  /** docker: the builder, what each Dockerfile needs and where its bases are. */
+  builder?: string;
+  details?: Record<string, string[]>;
+  /** What would build but deserves a look (a Dockerfile that reads no version). */
+  warnings?: string[];
 }
 
 /**
@@ -23,17 +29,26 @@ export interface EngineVerdict {
  * `--engine` names), and what each would build, without building or writing anything, without a
  * release record and without a Docker engine. Fails (exit 2) when no engine checked can build it.
  */
-export function runBuildDryRun(
+export async function runBuildDryRun(
   base: BaseContext,
   images: readonly ImageArtifactConfig[],
   only: ReadonlySet<string>,
   requested: EngineName | undefined,
-): void {
+): Promise<void> {
   const cli = cliArtifact(base.config);
   const cliSelected = cli && (only.has(cli.name) || images.some((a) => a.role === 'api')) ? cli : undefined;
   const verdicts = (requested ? [requested] : ENGINES).map((engine) =>
     verdict(base.configDir, engine, images, cliSelected, Boolean(cli && only.has(cli.name))),
   );
+  const docker = verdicts.find((v) => v.engine === 'docker');
+  if (docker && images.some((a) => a.context)) {
+    // The Dockerfiles themselves: features, bases, version args, platforms, secrets, the builder.
+    const found = await dockerDryRun(base, images);
+    docker.builder = found.builder;
+    docker.details = found.details;
+    docker.problems.push(...found.problems);
+    docker.warnings = found.warnings;
+  }
   const commands = [...images, ...(cliSelected ? [cliSelected] : [])]
     .filter((a) => a.build)
     .map((a) => ({ artifact: a.name, command: a.build!.command }));
@@ -52,8 +67,13 @@ export function runBuildDryRun(
     for (const c of commands) printLine(`would run for ${c.artifact}: ${c.command.join(' ')}`);
     for (const v of verdicts) {
       printLine(`${v.engine}: ${v.problems.length ? 'cannot build it as configured' : 'would build'}`);
-      for (const [name, what] of Object.entries(v.builds)) printLine(`  ${name}: ${what}`);
+      if (v.builder) printLine(`  builder: ${v.builder.split('\n')[0]}`);
+      for (const [name, what] of Object.entries(v.builds)) {
+        printLine(`  ${name}: ${what}`);
+        for (const line of v.details?.[name] ?? []) printLine(`    ${line}`);
+      }
       for (const problem of v.problems) printLine(`  ! ${problem}`);
+      for (const warning of v.warnings ?? []) printLine(`  warning: ${warning}`);
     }
     printLine(
       `nothing was built or written${usable.length ? `; ready for --engine ${usable.join(' or --engine ')}` : ''}`,

@@ -20,15 +20,21 @@ export async function runBuild(
   options: GlobalOptions & { engine?: EngineName; push?: boolean; only?: string },
 ) {
   const base = await baseContext(options);
-  // Without --only: everything but a CLI the config does not declare (a service without one).
+  // Without --only: what the config declares. A role it does not declare (a service without a
+  // web client or a CLI) keeps its default name for stamp, promote and verify, with nothing to
+  // build; `--only web` still asks for it, and is told what it lacks.
   const only =
     options.only === undefined
       ? new Set(
           Object.values(base.config.artifacts)
-            .filter((a) => !(a.kind === 'cli' && a.implicit))
+            .filter((a) => !a.implicit)
             .map((a) => a.name),
         )
       : parseOnly(options.only, Object.keys(base.config.artifacts));
+  if (only.size === 0)
+    throw new UsageError('BUILD_NOTHING_DECLARED', 'the config declares no artifact to build', {
+      hint: 'declare each image under `artifacts` with how it is built (`release init` writes them from your Dockerfiles)',
+    });
   if (base.dryRun) {
     // Needs no record, no engine and no store: a config just written by `release init` is checked as is.
     const { runBuildDryRun } = await import('./run-build-dry-run.ts');

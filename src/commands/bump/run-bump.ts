@@ -3,6 +3,7 @@ import { readManifests } from '../../deployment-files/read-manifests.ts';
 import { manifestSources, releaseTarget } from '../../deployment-files/release-target.ts';
 import { RuleError } from '../../errors.ts';
 import { writeFilesAtomically } from '../../files/atomic-write.ts';
+import { sweepOwnTemporaries } from '../../files/own-temporaries.ts';
 import { applyEdits, type Hunk } from '../../gitops/apply-edits.ts';
 import { applyDotenvEdits } from '../../gitops/dotenv.ts';
 import { type BumpPlan, keyOf, type Place } from '../../gitops/gitops-types.ts';
@@ -27,6 +28,20 @@ export async function runBump(flags: BumpFlags): Promise<void> {
   const root = flags.manifests === undefined ? base.configDir : base.cwd;
   const files = await readManifests(root, manifestSources(base, flags.manifests));
   const plan = planBump(files, target);
+  // A bump killed between its temporaries and their renames left them beside the files: this run
+  // clears them, whether or not it writes.
+  if (!base.dryRun) await sweepOwnTemporaries(files.map((f) => resolve(root, f.path)));
+  if (plan.duplicates.length > 0) {
+    throw new RuleError(
+      'BUMP_DUPLICATE_KEY',
+      `${target.tag} cannot be written: a file holding the release gives a key twice, no file was changed\n${plan.duplicates
+        .map((d) => `  ${d.file}:${d.line}: ${d.key}`)
+        .join('\n')}`,
+      {
+        hint: 'remove the duplicate key (the tools reading the file disagree on which one counts), then run again',
+      },
+    );
+  }
   if (plan.unplaced.length > 0) {
     throw new RuleError(
       'BUMP_UNPLACED',

@@ -13,6 +13,7 @@ import { planConfig } from '../../init/plan-config.ts';
 import { renderJsonConfig, renderTsConfig } from '../../init/render-config.ts';
 import { renderGithubWorkflow } from '../../init/render-github-workflow.ts';
 import { renderGitlabPipeline } from '../../init/render-gitlab-pipeline.ts';
+import { printableLines } from '../../text/printable.ts';
 import { projectDir } from '../command-context.ts';
 import { printJson, printLine } from '../output.ts';
 import type { InitOptions } from './init-options.ts';
@@ -53,6 +54,7 @@ export async function runInit(options: InitOptions): Promise<void> {
   const plan = planConfig(detection, {
     name,
     composeFiles,
+    tags: gitTags(cwd),
     ...(listing.exists ? { exists: listing.exists } : {}),
     ...(options.registry ? { registry: options.registry } : {}),
   });
@@ -105,7 +107,8 @@ export async function runInit(options: InitOptions): Promise<void> {
     });
   }
   for (const file of files) {
-    if (file.existing !== undefined && file.existing !== file.content) io.stderr.write(diff(file));
+    if (file.existing !== undefined && file.existing !== file.content)
+      io.stderr.write(printableLines(diff(file)));
   }
   const { writeFileAtomically } = await import('../../files/atomic-write.ts');
   const { mkdir } = await import('node:fs/promises');
@@ -138,6 +141,16 @@ export async function runInit(options: InitOptions): Promise<void> {
     printLine(
       `note: ${otherConfigs.join(', ')} also exist; release reads release.config.ts first, then .mjs, .js, .json`,
     );
+}
+
+/** The repository's tags, newest first (none outside a git repository). */
+function gitTags(cwd: string): string[] {
+  const run = spawnSync('git', ['tag', '--list', '--sort=-creatordate'], {
+    cwd,
+    encoding: 'utf8',
+    maxBuffer: 8 * 1024 * 1024,
+  });
+  return run.status === 0 ? run.stdout.split('\n').filter(Boolean).slice(0, 10_000) : [];
 }
 
 // What the toolkit writes in a project and never commits: the OCI layout and bases, the stamp's

@@ -1,7 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
-import { relative, resolve } from 'node:path';
+import { relative } from 'node:path';
 import { currentIo } from '../../console/cli-io.ts';
 import { UsageError } from '../../errors.ts';
+import { projectPath } from '../../files/project-path.ts';
 import { KEY_FILE_NAMES, writeKeyPair } from '../../signing/key-files.ts';
 import { PASSPHRASE_ENV, shortKeyId } from '../../signing/keys.ts';
 import { VERIFIER_KEY_FILE_NAMES, VERIFIER_PASSPHRASE_ENV } from '../../signing/verifier-key.ts';
@@ -17,7 +18,12 @@ export async function runKeygen(
 ): Promise<void> {
   const io = currentIo();
   const cwd = projectDir(io.cwd, options.cwd);
-  const outDir = resolve(cwd, options.out ?? '.');
+  // The private key goes where the project says, never through a link out of it (a repository
+  // may ship `keys -> /tmp/shared`).
+  const outDir = projectPath(cwd, options.out ?? '.', {
+    setting: '--out',
+    code: 'KEYGEN_OUT_OUTSIDE_PROJECT',
+  });
   if (existsSync(outDir) && !statSync(outDir).isDirectory())
     throw new UsageError('KEYGEN_OUT_NOT_A_DIRECTORY', `--out ${outDir} is a file`, {
       hint: '--out names the directory the key pair is written into: give a directory (it is created if missing)',

@@ -1,6 +1,7 @@
 import { planPromotion } from '../../channels/promotion-plan.ts';
 import { checkRcIsBuild, checkReleaseFrom, newerRcs } from '../../channels/version-match.ts';
 import { builtImageArtifacts } from '../../config/artifacts.ts';
+import type { ImageArtifactConfig } from '../../config/artifacts-schema.ts';
 import { UsageError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { imageRecord, readReleaseRecord } from '../../record/release-record.ts';
@@ -47,9 +48,15 @@ export const promoteSourcesStep: Step<PromoteContext> = {
         reference: ctx.from!,
       }));
     } else {
-      const missing = builtImageArtifacts(ctx.config)
-        .map((a) => a.name)
-        .filter((name) => !imageRecord(record!, name)?.digest);
+      // A role the config never declares has nothing built for it (`release build` builds what
+      // is declared): beside images that were built, it is promoted only when the record has one.
+      const digestOf = (name: string) => imageRecord(record!, name)?.digest;
+      const anyBuilt = builtImageArtifacts(ctx.config).some((a) => digestOf(a.name));
+      const artifacts = builtImageArtifacts(ctx.config).filter(
+        (a) => !a.implicit || !anyBuilt || digestOf(a.name),
+      );
+      checkPushed(ctx, artifacts);
+      const missing = artifacts.map((a) => a.name).filter((name) => !digestOf(name));
       if (missing.length) {
         throw new UsageError(
           'RECORD_NO_DIGESTS',
@@ -59,7 +66,7 @@ export const promoteSourcesStep: Step<PromoteContext> = {
           },
         );
       }
-      ctx.sources = builtImageArtifacts(ctx.config).map((artifact) => ({
+      ctx.sources = artifacts.map((artifact) => ({
         artifact: artifact.name,
         repository: artifact.image,
         reference: imageRecord(record!, artifact.name)!.digest!,
@@ -68,6 +75,28 @@ export const promoteSourcesStep: Step<PromoteContext> = {
     io.progress(`${ctx.version} -> ${ctx.channel}${ctx.from ? ` from ${ctx.from}` : ''}`);
   },
 };
+
+/**
+ * The record's images must be in the store promote writes: a build without `--push` left them in
+ * the local layout (oci) or the Docker engine (docker), and the registry never got them. Said
+ * before any request, with the command that puts them there.
+ */
+function checkPushed(ctx: PromoteContext, artifacts: readonly ImageArtifactConfig[]): void {
+  const local = artifacts.flatMap((a) => {
+    const build = imageRecord(ctx.record!, a.name)?.build;
+    return build && !build.pushed ? [{ name: a.name, build }] : [];
+  });
+  if (local.length === 0) return;
+  const engines = [...new Set(local.map((l) => l.build.engine))];
+  const where = local.map((l) => `${l.name} (${l.build.reference})`).join(', ');
+  throw new UsageError(
+    'RECORD_NOT_PUSHED',
+    `release build did not push ${local.length === 1 ? 'its image' : 'the images'} to ${ctx.config.registry}: ${where}`,
+    {
+      hint: `run \`release build ${engines.length === 1 ? `--engine ${engines[0]} ` : ''}--push\` (it pushes and records what it pushed), then promote again`,
+    },
+  );
+}
 
 /** `--from v1.0.0-rc.2` while the store has `v1.0.0-rc.3`: allowed (on purpose, perhaps), but said. */
 async function warnNewerRcs(ctx: PromoteContext): Promise<void> {

@@ -2,12 +2,17 @@ import { join } from 'node:path';
 import { validateConfig } from '../../config/validate.ts';
 import { connectDocker, dockerAnswers, dockerEndpoint } from '../../docker-client/connect.ts';
 import { ExternalError } from '../../errors.ts';
+import { CACHE_DIR_ENV, userCacheDir } from '../../files/user-cache-dir.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { startLocalRegistry } from '../../registry/local-registry.ts';
 import { shortKeyId } from '../../signing/keys.ts';
 import { REHEARSAL, type RehearseContext } from './rehearse-context.ts';
 import { releaseJson } from './release-json.ts';
 import { gitTag, isolatedPath, makeRehearsalRepo, makeWorkspace } from './workspace.ts';
+
+function withCache(dir: string | undefined): Record<string, string> {
+  return dir ? { [CACHE_DIR_ENV]: dir } : { RELEASE_NO_CACHE: '1' };
+}
 
 /** A throw-away directory for everything, and the environment every command in it gets. */
 export const rehearseWorkspaceStep: Step<RehearseContext> = {
@@ -22,6 +27,9 @@ export const rehearseWorkspaceStep: Step<RehearseContext> = {
       // private cache would only slow the rehearsal down.
       npm_config_cache: ctx.env['npm_config_cache'] ?? join(ctx.env['HOME'] ?? ctx.workspace, '.npm'),
       RELEASE_SIGNING_PASSPHRASE: REHEARSAL.passphrase,
+      // The user's own cache too (the base layer made from this node), not the throw-away HOME's:
+      // unset when RELEASE_NO_CACHE turns it off, so the build then makes the base every time.
+      ...withCache(userCacheDir(ctx.env)),
       ...(ctx.engine === 'docker' ? { DOCKER_HOST: dockerEndpoint(ctx.env) } : {}),
     };
     ctx.notes[this.title] = ctx.workspace;

@@ -1,4 +1,4 @@
-import { imageArtifacts, imageOfRole } from '../../config/artifacts.ts';
+import { hasWebClient, imageArtifacts, imageOfRole } from '../../config/artifacts.ts';
 import { roleCommands } from '../../config/role-of-command.ts';
 import { SERVER_VERSION_VARIABLE, serverVersionVariables } from '../../config/version-variables.ts';
 import { currentIo } from '../../console/cli-io.ts';
@@ -152,6 +152,7 @@ async function verifyOptions(
     timeoutMs: flags.timeout,
     cli: flags.cli !== false,
     ...(naming.cli ? { cliProgram: naming.cli.program } : {}),
+    web: hasWebClient(base.config),
     naming,
     workerRoles: roleCommands(base.config, worker.image),
     envNames: [...serverVersionVariables(base.config).slice(1), SERVER_VERSION_VARIABLE],

@@ -6,9 +6,11 @@ import { table } from '../../console/table.ts';
 import { RuleError, UsageError } from '../../errors.ts';
 import { releaseImages } from '../../evidence/attest-release.ts';
 import { vsasFromFile, vsasFromStore } from '../../evidence/read-vsa.ts';
+import { DEFAULT_VERIFIER_ID } from '../../evidence/vsa.ts';
 import type { VsaCheck } from '../../evidence/vsa-checks.ts';
 import { type MirrorStore, OCI_ARCHIVE_PREFIX, openMirrorStore } from '../../mirror/open-mirror-store.ts';
 import type { BaseContext } from '../../pipeline/context.ts';
+import { readPublicKey } from '../../signing/key-files.ts';
 import { shortKeyId } from '../../signing/keys.ts';
 import { readVerifierPublicKey } from '../../signing/verifier-key.ts';
 import { printable } from '../../text/printable.ts';
@@ -60,7 +62,18 @@ export async function runVsaCheck(flags: VsaCheckFlags, base: BaseContext): Prom
     const readings = fromStore
       ? await vsasFromStore(opened.store, verifier, images)
       : await vsasFromFile(resolve(base.cwd, flags.vsa), verifier);
-    const { verdicts, uncovered } = judgeVsas(readings, { version: tag, images }, flags.requireCheck ?? []);
+    // The summary must name the release key and verifier this project trusts, not any key.
+    const releaseKey = await readPublicKey(base);
+    const trust = {
+      verifierId: base.config.verifier?.id ?? DEFAULT_VERIFIER_ID,
+      ...(releaseKey ? { releaseKey: releaseKey.keyId } : {}),
+    };
+    const { verdicts, uncovered } = judgeVsas(
+      readings,
+      { version: tag, images },
+      flags.requireCheck ?? [],
+      trust,
+    );
     const accepted = readings.length > 0 && uncovered.length === 0 && verdicts.every((v) => v.accepted);
     if (base.json) {
       printJson({

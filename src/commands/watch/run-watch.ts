@@ -1,4 +1,4 @@
-import { imageOfRole } from '../../config/artifacts.ts';
+import { hasWebClient, imageOfRole } from '../../config/artifacts.ts';
 import { roleCommands } from '../../config/role-of-command.ts';
 import { SERVER_VERSION_VARIABLE, serverVersionVariables } from '../../config/version-variables.ts';
 import { checkedExpect } from '../../deployment-targets/checked-expect.ts';
@@ -81,6 +81,7 @@ export async function runWatch(flags: WatchFlags): Promise<void> {
     timeoutMs: flags.timeout,
     cli: Boolean(flags.cli),
     ...(naming.cli ? { cliProgram: naming.cli.program } : {}),
+    web: hasWebClient(base.config),
     naming,
     workerRoles: roleCommands(base.config, imageOfRole(base.config, 'worker')),
     envNames: [...serverVersionVariables(base.config).slice(1), SERVER_VERSION_VARIABLE],

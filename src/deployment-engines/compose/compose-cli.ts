@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { execa } from 'execa';
-import { parse } from 'yaml';
 import { ExternalError, UsageError } from '../../errors.ts';
+import { readYamlValue } from '../../text/parse-yaml.ts';
 
 /**
  * The real Compose CLI, found at run time: the `docker compose` v2 plugin when the docker CLI has
@@ -146,5 +146,10 @@ export async function composeModel(
       });
     },
   );
-  return parse(text);
+  const read = readYamlValue(text);
+  if ('problem' in read)
+    throw new UsageError('COMPOSE_INVALID', `Compose's model is not YAML we read: ${read.problem.message}`, {
+      hint: 'docker compose config shows the model; fix the compose files it comes from',
+    });
+  return read.value;
 }

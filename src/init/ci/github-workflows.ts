@@ -70,6 +70,10 @@ export interface WorkflowRead {
   name?: string;
   triggers: WorkflowTriggers;
   builds: WorkflowBuild[];
+  /** References its `docker push`, `docker manifest push` and `imagetools create -t` lines push. */
+  pushed: string[];
+  /** Some build or push of it moves `latest` (always or under a condition). */
+  movesLatest: boolean;
   /** Why it could not be read (not YAML, an alias bomb, too large). */
   unreadable?: string;
 }
@@ -95,16 +99,23 @@ export function readGithubWorkflows(files: readonly { path: string; text: string
     return data ? { path, data } : { path, unreadable: 'not a map of keys' };
   });
   return raws.map((raw) => {
-    if (!raw.data)
-      return { path: raw.path, triggers: emptyTriggers(), builds: [], unreadable: raw.unreadable! };
+    if (!raw.data) return unreadableWorkflow(raw.path, raw.unreadable!);
     const name = scalar(raw.data['name']);
+    const { builds, pushed } = buildsOf(raw, raws, {}, 0);
     return {
       path: raw.path,
       ...(name ? { name } : {}),
       triggers: triggersOf(raw.data['on']),
-      builds: buildsOf(raw, raws, {}, 0),
+      builds,
+      pushed,
+      movesLatest: builds.some((b) => b.pushesLatest) || pushed.some((r) => tagOf(r) === 'latest'),
     };
   });
+}
+
+/** A workflow init could not read, and why: no trigger, no build. */
+export function unreadableWorkflow(path: string, why: string): WorkflowRead {
+  return { path, triggers: emptyTriggers(), builds: [], pushed: [], movesLatest: false, unreadable: why };
 }
 
 /** One workflow alone (a call to another workflow is not followed). */
@@ -149,9 +160,11 @@ function buildsOf(
   all: readonly Raw[],
   inputs: Record<string, string>,
   depth: number,
-): WorkflowBuild[] {
+): { builds: WorkflowBuild[]; pushed: string[] } {
   const data = raw.data!;
   const out: WorkflowBuild[] = [];
+  const pushed: string[] = [];
+  const workflowDir = workingDirectoryOf(data);
   const workflowEnv = literalEnv(data['env'], { env: {}, matrix: undefined, inputs });
   // A reusable workflow's inputs default to what its `on.workflow_call.inputs` say.
   const defaults = record(record(record(data['on'])?.['workflow_call'])?.['inputs']) ?? {};
@@ -186,7 +199,9 @@ function buildsOf(
             const text = scalar(value);
             if (text !== undefined) given[key] = substitute(text, scope);
           }
-          for (const build of buildsOf(callee, all, given, depth + 1))
+          const called = buildsOf(callee, all, given, depth + 1);
+          pushed.push(...called.pushed);
+          for (const build of called.builds)
             out.push({
               ...build,
               at: `${raw.path} job ${jobId}${label} -> ${build.at}`,
@@ -196,18 +211,40 @@ function buildsOf(
         }
         continue;
       }
-      out.push(...stepsBuilds(raw.path, jobId, label, strings2(job['steps']), scope, matrix));
+      const steps = stepsBuilds(raw.path, jobId, label, strings2(job['steps']), scope, matrix, {
+        dir: workingDirectoryOf(job) ?? workflowDir,
+      });
+      out.push(...steps.builds);
+      pushed.push(...steps.pushed);
+    }
+  }
+  // A reference a `docker push` or `imagetools create` names, in any job (a build pushed by
+  // digest, then tagged by a manifest job): that build pushes, and those tags are its.
+  for (const build of out) {
+    const pushes = pushed.filter((r) => build.tags.includes(r) || build.images.includes(repositoryOf(r)));
+    if (!pushes.length) continue;
+    if (build.push === false) build.push = true;
+    for (const ref of pushes) {
+      const tag = tagOf(ref);
+      if (tag === 'latest') build.pushesLatest = true;
+      else if (tag && isVersionTag(tag)) build.pushesVersion = true;
     }
   }
   // A step the matrix does not change is one build, however many combinations run it.
   const seen = new Set<string>();
-  return out.filter((build) => {
+  const builds = out.filter((build) => {
     const { at: _at, matrix: _matrix, ...rest } = build;
     const key = JSON.stringify(rest);
     if (seen.has(key)) return false;
     seen.add(key);
     return true;
   });
+  return { builds, pushed: [...new Set(pushed)] };
+}
+
+/** `defaults.run.working-directory` of a workflow or a job: where its `run:` lines start. */
+function workingDirectoryOf(node: Record<string, unknown>): string | undefined {
+  return scalar(record(record(node['defaults'])?.['run'])?.['working-directory']);
 }
 
 function strings2(steps: unknown): Record<string, unknown>[] {
@@ -223,7 +260,8 @@ function stepsBuilds(
   steps: Record<string, unknown>[],
   jobScope: Scope,
   matrix: Record<string, string>,
-): WorkflowBuild[] {
+  defaults: { dir: string | undefined },
+): { builds: WorkflowBuild[]; pushed: string[] } {
   const out: WorkflowBuild[] = [];
   const metadata = new Map<string, ReturnType<typeof metadataTags>>();
   const pushed: string[] = [];
@@ -252,7 +290,8 @@ function stepsBuilds(
         tool: 'build-push-action',
         buildArgs: keyValues(input('build-args')),
         platforms: list(input('platforms')),
-        tags: list(input('tags')),
+        // Expressions written without spaces, as a run line's are: one spelling to compare.
+        tags: list(input('tags')).map(compactExpressions),
         images: [],
         push: pushOf(input('push'), input('outputs')),
         pushesVersion: false,
@@ -293,17 +332,42 @@ function stepsBuilds(
       const script = compactExpressions(substitute(step['run'], scope));
       const found = dockerCommandsOf(script, scope.env);
       pushed.push(...found.pushed);
-      for (const command of found.builds) out.push(fromCommand(base, command, step['run'], metadata));
+      // `docker build .` in a step with `working-directory: apps/x` builds apps/x (and -f is
+      // read from there too).
+      const dir = scalar(step['working-directory']) ?? defaults.dir;
+      for (const command of found.builds) {
+        if (dir) {
+          if (command.context !== undefined && !/^[a-z]+:\/\/|^-$/.test(command.context))
+            command.context = underDir(dir, command.context);
+          if (command.file !== undefined && !command.file.startsWith('/') && command.file !== '-')
+            command.file = underDir(dir, command.file);
+        }
+        out.push(fromCommand(base, command, step['run'], metadata));
+      }
     }
   });
-  // A tag a later `docker push` (or imagetools) names: that build pushes.
-  for (const build of out)
-    if (
-      build.push === false &&
-      build.tags.some((t) => pushed.includes(t) || pushed.includes(repositoryOf(t)))
-    )
-      build.push = true;
-  return out;
+  return { builds: out, pushed };
+}
+
+function underDir(dir: string, path: string): string {
+  if (path.startsWith('/')) return path;
+  const d = dir.replace(/^\.\/+/, '').replace(/\/+$/, '');
+  if (!d || d === '.') return path;
+  const p = path.replace(/^\.\/+/, '');
+  return p === '.' || p === '' ? d : `${d}/${p}`;
+}
+
+function tagOf(reference: string): string | undefined {
+  const repository = repositoryOf(reference);
+  return reference.length > repository.length + 1 && reference[repository.length] === ':'
+    ? reference.slice(repository.length + 1)
+    : undefined;
+}
+
+function isVersionTag(tag: string): boolean {
+  return (
+    VERSION_EXPR.test(tag) || /^v?\d+\.\d+/.test(tag) || /\$\{?(?:VERSION|TAG|RELEASE_VERSION)\}?/.test(tag)
+  );
 }
 
 function fromCommand(
@@ -347,12 +411,7 @@ function tagFacts(
     if (!build.images.includes(repository)) build.images.push(repository);
     const tagPart = tag.slice(repository.length + 1);
     if (tagPart === 'latest') build.pushesLatest = true;
-    else if (
-      VERSION_EXPR.test(tagPart) ||
-      /^v?\d+\.\d+/.test(tagPart) ||
-      /\$\{?(?:VERSION|TAG|RELEASE_VERSION)\}?/.test(tagPart)
-    )
-      build.pushesVersion = true;
+    else if (tagPart && isVersionTag(tagPart)) build.pushesVersion = true;
   }
   // `${{ steps.meta.outputs.tags }}`, `…outputs.bake-file`: the rules of that step.
   for (const match of rawTags.matchAll(/steps\.([\w-]{1,100})\.outputs\.(?:tags|bake-file|json)/g)) {
@@ -360,7 +419,8 @@ function tagFacts(
     if (!meta) continue;
     build.tags = build.tags.filter((t) => !t.includes(match[0]));
     build.images = build.images.filter((t) => !t.includes(match[0]));
-    for (const image of meta.images) if (!build.images.includes(image)) build.images.push(image);
+    for (const image of meta.images.map(compactExpressions))
+      if (!build.images.includes(image)) build.images.push(image);
     build.pushesVersion ||= meta.version;
     build.pushesLatest ||= meta.latest;
     if (meta.latestWhen) build.latestWhen = meta.latestWhen;
@@ -476,7 +536,7 @@ function referenceOf(expr: string, scope: Scope): string | undefined {
   if (dot < 0) return undefined;
   const head = expr.slice(0, dot);
   const key = expr.slice(dot + 1);
-  if (!/^[\w-]+$/.test(key) && !expr.startsWith('github.event.inputs.')) return undefined;
+  if (!/^[\w-]+(?:\.[\w-]+)?$/.test(key)) return undefined;
   const from = (map: Record<string, string>, name: string) =>
     Object.hasOwn(map, name) ? map[name] : undefined;
   // A key the written-out matrix lacks is empty, as GitHub evaluates it.
@@ -500,36 +560,52 @@ function matrixCombinations(strategy: unknown): Record<string, string>[] | undef
   const matrix = record(raw);
   if (!matrix) return undefined;
   let combos: Record<string, string>[] = [{}];
-  const keys: string[] = [];
+  const keys = new Set<string>();
   for (const [key, value] of Object.entries(matrix)) {
     if (key === 'include' || key === 'exclude') continue;
     if (!Array.isArray(value)) return undefined;
-    const values = value.map(scalar).filter((v): v is string => v !== undefined);
+    const values = value.map((v) => flatten(key, v)).filter((v) => Object.keys(v).length > 0);
     if (!values.length) continue;
-    keys.push(key);
+    for (const v of values) for (const k of Object.keys(v)) keys.add(k);
     const next: Record<string, string>[] = [];
     for (const combo of combos)
       for (const v of values) {
         if (next.length >= MAX_COMBINATIONS) break;
-        next.push({ ...combo, [key]: v });
+        next.push({ ...combo, ...v });
       }
     combos = next;
   }
-  const excluded = Array.isArray(matrix['exclude']) ? matrix['exclude'].map(record).filter(Boolean) : [];
-  combos = combos.filter(
-    (c) => !excluded.some((e) => Object.entries(e!).every(([k, v]) => c[k] === scalar(v))),
-  );
-  if (!keys.length) combos = [];
-  const includes = Array.isArray(matrix['include']) ? matrix['include'].map(record).filter(Boolean) : [];
-  for (const include of includes) {
-    const entries = Object.entries(include!)
-      .map(([k, v]) => [k, scalar(v)] as const)
-      .filter((e): e is readonly [string, string] => e[1] !== undefined);
+  const entriesOf = (list: unknown) =>
+    (Array.isArray(list) ? list : []).map((item) => {
+      const map = record(item) ?? {};
+      return Object.assign({}, ...Object.entries(map).map(([k, v]) => flatten(k, v))) as Record<
+        string,
+        string
+      >;
+    });
+  const excluded = entriesOf(matrix['exclude']);
+  combos = combos.filter((c) => !excluded.some((e) => Object.entries(e).every(([k, v]) => c[k] === v)));
+  if (!keys.size) combos = [];
+  for (const include of entriesOf(matrix['include'])) {
     // Added to every combination whose original values it does not change; else one of its own.
-    const matching = combos.filter((c) => entries.every(([k, v]) => !keys.includes(k) || c[k] === v));
-    if (keys.length && matching.length)
-      for (const c of matching) Object.assign(c, Object.fromEntries(entries));
-    else if (combos.length < MAX_COMBINATIONS) combos.push(Object.fromEntries(entries));
+    const entries = Object.entries(include);
+    const matching = combos.filter((c) => entries.every(([k, v]) => !keys.has(k) || c[k] === v));
+    if (keys.size && matching.length) for (const c of matching) Object.assign(c, include);
+    else if (combos.length < MAX_COMBINATIONS) combos.push({ ...include });
   }
   return combos.length ? combos : [{}];
+}
+
+/** A matrix value as `${{ matrix.<key> }}` reads it: a scalar, or a map's scalars as `key.sub`. */
+function flatten(key: string, value: unknown): Record<string, string> {
+  const text = scalar(value);
+  if (text !== undefined) return { [key]: text };
+  const map = record(value);
+  if (!map) return {};
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(map)) {
+    const inner = scalar(v);
+    if (inner !== undefined) out[`${key}.${k}`] = inner;
+  }
+  return out;
 }

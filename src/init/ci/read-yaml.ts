@@ -1,4 +1,4 @@
-import { parseDocument } from 'yaml';
+import { readYamlValue } from '../../text/parse-yaml.ts';
 
 /**
  * A CI file (a workflow, `.gitlab-ci.yml`, `.goreleaser.yaml`) as data, read with the limits a
@@ -13,14 +13,9 @@ export const MAX_CI_TEXT = 2 * 1024 * 1024;
 
 export function readYaml(text: string): YamlRead {
   if (text.length > MAX_CI_TEXT) return { unreadable: `over ${MAX_CI_TEXT / 1024 / 1024} MB` };
-  try {
-    const doc = parseDocument(text, { merge: true, prettyErrors: false, uniqueKeys: false });
-    if (doc.errors.length) return { unreadable: doc.errors[0]!.message.split('\n')[0]!.slice(0, 200) };
-    return { data: doc.toJS({ maxAliasCount: MAX_ALIASES }) };
-  } catch (error) {
-    // toJS throws past maxAliasCount and on a circular alias.
-    return { unreadable: (error as Error).message.split('\n')[0]!.slice(0, 200) };
-  }
+  // The toolkit's one bounded YAML reader: it stops at the first error and caps documents and aliases.
+  const read = readYamlValue(text, { merge: true, maxAliases: MAX_ALIASES });
+  return 'problem' in read ? { unreadable: read.problem.message.slice(0, 200) } : { data: read.value };
 }
 
 export function record(value: unknown): Record<string, unknown> | undefined {

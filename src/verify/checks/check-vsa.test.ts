@@ -23,7 +23,7 @@ const claim = (over: Partial<VsaClaim> = {}): VsaClaim => ({
   resourceUri: 'urn:service-release:release-set:v1.0.0',
   result: 'PASSED',
   verifiedLevels: ['SLSA_BUILD_LEVEL_1'],
-  policy: { checks: ['in-step', 'signature', 'sbom'], releaseKey: 'k', version: 'v1.0.0' },
+  policy: { checks: ['in-step', 'signature', 'sbom', 'provenance'], releaseKey: 'k', version: 'v1.0.0' },
   ...over,
 });
 
@@ -46,11 +46,11 @@ describe('judgeVsas', () => {
         },
       ],
       release,
-      ['provenance'],
+      ['rc-restamp'],
     ).verdicts;
     expect(failed!.problems.join()).toContain('verificationResult is FAILED, not PASSED');
     expect(other!.problems.join()).toContain('it is about v0.9.0, not v1.0.0');
-    expect(lacking!.problems).toEqual(['its policy did not include the required check(s) provenance']);
+    expect(lacking!.problems).toEqual(['its policy did not include the required check(s) rc-restamp']);
     expect(foreign!.problems.join()).toContain(`acme-worker@${d('e')}, which is not in v1.0.0`);
   });
 
@@ -80,5 +80,71 @@ describe('judgeVsas', () => {
       [],
     ).verdicts;
     expect(only!.problems).toEqual(['it names none of the images of v1.0.0']);
+  });
+
+  it('refuses a policy naming another release key or verifier than the configured ones, and an empty policy', () => {
+    const trust = { releaseKey: 'k', verifierId: 'https://service-release.dev/verifier' };
+    const judged = (over: Partial<VsaClaim>) =>
+      judgeVsas([{ source: 's', claim: claim(over) }], release, [], trust).verdicts[0]!;
+    expect(judged({}).accepted).toBe(true);
+    expect(judged({ policy: { ...claim().policy, releaseKey: 'other' } }).problems).toEqual([
+      'its policy held signatures to the key other, not the configured release key k',
+    ]);
+    expect(judged({ verifierId: 'https://evil.example/verifier' }).problems).toEqual([
+      'its verifier is https://evil.example/verifier, not the configured https://service-release.dev/verifier',
+    ]);
+    // Empty, the level it claims has nothing under it either.
+    expect(judged({ policy: { ...claim().policy, checks: [] } }).problems).toEqual([
+      'its policy names no check: it vouches for nothing',
+      'it claims SLSA_BUILD_LEVEL_1, but its policy did not check provenance',
+    ]);
+    // Without a configured release key, the summary's own is not held to one.
+    expect(
+      judgeVsas(
+        [{ source: 's', claim: claim({ policy: { ...claim().policy, releaseKey: 'x' } }) }],
+        release,
+        [],
+        { verifierId: trust.verifierId },
+      ).verdicts[0]!.accepted,
+    ).toBe(true);
+  });
+
+  it.each([
+    [['SLSA_BUILD_LEVEL_0'], ['in-step'], []],
+    [['SLSA_BUILD_LEVEL_1'], ['in-step', 'provenance'], []],
+    [['SLSA_BUILD_LEVEL_2'], ['signature', 'provenance'], []],
+    [
+      ['SLSA_BUILD_LEVEL_1'],
+      ['in-step', 'signature'],
+      ['it claims SLSA_BUILD_LEVEL_1, but its policy did not check provenance'],
+    ],
+    [
+      ['SLSA_BUILD_LEVEL_2'],
+      ['provenance'],
+      ['it claims SLSA_BUILD_LEVEL_2, but its policy did not check signatures'],
+    ],
+    [
+      ['SLSA_BUILD_LEVEL_3'],
+      ['signature', 'provenance'],
+      ['it claims SLSA_BUILD_LEVEL_3: no check of release verify shows a hardened build platform'],
+    ],
+    [
+      ['SLSA_SOURCE_LEVEL_4'],
+      ['signature', 'provenance'],
+      ['it claims SLSA_SOURCE_LEVEL_4, which release verify does not check'],
+    ],
+    [[], ['signature', 'provenance'], ['it claims no level']],
+  ] as const)('levels %j with checks %j: %j', (levels, checks, problems) => {
+    const verdict = judgeVsas(
+      [
+        {
+          source: 's',
+          claim: claim({ verifiedLevels: [...levels], policy: { ...claim().policy, checks: [...checks] } }),
+        },
+      ],
+      release,
+      [],
+    ).verdicts[0]!;
+    expect(verdict.problems).toEqual(problems);
   });
 });

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
-import { parse } from 'yaml';
 import { versionReadOrder } from '../../../config/version-variables.ts';
 import { composeModel } from '../../../deployment-engines/compose/compose-cli.ts';
 import { readComposeContainers } from '../../../deployment-engines/compose/compose-containers.ts';
 import type { Step } from '../../../pipeline/step.ts';
+import { readYamlValue } from '../../../text/parse-yaml.ts';
 import { composeServices } from '../../../upgrade/compose/compose-model.ts';
 import { readApiVersion } from '../read-api-version.ts';
 import { record } from '../upgrade-context.ts';
@@ -21,7 +21,8 @@ export const readComposeStep: Step<ComposeUpgradeContext> = {
     ctx.previousOverride = await readFile(ctx.overridePath, 'utf8').catch(() => undefined);
     const hasOverride = ctx.previousOverride !== undefined;
     const first = await readFile(ctx.project.files[0]!, 'utf8');
-    const version = (parse(first) as { version?: unknown } | null)?.version;
+    const read = readYamlValue(first);
+    const version = 'value' in read ? (read.value as { version?: unknown } | null)?.version : undefined;
     if (version !== undefined) ctx.fileVersion = String(version);
     const webServices = new Set(ctx.serviceNames.web ? [ctx.serviceNames.web] : []);
     const [model, containers, api, before] = await Promise.all([

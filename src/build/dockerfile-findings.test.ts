@@ -1,0 +1,197 @@
+import { describe, expect, it } from 'vitest';
+import { dockerfileFindings, substitute } from './dockerfile-findings.ts';
+import { parseDockerfile } from './dockerfile-stages.ts';
+
+const VERSION_NAMES = ['SERVICE_VERSION', 'SERVICE_CLIENT_VERSION', 'ACME_VERSION'];
+const find = (text: string, target?: string, buildArgs: Record<string, string> = {}) =>
+  dockerfileFindings(parseDockerfile(text), { target, buildArgs, versionNames: VERSION_NAMES });
+
+// Shapes of production Dockerfiles seen in real services (a pnpm monorepo with one multi-target
+// file, a Go service cross-compiling from the build platform), reduced to what the reader sees.
+const MONOREPO = `# syntax=docker/dockerfile:1.7
+ARG NODE_IMAGE=node:22-alpine
+FROM \${NODE_IMAGE} AS base
+ARG TARGETARCH
+RUN case "$TARGETARCH" in amd64) A=x64 ;; arm64) A=arm64 ;; *) echo "Unsupported arch: $TARGETARCH"; exit 1 ;; esac
+
+FROM base AS deps
+RUN --mount=type=cache,id=pnpm,target=/pnpm/store \\
+    --mount=type=secret,id=npmrc,target=/root/.npmrc \\
+    pnpm install --frozen-lockfile
+
+FROM deps AS build
+ARG APP_VERSION
+ARG SERVICE_VERSION
+RUN pnpm build
+
+FROM base AS backend
+COPY --from=build --chmod=755 /app/dist /app
+CMD ["node", "/app/main.js"]
+
+FROM nginx:1.27-alpine AS web
+COPY --link --from=build /app/web /usr/share/nginx/html
+
+FROM base AS all-in-one
+COPY --from=backend /app /app
+COPY --from=web /usr/share/nginx/html /srv
+`;
+
+const GO = `FROM --platform=$BUILDPLATFORM golang:1.22 AS build
+ARG TARGETOS TARGETARCH
+ARG ACME_VERSION=dev
+RUN --mount=type=cache,target=/root/.cache/go-build GOOS=$TARGETOS GOARCH=$TARGETARCH go build -ldflags "-X main.version=$ACME_VERSION" -o /out/acme .
+
+FROM gcr.io/distroless/static:nonroot
+COPY --from=build /out/acme /acme
+ENTRYPOINT ["/acme"]
+`;
+
+describe('dockerfileFindings', () => {
+  it.each([
+    {
+      name: 'a legacy-builder Dockerfile: nothing only BuildKit reads',
+      text: 'FROM debian:12\nARG SERVICE_VERSION\nENV SERVICE_VERSION=$SERVICE_VERSION\nCOPY . /app\n',
+      target: undefined,
+      features: [],
+      bases: ['debian:12'],
+      versionArgs: ['SERVICE_VERSION'],
+    },
+    {
+      name: 'the backend target of a monorepo file: its stages only, ARG default substituted in FROM',
+      text: MONOREPO,
+      target: 'backend',
+      features: [
+        '# syntax=docker/dockerfile:1.7',
+        'ARG TARGETARCH',
+        'RUN --mount=type=cache',
+        'RUN --mount=type=secret',
+        'COPY --chmod',
+      ],
+      bases: ['node:22-alpine'],
+      versionArgs: ['SERVICE_VERSION'],
+    },
+    {
+      name: 'the web target: its own base and the build stage it copies from',
+      text: MONOREPO,
+      target: 'web',
+      features: [
+        '# syntax=docker/dockerfile:1.7',
+        'ARG TARGETARCH',
+        'RUN --mount=type=cache',
+        'RUN --mount=type=secret',
+        'COPY --link',
+      ],
+      bases: ['node:22-alpine', 'nginx:1.27-alpine'],
+      versionArgs: ['SERVICE_VERSION'],
+    },
+    {
+      name: 'a Go service built on the build platform, the last (unnamed) stage FROM distroless',
+      text: GO,
+      target: undefined,
+      features: ['FROM --platform', 'ARG TARGETOS', 'ARG TARGETARCH', 'RUN --mount=type=cache'],
+      bases: ['golang:1.22', 'gcr.io/distroless/static:nonroot'],
+      versionArgs: ['ACME_VERSION'],
+    },
+    {
+      name: 'heredocs and a version ARG only in a stage the target does not reach',
+      text: 'FROM alpine AS tools\nARG SERVICE_VERSION\nRUN echo $SERVICE_VERSION\nFROM scratch AS out\nCOPY <<EOF /hello\nhi\nEOF\n',
+      target: 'out',
+      features: ['heredoc'],
+      bases: [],
+      versionArgs: [],
+    },
+  ])('$name', ({ text, target, features, bases, versionArgs }) => {
+    const found = find(text, target);
+    expect(found.stage).toBeDefined();
+    expect(found.features).toEqual(features);
+    expect(found.bases.map((b) => b.image)).toEqual(bases);
+    expect(found.versionArgs).toEqual(versionArgs);
+  });
+
+  it('follows FROM <stage>, COPY --from and RUN --mount from= to the stages a target needs', () => {
+    const found = find(MONOREPO, 'all-in-one');
+    expect(found.stages.map((s) => s.name)).toEqual([
+      'base',
+      'deps',
+      'build',
+      'backend',
+      'web',
+      'all-in-one',
+    ]);
+    expect(find(MONOREPO, 'backend').stages.map((s) => s.name)).toEqual(['base', 'deps', 'build', 'backend']);
+    const mount = find(
+      'FROM alpine AS a\nRUN true\nFROM scratch AS b\nRUN --mount=from=a,target=/x true\n',
+      'b',
+    );
+    expect(mount.stages.map((s) => s.name)).toEqual(['a', 'b']);
+    expect(
+      find('FROM alpine\nRUN true\nFROM scratch\nCOPY --from=0 /x /x\n').stages.map((s) => s.index),
+    ).toEqual([0, 1]);
+  });
+
+  it('says where a target descends from, and which stages RUN on the target platform', () => {
+    expect(find(MONOREPO, 'backend').root).toBe('node:22-alpine');
+    expect(find(MONOREPO, 'backend').runsOnTarget).toEqual(['base', 'deps', 'build']);
+    // Built on the build platform, cross-compiled: no emulation needed for another platform.
+    expect(find(GO).runsOnTarget).toEqual([]);
+    expect(find(GO).root).toBe('gcr.io/distroless/static:nonroot');
+    expect(find('FROM scratch\nCOPY a /a\n').root).toBe('scratch');
+  });
+
+  it('substitutes build args given over ARG defaults, and reports a FROM arg nobody sets', () => {
+    expect(find(MONOREPO, 'backend', { NODE_IMAGE: 'registry.local/node:22' }).bases[0]?.image).toBe(
+      'registry.local/node:22',
+    );
+    const open = find('ARG BASE\nFROM ${BASE}\nRUN true\n');
+    expect(open.bases).toEqual([]);
+    expect(open.unresolved).toEqual([{ from: '${BASE}', line: 2 }]);
+    expect(find('ARG REG=ghcr.io\nARG IMG=${REG}/acme/base:1\nFROM $IMG\n').bases[0]?.image).toBe(
+      'ghcr.io/acme/base:1',
+    );
+  });
+
+  it('knows FROM ${BASE_IMAGE} is the configured base the engine loads, not an image to find', () => {
+    const found = find('ARG BASE_IMAGE\nFROM ${BASE_IMAGE}\nARG SERVICE_VERSION\n', undefined, {
+      BASE_IMAGE: 'oci-layout:.release/base/node:20',
+    });
+    expect(found.usesBaseImage).toBe(true);
+    expect(found.bases).toEqual([]);
+    expect(find(MONOREPO, 'backend').usesBaseImage).toBe(false);
+  });
+
+  it('lists the secret ids RUN --mount=type=secret reads (by id, else by target file name)', () => {
+    expect(find(MONOREPO, 'backend').secretIds).toEqual(['npmrc']);
+    expect(
+      find('FROM alpine\nRUN --mount=type=secret,target=/run/secrets/token cat /run/secrets/token\n')
+        .secretIds,
+    ).toEqual(['token']);
+  });
+
+  it("lists the label keys its stages set (a project's own source label)", () => {
+    const text =
+      'FROM golang AS build\nLABEL ignored=1\nFROM alpine\nLABEL org.opencontainers.image.title=Miniflux\nLABEL "org.opencontainers.image.source"=https://example.org/x a.b="c d"\n';
+    expect(find(text).labelKeys).toEqual([
+      'org.opencontainers.image.title',
+      'org.opencontainers.image.source',
+      'a.b',
+    ]);
+  });
+
+  it('has no stage for a target the file does not name', () => {
+    expect(find(MONOREPO, 'frontend').stage).toBeUndefined();
+    expect(find(MONOREPO, 'BACKEND').stage?.name).toBe('backend'); // stage names compare lower-cased
+  });
+});
+
+describe('substitute', () => {
+  it.each([
+    ['$A/${B}', { A: 'x', B: 'y' }, 'x/y'],
+    ['${A:-fallback}', {}, 'fallback'],
+    ['${A:-fallback}', { A: 'set' }, 'set'],
+    ['${A:+alt}', { A: 'set' }, 'alt'],
+    ['${A:+alt}', {}, ''],
+    ['$MISSING', {}, '$MISSING'],
+  ])('%s with %o is %s', (text, values, expected) => {
+    expect(substitute(text, values as Record<string, string>)).toBe(expected);
+  });
+});

@@ -1,0 +1,203 @@
+import type { DockerfileInstruction, DockerfileStage, ParsedDockerfile } from './dockerfile-stages.ts';
+
+/** The build arg the docker engine sets to the base it loaded (`FROM ${BASE_IMAGE}`). */
+export const BASE_IMAGE_ARG = 'BASE_IMAGE';
+
+/** The platform args BuildKit sets itself (the legacy builder leaves them empty). */
+const PLATFORM_ARGS = [
+  'TARGETARCH',
+  'TARGETPLATFORM',
+  'TARGETOS',
+  'TARGETVARIANT',
+  'BUILDPLATFORM',
+  'BUILDARCH',
+];
+
+/** What a build of one target needs, read from its Dockerfile (pure). */
+export interface DockerfileFindings {
+  /** The stage built: the target, else the last one; undefined when the target is not there. */
+  stage: DockerfileStage | undefined;
+  /** Every stage whose result reaches it (FROM, COPY --from, RUN --mount from=), in file order. */
+  stages: DockerfileStage[];
+  /** BuildKit features it needs, each once (`RUN --mount=type=cache`, `COPY --chmod`, `ARG TARGETARCH`). */
+  features: string[];
+  /** Images it starts from (not a stage, not scratch), build args substituted. */
+  bases: { image: string; stage: string; line: number; platform: string | undefined }[];
+  /** FROM lines whose image still names a build arg nobody sets (`${NODE}` without default). */
+  unresolved: { from: string; line: number }[];
+  /** It starts from `${BASE_IMAGE}`: the engine must load the configured base. */
+  usesBaseImage: boolean;
+  /** Version variables an `ARG` of a stage reaching the target declares (so the build arg lands). */
+  versionArgs: string[];
+  /** Secret ids its `RUN --mount=type=secret` read. */
+  secretIds: string[];
+  /** Stages (name or index) that RUN commands on the target platform (not `--platform=$BUILDPLATFORM`). */
+  runsOnTarget: string[];
+  /** The image the built stage descends from (through `FROM <stage>`), args substituted. */
+  root: string | undefined;
+  /** Keys its stages set with LABEL (`org.opencontainers.image.source`). */
+  labelKeys: string[];
+}
+
+export function dockerfileFindings(
+  parsed: ParsedDockerfile,
+  options: {
+    target?: string | undefined;
+    /** Every build arg the build passes (the artifact's, the version's, BASE_IMAGE). */
+    buildArgs: Record<string, string>;
+    versionNames: readonly string[];
+  },
+): DockerfileFindings {
+  const byName = new Map(parsed.stages.filter((s) => s.name).map((s) => [s.name!, s]));
+  const stageOf = (ref: string): DockerfileStage | undefined =>
+    byName.get(ref.toLowerCase()) ?? (/^\d+$/.test(ref) ? parsed.stages[Number(ref)] : undefined);
+  const stage = options.target ? byName.get(options.target.toLowerCase()) : parsed.stages.at(-1);
+  const args = globalArgValues(parsed, options.buildArgs);
+  const reached = new Set<DockerfileStage>();
+  const visit = (s: DockerfileStage) => {
+    if (reached.has(s)) return;
+    reached.add(s);
+    const parent = parentStage(s, parsed.stages, stageOf, args);
+    if (parent) visit(parent);
+    for (const ref of stageRefs(s)) {
+      const found = stageOf(ref);
+      if (found && found.index < s.index) visit(found);
+    }
+  };
+  if (stage) visit(stage);
+  const stages = parsed.stages.filter((s) => reached.has(s));
+
+  const features = new Set<string>();
+  if (parsed.syntax) features.add(`# syntax=${parsed.syntax}`);
+  const bases: DockerfileFindings['bases'] = [];
+  const unresolved: DockerfileFindings['unresolved'] = [];
+  const versionArgs = new Set<string>();
+  const secretIds = new Set<string>();
+  const runsOnTarget: string[] = [];
+  const labelKeys = new Set<string>();
+  let usesBaseImage = false;
+  for (const s of stages) {
+    const label = s.name ?? String(s.index);
+    if (/\$\{?BASE_IMAGE\b/.test(s.from)) usesBaseImage = true;
+    if (!parentStage(s, parsed.stages, stageOf, args)) {
+      const image = substitute(s.from, args);
+      if (/\$/.test(image)) unresolved.push({ from: s.from, line: s.line });
+      else if (image.toLowerCase() !== 'scratch' && !/\$\{?BASE_IMAGE\b/.test(s.from))
+        bases.push({ image, stage: label, line: s.line, platform: s.platform });
+    }
+    if (s.platform) features.add('FROM --platform');
+    if (s.instructions.some((i) => i.keyword === 'RUN') && !/^\$\{?BUILDPLATFORM\}?$/.test(s.platform ?? ''))
+      runsOnTarget.push(label);
+    for (const instruction of s.instructions) {
+      for (const feature of instructionFeatures(instruction)) features.add(feature);
+      if (instruction.keyword === 'LABEL')
+        for (const match of instruction.args.matchAll(/(?:^|\s)"?([^\s="]+)"?=/g)) labelKeys.add(match[1]!);
+      if (instruction.keyword === 'ARG') {
+        for (const name of argNames(instruction.args)) {
+          if (PLATFORM_ARGS.includes(name)) features.add(`ARG ${name}`);
+          if (options.versionNames.includes(name)) versionArgs.add(name);
+        }
+      }
+      for (const flag of instruction.flags)
+        if (flag.name === 'mount' && flag.options['type'] === 'secret') {
+          const id = flag.options['id'] ?? flag.options['target']?.split('/').pop();
+          if (id) secretIds.add(id);
+        }
+    }
+  }
+  let root = stage;
+  for (let parent = root && parentStage(root, parsed.stages, stageOf, args); parent; ) {
+    root = parent;
+    parent = parentStage(root, parsed.stages, stageOf, args);
+  }
+  return {
+    root: root ? substitute(root.from, args) : undefined,
+    stage,
+    stages,
+    features: [...features],
+    bases,
+    unresolved,
+    usesBaseImage,
+    versionArgs: options.versionNames.filter((n) => versionArgs.has(n)),
+    secretIds: [...secretIds],
+    runsOnTarget,
+    labelKeys: [...labelKeys],
+  };
+}
+
+/** What in an instruction only BuildKit reads. */
+function instructionFeatures(instruction: DockerfileInstruction): string[] {
+  const out: string[] = [];
+  for (const flag of instruction.flags) {
+    if (instruction.keyword === 'RUN' && flag.name === 'mount')
+      out.push(`RUN --mount=type=${flag.options['type'] ?? 'bind'}`);
+    else if (instruction.keyword === 'RUN' && (flag.name === 'network' || flag.name === 'security'))
+      out.push(`RUN --${flag.name}`);
+    else if ((instruction.keyword === 'COPY' || instruction.keyword === 'ADD') && flag.name !== 'from')
+      if (['chmod', 'link', 'parents', 'exclude', 'keep-git-dir', 'checksum'].includes(flag.name))
+        out.push(`${instruction.keyword} --${flag.name}`);
+  }
+  if (instruction.heredoc) out.push('heredoc');
+  return out;
+}
+
+/** The stage a FROM names when it names an earlier stage (build args substituted). */
+function parentStage(
+  s: DockerfileStage,
+  stages: readonly DockerfileStage[],
+  stageOf: (ref: string) => DockerfileStage | undefined,
+  args: Record<string, string>,
+): DockerfileStage | undefined {
+  const found = stageOf(substitute(s.from, args));
+  return found && found.index < s.index && found !== s ? stages[found.index] : undefined;
+}
+
+/** Stages an instruction reads: `COPY --from=<stage>`, `RUN --mount=...,from=<stage>`. */
+function stageRefs(s: DockerfileStage): string[] {
+  const refs: string[] = [];
+  for (const instruction of s.instructions)
+    for (const flag of instruction.flags) {
+      if (flag.name === 'from' && flag.value) refs.push(flag.value);
+      if (flag.name === 'mount' && flag.options['from']) refs.push(flag.options['from']);
+    }
+  return refs;
+}
+
+/** The global ARGs' values for FROM lines: their defaults, overridden by the build args passed. */
+function globalArgValues(
+  parsed: ParsedDockerfile,
+  buildArgs: Record<string, string>,
+): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const arg of parsed.globalArgs) {
+    const given = buildArgs[arg.name];
+    const value = given ?? (arg.default === undefined ? undefined : substitute(arg.default, values));
+    if (value !== undefined) values[arg.name] = unquote(value);
+  }
+  return values;
+}
+
+/** `$NAME`, `${NAME}`, `${NAME:-default}` and `${NAME:+alt}` as Dockerfile substitution reads them. */
+export function substitute(text: string, values: Record<string, string>): string {
+  return text.replace(
+    /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::([-+])([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))/g,
+    (whole, braced: string | undefined, op: string | undefined, word: string | undefined, bare) => {
+      const name = braced ?? bare;
+      const value = values[name as string];
+      if (op === '-') return value ? value : (word ?? '');
+      if (op === '+') return value ? (word ?? '') : '';
+      return value ?? whole;
+    },
+  );
+}
+
+function argNames(args: string): string[] {
+  return args
+    .split(/\s+/)
+    .map((word) => word.split('=')[0] ?? '')
+    .filter((name) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name));
+}
+
+function unquote(value: string): string {
+  return /^(["']).*\1$/.test(value) ? value.slice(1, -1) : value;
+}

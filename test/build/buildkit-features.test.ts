@@ -1,0 +1,223 @@
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyLayers, readLayer, type TreeNode } from '../../src/oci-image/read-layer.ts';
+import { RegistryStore } from '../../src/registry/registry-store.ts';
+import { MEDIA_TYPES } from '../../src/registry/store.ts';
+import { type Dockerd, startDockerd } from '../helpers/dockerd.ts';
+import { GitRepo } from '../helpers/git-repo.ts';
+import { importNodeShellBase } from '../helpers/node-shell-base.ts';
+import { type RunningRegistry, startRegistry } from '../helpers/registry.ts';
+import { jsonOf, runRelease } from '../helpers/run-release.ts';
+
+// BuildKit builds through `release build --engine docker` on a private dockerd, one project per
+// case: several platforms (one build each, written by digest, one index), build secrets (read by
+// the step, never in the image or the output), and a failing step quoted as the builder said it.
+
+const SHELL = 'acme/shell:1';
+const SECRET = 's3cret-token-7f2a9c';
+
+interface BuildJson {
+  images: Record<string, { reference: string; digest: string; pushed: boolean }>;
+}
+
+let dockerd: Dockerd;
+let registry: RunningRegistry;
+let store: RegistryStore;
+const repos: GitRepo[] = [];
+
+beforeAll(async () => {
+  [dockerd, registry] = await Promise.all([startDockerd(), startRegistry()]);
+  await importNodeShellBase(dockerd.docker, SHELL, { node: false });
+  store = new RegistryStore({ registry: `${registry.host}/acme`, env: {} });
+}, 180_000);
+afterAll(async () => {
+  for (const repo of repos) repo.remove();
+  await Promise.all([dockerd?.stop(), registry?.stop()]);
+});
+
+/** A stamped project of these files and this one image artifact (`app`). */
+async function project(
+  files: Record<string, string>,
+  app: Record<string, unknown>,
+  modes: Record<string, number> = {},
+) {
+  const repo = GitRepo.create('buildkit-features-');
+  repos.push(repo);
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(repo.dir, path)), { recursive: true });
+    repo.write(path, content);
+    chmodSync(join(repo.dir, path), modes[path] ?? 0o644);
+  }
+  repo.write(
+    'release.config.json',
+    JSON.stringify({
+      registry: `${registry.host}/acme`,
+      artifacts: {
+        api: false,
+        worker: false,
+        web: false,
+        cli: false,
+        app: { image: 'app', context: '.', ...app },
+      },
+    }),
+  );
+  repo.commit('app');
+  repo.tag('v1.0.0');
+  expect((await runRelease(['stamp'], { cwd: repo.dir })).code).toBe(0);
+  return {
+    repo,
+    build: (env: Record<string, string> = {}) =>
+      runRelease(['build', '--engine', 'docker', '--push', '--json'], {
+        cwd: repo.dir,
+        env: { DOCKER_HOST: dockerd.host, ...env },
+        timeoutMs: 300_000,
+      }),
+  };
+}
+
+async function treeOf(repository: string, digest: string) {
+  const manifest = JSON.parse(
+    Buffer.from((await store.getManifest(repository, digest))!.bytes).toString(),
+  ) as {
+    config: { digest: string };
+    layers: { digest: string }[];
+  };
+  const layers = [];
+  for (const l of manifest.layers)
+    layers.push(await readLayer(await store.getBlob(repository, l.digest), { what: l.digest }));
+  return {
+    tree: applyLayers(layers),
+    config: JSON.parse(Buffer.from(await store.getBlob(repository, manifest.config.digest)).toString()) as {
+      architecture: string;
+      config: { Env: string[]; Labels: Record<string, string> };
+      history: { created_by?: string }[];
+    },
+    blobs: await Promise.all(manifest.layers.map((l) => store.getBlob(repository, l.digest))),
+  };
+}
+
+const text = (node: TreeNode | undefined) => (node as Extract<TreeNode, { type: 'file' }>).content.toString();
+
+describe('release build --engine docker with BuildKit', { timeout: 400_000 }, () => {
+  it('builds each platform on its own, TARGETARCH set, and writes one index of them', async () => {
+    const p = await project(
+      {
+        // The project's own source label (as a Go service's Dockerfile sets it) stays its own.
+        Dockerfile:
+          'FROM scratch AS app\nARG TARGETARCH\nARG SERVICE_VERSION\nLABEL org.opencontainers.image.source=https://example.org/acme/app\nCOPY --chmod=755 bin/app-${TARGETARCH} /app\n',
+        'bin/app-amd64': 'amd64 program\n',
+        'bin/app-arm64': 'arm64 program\n',
+      },
+      { platforms: ['linux/amd64', 'linux/arm64'] },
+    );
+    const result = await p.build();
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const built = jsonOf<BuildJson>(result).images['app']!;
+    const index = await store.getManifest('app', built.digest);
+    expect(index?.descriptor.mediaType).toBe(MEDIA_TYPES.ociIndex);
+    const children = (
+      JSON.parse(Buffer.from(index!.bytes).toString()) as {
+        manifests: { digest: string; platform: unknown }[];
+      }
+    ).manifests;
+    expect(children.map((c) => c.platform)).toEqual([
+      { os: 'linux', architecture: 'amd64' },
+      { os: 'linux', architecture: 'arm64' },
+    ]);
+    for (const [i, arch] of ['amd64', 'arm64'].entries()) {
+      const child = await treeOf('app', children[i]!.digest);
+      expect(child.config.architecture).toBe(arch);
+      expect(text(child.tree.get('/app'))).toBe(`${arch} program\n`);
+      expect((child.tree.get('/app') as { mode: number }).mode & 0o777).toBe(0o755);
+      expect(child.config.config.Env).toContain('SERVICE_VERSION=v1.0.0');
+      expect(child.config.config.Labels).toMatchObject({
+        'org.opencontainers.image.source': 'https://example.org/acme/app',
+        'org.opencontainers.image.version': 'v1.0.0',
+      });
+    }
+    // skopeo, independently, reads the index under the build tag and picks each platform's child.
+    const ref = `docker://${built.reference}`;
+    for (const arch of ['amd64', 'arm64']) {
+      const seen = JSON.parse(
+        execFileSync('skopeo', ['inspect', '--tls-verify=false', '--override-arch', arch, ref], {
+          encoding: 'utf8',
+        }),
+      ) as { Architecture: string; Env: string[] };
+      expect(seen.Architecture).toBe(arch);
+    }
+  });
+
+  it('gives RUN --mount=type=secret the secrets the config names, from the environment and a file, and keeps them out of the image and the output', async () => {
+    const p = await project(
+      {
+        'app/Dockerfile': [
+          `FROM ${SHELL}`,
+          'RUN --mount=type=secret,id=npm_token --mount=type=secret,id=netrc \\',
+          // The step sees both, equal (the value itself is never written in the Dockerfile, whose
+          // RUN lines the image history keeps): their length is the proof left in the image.
+          '    T=$(cat /run/secrets/npm_token) && [ "$T" = "$(cat /run/secrets/netrc)" ] && echo "read ${#T}" > /ok',
+          'ARG SERVICE_VERSION',
+          '',
+        ].join('\n'),
+        'secrets/netrc': SECRET,
+      },
+      {
+        context: 'app',
+        secrets: [
+          { id: 'npm_token', env: 'NPM_TOKEN' },
+          { id: 'netrc', file: 'secrets/netrc' },
+        ],
+      },
+    );
+    const result = await p.build({ NPM_TOKEN: SECRET });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout + result.stderr).not.toContain(SECRET);
+    const built = await treeOf('app', jsonOf<BuildJson>(result).images['app']!.digest);
+    expect(text(built.tree.get('/ok'))).toBe(`read ${SECRET.length}\n`);
+    expect(built.tree.has('/run/secrets/npm_token')).toBe(false);
+    for (const blob of built.blobs) expect(Buffer.from(blob).toString('latin1')).not.toContain(SECRET);
+    expect(JSON.stringify(built.config)).not.toContain(SECRET);
+
+    // Without the variable it is refused before any build: BuildKit's cache would not notice.
+    const missing = await p.build({});
+    expect(missing.code).toBe(2);
+    expect(jsonOf<{ error: { code: string; message: string } }>(missing).error).toEqual(
+      expect.objectContaining({
+        code: 'BUILD_SECRET_UNSET',
+        message: 'artifacts.app.secrets: "npm_token" comes from NPM_TOKEN, which is not set',
+      }),
+    );
+  });
+
+  it("quotes the builder's failing step and its last output lines, escaped, and guesses nothing", async () => {
+    const p = await project(
+      {
+        Dockerfile: [
+          `FROM ${SHELL} AS build`,
+          'ARG TARGETARCH',
+          'ARG SERVICE_VERSION',
+          'RUN echo "resolving packages"; printf "\\033[2Jcleared\\n"; echo "Unsupported arch: riscv-$TARGETARCH" >&2; exit 3',
+          '',
+        ].join('\n'),
+      },
+      {},
+    );
+    const result = await p.build();
+    expect(result.code).toBe(3);
+    const error = jsonOf<{ error: { code: string; message: string; hint: string } }>(result).error;
+    expect(error.code).toBe('DOCKER_BUILD_FAILED');
+    expect(error.message).toContain('(docker 20.10');
+    expect(error.message).toMatch(/failed step: \[build 2\/2\] RUN echo "resolving packages"/);
+    expect(error.message).toContain('error: executor failed running');
+    expect(error.message).toContain('exit code: 3');
+    expect(error.message).toContain('  | resolving packages');
+    expect(error.message).toContain('  | Unsupported arch: riscv-amd64');
+    // The terminal escape the step printed is shown, not obeyed.
+    expect(error.message).toContain('\\u001b[2Jcleared');
+    expect(error.message).not.toContain('\u001b');
+    expect(error.message + error.hint).not.toContain('/usr/local/bin/node');
+    expect(error.hint).toMatch(/the step quoted above is the builder's own/);
+  });
+});
