@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: Dockerfile text, whose ${ARG} is its own substitution
 import { describe, expect, it } from 'vitest';
 import { dockerfileFindings, substitute } from './dockerfile-findings.ts';
 import { parseDockerfile } from './dockerfile-stages.ts';

@@ -1,4 +1,4 @@
-import { buildsOfWorkflows, type CiBuild, isVersionValue } from './ci/ci-builds.ts';
+import { bakeBuilds, buildsOfWorkflows, type CiBuild, isVersionValue } from './ci/ci-builds.ts';
 import type { Detection, FoundDockerfile } from './detect.ts';
 import { DEV_NAMES, devReason } from './dev-paths.ts';
 import { readImageLine } from './image-reference.ts';
@@ -50,9 +50,14 @@ const NOT_RELEASED = new Set([
   'playground',
 ]);
 
-/** Every image build the repository's CI files hold (its GitHub workflows, goreleaser files). */
+/** Every image build the repository's CI files hold (GitHub workflows, bake, GitLab CI, goreleaser). */
 export function ciBuildsOf(detection: Detection): CiBuild[] {
-  return [...buildsOfWorkflows(detection.workflows), ...detection.goreleaser.flatMap((g) => g.images)];
+  const builds = [
+    ...buildsOfWorkflows(detection.workflows),
+    ...detection.goreleaser.flatMap((g) => g.images),
+    ...detection.gitlab.flatMap((g) => g.builds),
+  ];
+  return [...builds, ...bakeBuilds(detection.workflows, detection.bake, builds.length)];
 }
 
 export function ciImages(

@@ -1,4 +1,6 @@
+import { type BakeRead, readBakeFile } from './ci/docker-bake.ts';
 import { readGithubWorkflows, unreadableWorkflow, type WorkflowRead } from './ci/github-workflows.ts';
+import { type GitlabRead, readGitlabCi } from './ci/gitlab-ci.ts';
 import { type GoreleaserRead, readGoreleaser } from './ci/goreleaser.ts';
 import { type ComposeService, readComposeFile } from './compose-file.ts';
 import { inDevFolder } from './dev-paths.ts';
@@ -59,6 +61,10 @@ export interface Detection {
   workflows: WorkflowRead[];
   /** `.goreleaser.yaml` files: Go builds (a CLI's binary name) and the images they push. */
   goreleaser: GoreleaserRead[];
+  /** `docker-bake.hcl` / `docker-bake.json` files: their targets and groups. */
+  bake: BakeRead[];
+  /** `.gitlab-ci.yml`: the images its jobs build. */
+  gitlab: GitlabRead[];
 }
 
 export interface FoundCompose {
@@ -72,6 +78,7 @@ export interface FoundCompose {
 const WORKFLOW = /^\.github\/workflows\/[^/]+\.ya?ml$/;
 // `cmd/acme-cli/main.go`, `cmd/cli/main.go` (and one folder down, `server/cmd/acmectl/…` not: `cli` as a word).
 const GO_CLI_MAIN = /^(?:[\w.-]+\/)?cmd\/((?:[\w.-]*[-_])?cli(?:[-_][\w.-]*)?)\/main\.go$/;
+const BAKE = /(?:^|\/)docker-bake(?:\.[\w-]+)?\.(?:hcl|json)$/;
 const GORELEASER = /(?:^|\/)\.?goreleaser\.ya?ml$/;
 const COMPOSE = /^(?:docker-)?compose[\w.-]*\.ya?ml$/;
 const BUILD_SCRIPT = /^scripts\/build-([a-z][a-z0-9-]*)\.(mjs|js|cjs|sh)$/;
@@ -106,12 +113,22 @@ export function detectProject(files: ProjectFiles, named: readonly string[] = []
     nodeFolders: [],
     workflows: [],
     goreleaser: [],
+    bake: [],
+    gitlab: [],
   };
   const workflowFiles: { path: string; text: string }[] = [];
   for (const path of paths) {
     if (GORELEASER.test(path) && !inDevFolder(path)) {
       const text = files.read(path);
       if (text !== undefined) detection.goreleaser.push(readGoreleaser(path, text));
+    }
+    if (BAKE.test(path) && !inDevFolder(path)) {
+      const text = files.read(path);
+      if (text !== undefined) detection.bake.push(readBakeFile(path, text));
+    }
+    if (path === '.gitlab-ci.yml' || (path.startsWith('.gitlab/') && path.endsWith('.gitlab-ci.yml'))) {
+      const text = files.read(path);
+      if (text !== undefined) detection.gitlab.push(readGitlabCi(path, text));
     }
     if (WORKFLOW.test(path)) {
       const text = files.read(path);

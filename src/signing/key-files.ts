@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import type { ReleaseConfig } from '../config/schema.ts';
 import { RuleError, SIGNING_KEY_MISSING, UsageError } from '../errors.ts';
 import { writeFilesAtomically } from '../files/atomic-write.ts';
+import { projectPath } from '../files/project-path.ts';
 import {
   generateSigningKeys,
   PASSPHRASE_ENV,
@@ -76,7 +77,8 @@ export async function readPublicKey(
 ): Promise<PublicSigningKey | undefined> {
   const setting = location.config.signing?.publicKey;
   if (!setting) return undefined;
-  const path = resolve(location.configDir, setting);
+  // A repository's config names a key inside the project, never through a link out of it.
+  const path = projectPath(location.configDir, setting, { setting: 'signing.publicKey' });
   return parsePublicKey(await readKeyFile(path, 'signing.publicKey'), path);
 }
 
@@ -121,7 +123,8 @@ async function locatePrivateKey(
   }
   const setting = location.config.signing?.privateKey;
   if (setting) {
-    const path = resolve(location.configDir, setting);
+    // A repository's config names a key inside the project, never through a link out of it.
+    const path = projectPath(location.configDir, setting, { setting: 'signing.privateKey' });
     return { pem: await readKeyFile(path, 'signing.privateKey'), source: path };
   }
   throw new UsageError(

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { ReleaseConfig } from '../config/schema.ts';
 import { UsageError } from '../errors.ts';
+import { projectPath } from '../files/project-path.ts';
 import { readKeyFile } from './key-files.ts';
 import { type PublicSigningKey, parsePrivateKey, parsePublicKey, type SigningKey } from './keys.ts';
 
@@ -55,7 +56,8 @@ export async function readVerifierPublicKey(
   }
   const setting = location.config.verifier?.publicKey;
   if (!setting) return undefined;
-  const path = resolve(location.configDir, setting);
+  // A repository's config names a key inside the project, never through a link out of it.
+  const path = projectPath(location.configDir, setting, { setting: 'verifier.publicKey' });
   return parsePublicKey(await readKeyFile(path, 'verifier.publicKey'), path);
 }
 
@@ -74,7 +76,8 @@ async function locate(
   }
   const setting = location.config.verifier?.privateKey;
   if (setting) {
-    const path = resolve(location.configDir, setting);
+    // A repository's config names a key inside the project, never through a link out of it.
+    const path = projectPath(location.configDir, setting, { setting: 'verifier.privateKey' });
     return { pem: await readKeyFile(path, 'verifier.privateKey'), source: path };
   }
   throw new UsageError(

@@ -243,30 +243,39 @@ describe('YAML that once took a minute is read in bounded time', () => {
     expect(snapshot(join(dir, 'deploy'))).toEqual(before);
   }, 90_000);
 
-  it('SIGTERM stops a run reading large hostile files at once (exit 143), not after them', async () => {
-    const dir = plain();
-    // About a minute of reading: twenty 2 MB lines, each stopped only by the time budget's worth of lexing.
-    const line = Array.from({ length: (2048 * KB) / 4 }, () => '"x"').join(' ');
-    for (let i = 0; i < 20; i++) writeFileSync(join(dir, `deploy/big-${i}.yaml`), line);
-    const child = spawn(
-      process.execPath,
-      ['--', RELEASE_BIN, 'verify', '--manifests', '--expect', 'v1.3.0'],
-      {
-        cwd: dir,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    await new Promise((done) => setTimeout(done, 3_000)); // started, and reading
-    const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
-    child.kill('SIGTERM');
-    const deadline = new Promise<'still running'>((done) => setTimeout(() => done('still running'), 20_000));
-    const outcome = await Promise.race([exited, deadline]);
-    if (outcome === 'still running') child.kill('SIGKILL');
-    expect(outcome, stderr).toBe(143);
-    expect(stderr).toContain('SIGTERM');
-  }, 60_000);
+  it.each([
+    ['SIGTERM', 143],
+    ['SIGINT', 130],
+  ] as const)(
+    '%s stops a run reading large hostile files at once (exit %i), not after them',
+    async (signal, code) => {
+      const dir = plain();
+      // About a minute of reading: twenty 2 MB lines, each stopped only by the time budget's worth of lexing.
+      const line = Array.from({ length: (2048 * KB) / 4 }, () => '"x"').join(' ');
+      for (let i = 0; i < 20; i++) writeFileSync(join(dir, `deploy/big-${i}.yaml`), line);
+      const child = spawn(
+        process.execPath,
+        ['--', RELEASE_BIN, 'verify', '--manifests', '--expect', 'v1.3.0'],
+        {
+          cwd: dir,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let stderr = '';
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      await new Promise((done) => setTimeout(done, 3_000)); // started, and reading
+      const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+      child.kill(signal);
+      const deadline = new Promise<'still running'>((done) =>
+        setTimeout(() => done('still running'), 20_000),
+      );
+      const outcome = await Promise.race([exited, deadline]);
+      if (outcome === 'still running') child.kill('SIGKILL');
+      expect(outcome, stderr).toBe(code);
+      expect(stderr).toContain(signal);
+    },
+    60_000,
+  );
 });
 
 describe('bumps killed at random moments', () => {

@@ -1,4 +1,5 @@
 import {
+  cpSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -10,6 +11,7 @@ import {
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { readPublicKey } from '../../src/signing/key-files.ts';
 import { parsePrivateKey, parsePublicKey } from '../../src/signing/keys.ts';
 import { jsonOf, runRelease } from '../helpers/run-release.ts';
 
@@ -59,6 +61,38 @@ describe('release keygen', () => {
       expect(jsonOf<{ error: { code: string } }>(result).error.code).toBe('KEYGEN_OUT_OUTSIDE_PROJECT');
     }
     expect(readdirSync(elsewhere)).toEqual([]);
+  });
+
+  it('a key the config names outside the project (through a link, or `..`) is not read (exit 2)', async () => {
+    const dir = tempDir();
+    const elsewhere = tempDir();
+    const made = await runRelease(['keygen', '--out', 'keys', '--json'], {
+      cwd: dir,
+      env: { RELEASE_SIGNING_PASSPHRASE: PASS },
+    });
+    expect(made.code).toBe(0);
+    symlinkSync(join(dir, 'keys'), join(elsewhere, 'keys'));
+    const project = tempDir();
+    symlinkSync(elsewhere, join(project, 'link'));
+    const config = (publicKey: string) => ({
+      configDir: project,
+      config: { signing: { publicKey } } as never,
+    });
+    await expect(readPublicKey(config('link/keys/release-signing.pub'))).rejects.toThrow(
+      expect.objectContaining({
+        exitCode: 2,
+        message: expect.stringContaining(
+          'signing.publicKey: "link/keys/release-signing.pub" is outside the project',
+        ),
+      }),
+    );
+    await expect(readPublicKey(config(join(dir, 'keys/release-signing.pub')))).rejects.toThrow(
+      /is outside the project/,
+    );
+    cpSync(join(dir, 'keys'), join(project, 'keys'), { recursive: true });
+    expect((await readPublicKey(config('keys/release-signing.pub')))?.keyId).toBe(
+      jsonOf<{ keyId: string }>(made).keyId,
+    );
   });
 
   it('prints the next step for a human', async () => {

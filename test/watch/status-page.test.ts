@@ -125,9 +125,9 @@ describe('release watch status page in Chromium', () => {
     const png = readFileSync(shot);
     expect(png.subarray(1, 4).toString()).toBe('PNG');
     // The drifted cell itself, as pixels: its red DRIFT badge is painted, not only in the DOM.
-    const cell = await drifted.screenshot();
+    const cell = await shotOf(page, drifted);
     expect(await redPixels(browser, cell)).toBeGreaterThan(50);
-    expect(await redPixels(browser, await page.locator(cellOf('site-ok', 'worker')).screenshot())).toBe(0);
+    expect(await redPixels(browser, await shotOf(page, page.locator(cellOf('site-ok', 'worker'))))).toBe(0);
   });
 
   it('shows a hostile version as text, never as markup', async () => {
@@ -160,6 +160,22 @@ describe('release watch status page in Chromium', () => {
     await restartWorker('v1.4.0');
   });
 });
+
+/**
+ * The pixels of the page where `cell` is. The page redraws its rows every round (each second), so
+ * a cell can be replaced while Playwright captures it ("not attached to the DOM"): the page's own
+ * region is captured instead, the cell looked up again if a redraw replaced it first.
+ */
+async function shotOf(
+  page: TestBrowser['page'],
+  cell: ReturnType<TestBrowser['page']['locator']>,
+): Promise<Buffer> {
+  for (let attempt = 1; ; attempt++) {
+    const box = await cell.boundingBox();
+    if (box) return page.screenshot({ clip: box });
+    if (attempt >= 5) throw new Error('the cell never stayed on the page long enough to capture');
+  }
+}
 
 /**
  * Pixels of the drift red (#cf222e) in a PNG, decoded by Chromium itself on a blank page (the

@@ -1,39 +1,15 @@
+import type { CiBuild } from './ci-build.ts';
+import { type BakeRead, bakeBuild, bakeTargets } from './docker-bake.ts';
 import type { WorkflowRead } from './github-workflows.ts';
 
-/**
- * One image build a repository's CI runs, whatever CI wrote it (a GitHub workflow step, a bake
- * target, a GitLab job, a goreleaser `dockers` entry), in one shape for the plan: where it came
- * from, the build as written and how its paths resolve, the repositories it names, whether it
- * pushes and what it tags. Pure.
- */
-export interface CiBuild {
-  /** Where: `<file> job <id> step <name>`, `docker-bake.hcl target api`. */
-  at: string;
-  /** The build context as written; `.` when the CI file gives none (the top of the repository). */
-  context: string;
-  /** The Dockerfile as written, or undefined for `<context>/Dockerfile`. */
-  file?: string;
-  /** What `file` is relative to: the top of the repository (a workflow's `file:`, `docker build -f`) or the context (bake, compose). */
-  fileBase: 'top' | 'context';
-  target?: string;
-  buildArgs: Record<string, string>;
-  platforms: string[];
-  /** Image repositories, as written (`ghcr.io/acme/api`, or with an expression left in). */
-  images: string[];
-  /** The references it tags, as written (a local `x-tmp:amd64` another build starts FROM included). */
-  tags?: string[];
-  /** It pushes (or pushes under a condition); a build that only loads or tests does not. */
-  push: boolean;
-  pushesLatest: boolean;
-  pushesVersion: boolean;
-}
+export type { CiBuild } from './ci-build.ts';
 
 /** The builds of GitHub workflows that push, for the plan. */
 export function buildsOfWorkflows(workflows: readonly WorkflowRead[]): CiBuild[] {
   const out: CiBuild[] = [];
   for (const workflow of workflows)
     for (const build of workflow.builds) {
-      // bake steps are read through their bake file (docker-bake.hcl), by target.
+      // bake steps are read through their bake file (docker-bake.hcl), by target: bakeBuilds.
       if (build.bake) continue;
       out.push({
         at: build.at,
@@ -60,4 +36,54 @@ const VERSION_VALUE =
 /** Whether a build arg's value, as the CI file writes it, is the release's version. */
 export function isVersionValue(value: string): boolean {
   return value.length <= 300 && VERSION_VALUE.test(value);
+}
+
+// The files `docker buildx bake` reads when given none, in its order.
+const BAKE_DEFAULTS = [
+  'docker-bake.json',
+  'docker-bake.hcl',
+  'docker-bake.override.json',
+  'docker-bake.override.hcl',
+];
+
+/**
+ * The targets the workflows' bake steps build (their files, else bake's default files; their
+ * targets, else the default group). A bake file no workflow runs still says what is released
+ * when the CI builds nothing else: its default group then, pushed.
+ */
+export function bakeBuilds(
+  workflows: readonly WorkflowRead[],
+  bakes: readonly BakeRead[],
+  others: number,
+): CiBuild[] {
+  const out: CiBuild[] = [];
+  const norm = (p: string) => p.replace(/^\.\//, '');
+  for (const workflow of workflows)
+    for (const build of workflow.builds) {
+      if (!build.bake) continue;
+      const files = build.bake.files.length ? build.bake.files.map(norm) : BAKE_DEFAULTS;
+      for (const read of bakes.filter((b) => files.includes(b.path) && !b.unreadable))
+        for (const target of bakeTargets(read, build.bake.targets))
+          out.push(
+            bakeBuild(read, target, {
+              at: build.at,
+              push: build.push !== false,
+              images: build.images,
+              pushesLatest: build.pushesLatest,
+              pushesVersion: build.pushesVersion,
+            }),
+          );
+    }
+  if (out.length || others > 0) return out;
+  const top = bakes.find((b) => BAKE_DEFAULTS.includes(b.path) && !b.unreadable);
+  if (!top) return out;
+  return bakeTargets(top, []).map((target) =>
+    bakeBuild(top, target, {
+      at: `${top.path} (no CI step runs it: its default group)`,
+      push: true,
+      images: [],
+      pushesLatest: false,
+      pushesVersion: false,
+    }),
+  );
 }

@@ -74,9 +74,18 @@ export function dockerCommandsOf(script: string, env: Readonly<Record<string, st
   const out: ScriptDocker = { builds: [], pushed: [] };
   for (const line of logicalLines(script)) {
     // A line this long is data (a minified blob), not a build command anyone wrote.
-    if (line.length > MAX_LINE || !line.includes('docker')) continue;
+    if (line.length > MAX_LINE || !(line.includes('docker') || line.includes('executor'))) continue;
     for (const words of commands(shellWords(line))) {
       const argv = words.map((w) => expandVars(w, env));
+      // kaniko's executor builds and pushes without a daemon (GitLab's usual way).
+      const kaniko = argv.findIndex((w) => w === '/kaniko/executor' || w === 'executor');
+      if (
+        kaniko >= 0 &&
+        argv.slice(kaniko + 1).some((w) => w.startsWith('--context') || w.startsWith('--destination'))
+      ) {
+        readKaniko(argv.slice(kaniko + 1), out);
+        continue;
+      }
       let i = 0;
       // `sudo docker`, `VAR=x docker`, `time docker`: the command proper starts at `docker`.
       while (i < argv.length && argv[i] !== 'docker') i++;
@@ -143,6 +152,37 @@ function read(tool: DockerCommand['tool'], args: string[], out: ScriptDocker): v
     if (target !== undefined) command.target = target;
   }
   out.builds.push(command);
+}
+
+/** `executor --context dir --dockerfile f --destination ref --target t --build-arg A=b`. */
+function readKaniko(args: string[], out: ScriptDocker): void {
+  const values = new Map<string, string[]>();
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
+    if (!word.startsWith('--')) continue;
+    const eq = word.indexOf('=');
+    if (eq > 0) push(values, word.slice(0, eq), word.slice(eq + 1));
+    else if (i + 1 < args.length && !args[i + 1]!.startsWith('--')) push(values, word, args[++i]!);
+  }
+  const all = (name: string) => values.get(name) ?? [];
+  const context = all('--context')[0]?.replace(/^dir:\/\//, '');
+  const file = all('--dockerfile')[0];
+  const target = all('--target')[0];
+  out.builds.push({
+    tool: 'docker build',
+    ...(context !== undefined ? { context } : {}),
+    ...(file !== undefined ? { file } : {}),
+    ...(target !== undefined ? { target } : {}),
+    buildArgs: Object.fromEntries(
+      all('--build-arg').map((a) => {
+        const eq = a.indexOf('=');
+        return eq < 0 ? [a, ''] : [a.slice(0, eq), a.slice(eq + 1)];
+      }),
+    ),
+    platforms: all('--custom-platform'),
+    tags: all('--destination'),
+    push: !args.includes('--no-push'),
+  });
 }
 
 function flags(args: string[]): {

@@ -1,4 +1,4 @@
-import type { CiBuild } from './ci-builds.ts';
+import type { CiBuild } from './ci-build.ts';
 import { readYaml, record, scalar, strings } from './read-yaml.ts';
 
 /**
