@@ -1,8 +1,8 @@
 import { builtImageArtifacts } from '../../config/artifacts.ts';
 import type { Step } from '../../pipeline/step.ts';
-import { ownLineVerdict } from '../../verify/check-cli.ts';
-import { checkEvidence, type ExpectedSet } from '../../verify/check-evidence.ts';
-import { checkProvenance } from '../../verify/check-provenance.ts';
+import { ownLineVerdict } from '../../verify/checks/check-cli.ts';
+import { checkEvidence, type ExpectedSet } from '../../verify/checks/check-evidence.ts';
+import { checkProvenance } from '../../verify/checks/check-provenance.ts';
 import { checkDeployment } from '../../verify/checks.ts';
 import { buildReport } from '../../verify/report.ts';
 import type { ProbeResult } from '../../verify/types.ts';
