@@ -85,6 +85,14 @@ describe('mapAdopted', () => {
     });
   });
 
+  it("matches one push to two registries (GHCR and a Docker Hub mirror) by the config's, named or not", () => {
+    const names = ['umamisoftware/umami:2.19.0', 'ghcr.io/acme/api:2.19.0', 'ghcr.io/acme/api:latest'];
+    expect(mapAdopted(ghcr, [file(names)]).map((p) => p.artifact.name)).toEqual(['api']);
+    expect(mapAdopted(ghcr, [file(names, D1, { artifact: 'api' })]).map((p) => p.matchedBy)).toEqual([
+      'artifact',
+    ]);
+  });
+
   it('takes the same digest twice once (a bake file and a pair of one image)', () => {
     expect(mapAdopted(ghcr, [file(['ghcr.io/acme/api:1']), file(['ghcr.io/acme/api@' + D1])])).toHaveLength(
       1,

@@ -45,7 +45,9 @@ export function mapAdopted(config: Config, sources: readonly AdoptSource[]): Ado
           { hint: `image artifacts of the config: ${images.map((a) => a.name).join(', ') || 'none'}` },
         );
       const artifact = builderOf(config, given);
-      const other = names.find((name) => name && name !== repositoryOf(artifact));
+      // One push may name several registries (GHCR and a Docker Hub mirror): one of them must be the config's.
+      const known = names.filter(Boolean);
+      const other = known.length && !known.includes(repositoryOf(artifact)) ? known[0] : undefined;
       if (other !== undefined)
         throw new UsageError(
           'ADOPT_NAME_MISMATCH',

@@ -1,13 +1,19 @@
 import { existsSync } from 'node:fs';
-import { realpath } from 'node:fs/promises';
+import { readFile, realpath } from 'node:fs/promises';
 import { execa } from 'execa';
 import { ExternalError } from '../errors.ts';
 import { goArch } from '../oci-image/base-image-reader.ts';
 import { type OciImageConfig, rfc3339 } from '../oci-image/image-config.ts';
 import { createLayer, type Layer, type LayerEntry } from '../oci-image/layer.ts';
 import { putImage, type WrittenImage } from '../oci-image/write-image.ts';
-import type { ImageStore } from '../registry/store.ts';
-import { baseLayerKey, type CacheOutcome, readCachedBaseLayer, storeBaseLayer } from './base-layer-cache.ts';
+import { type Descriptor, type ImageStore, MEDIA_TYPES } from '../registry/store.ts';
+import {
+  baseLayerKey,
+  type CachedLayer,
+  type CacheOutcome,
+  readCachedBaseLayer,
+  storeBaseLayer,
+} from './base-layer-cache.ts';
 
 /** Where node lives in the base image; the service images run it from here. */
 export const NODE_PATH = '/usr/local/bin/node';
@@ -68,7 +74,18 @@ export async function makeBaseImage(options: {
     entries.push({ type: 'file', path: '/etc/ssl/certs/ca-certificates.crt', source: await realpath(ca) });
 
   const made = await baseLayer(node, entries, options.epoch, options.cacheDir);
-  const { layer, nodeVersion } = made;
+  const { nodeVersion } = made;
+  let layer: Layer | Descriptor;
+  if ('path' in made) {
+    // From the cache, checked: the store copies the file in (no second hash, nothing in memory).
+    const { store, repository } = options;
+    if (!(await store.hasBlob(repository, made.digest))) {
+      if (store.writeBlobFrom) await store.writeBlobFrom(repository, made.digest, made.path);
+      else await store.putBlob(repository, made.digest, await readFile(made.path));
+    }
+    layer = { mediaType: MEDIA_TYPES.ociLayerGzip, digest: made.digest, size: made.size };
+  } else layer = made.layer;
+  const diffId = 'path' in made ? made.diffId : made.layer.diffId;
   const created = rfc3339(options.epoch);
   const config: OciImageConfig = {
     created,
@@ -85,7 +102,7 @@ export async function makeBaseImage(options: {
         'org.opencontainers.image.version': nodeVersion,
       },
     },
-    rootfs: { type: 'layers', diff_ids: [layer.diffId] },
+    rootfs: { type: 'layers', diff_ids: [diffId] },
     history: [{ created, created_by: `release base-image: node ${nodeVersion} and its shared libraries` }],
   };
   const written = await putImage({ ...options, config, layers: [layer] });
@@ -98,7 +115,7 @@ async function baseLayer(
   entries: readonly LayerEntry[],
   epoch: number,
   cacheDir: string | undefined,
-): Promise<{ layer: Layer; nodeVersion: string; cache: CacheOutcome }> {
+): Promise<(CachedLayer & { cache: 'hit' }) | { layer: Layer; nodeVersion: string; cache: CacheOutcome }> {
   const key = cacheDir ? await baseLayerKey(entries, epoch, BASE_GZIP_LEVEL) : undefined;
   const cached = cacheDir && key ? await readCachedBaseLayer(cacheDir, key) : 'missing';
   if (typeof cached === 'object') return { ...cached, cache: 'hit' };

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomically } from '../files/atomic-write.ts';
@@ -66,14 +67,24 @@ export async function baseLayerKey(
   return createHash('sha256').update(text).digest('hex');
 }
 
+/** A cached layer: its blob's file (checked against its digest just now), digests and size. */
+export interface CachedLayer {
+  path: string;
+  digest: string;
+  diffId: string;
+  size: number;
+  nodeVersion: string;
+}
+
 /**
- * The cached layer and node version of `key`; `missing` when there is none, `corrupt` when its
- * entry or blob is unreadable or not what the entry says (the caller remakes it).
+ * The cached layer of `key`, its blob hashed as it streams (never held in memory: the store copies
+ * the file); `missing` when there is none, `corrupt` when its entry or blob is unreadable or not
+ * what the entry says (the caller remakes it).
  */
 export async function readCachedBaseLayer(
   dir: string,
   key: string,
-): Promise<{ layer: Layer; nodeVersion: string } | 'missing' | 'corrupt'> {
+): Promise<CachedLayer | 'missing' | 'corrupt'> {
   let text: string;
   try {
     text = await readFile(entryPath(dir, key), 'utf8');
@@ -87,16 +98,19 @@ export async function readCachedBaseLayer(
       entry.key !== key ||
       !/^sha256:[0-9a-f]{64}$/.test(entry.digest) ||
       !/^sha256:[0-9a-f]{64}$/.test(entry.diffId) ||
-      typeof entry.nodeVersion !== 'string'
+      typeof entry.nodeVersion !== 'string' ||
+      !Number.isSafeInteger(entry.size)
     )
       return 'corrupt';
-    const bytes = await readFile(blobPath(dir, entry.digest));
-    if (bytes.length !== entry.size) return 'corrupt';
-    if (`sha256:${createHash('sha256').update(bytes).digest('hex')}` !== entry.digest) return 'corrupt';
-    return {
-      layer: { bytes, digest: entry.digest, diffId: entry.diffId, size: entry.size },
-      nodeVersion: entry.nodeVersion,
-    };
+    const path = blobPath(dir, entry.digest);
+    const hash = createHash('sha256');
+    let size = 0;
+    for await (const chunk of createReadStream(path)) {
+      size += (chunk as Buffer).length;
+      hash.update(chunk as Buffer);
+    }
+    if (size !== entry.size || `sha256:${hash.digest('hex')}` !== entry.digest) return 'corrupt';
+    return { path, digest: entry.digest, diffId: entry.diffId, size, nodeVersion: entry.nodeVersion };
   } catch {
     return 'corrupt';
   }

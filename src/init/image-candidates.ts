@@ -235,12 +235,24 @@ export function imageSources(
       docker: { context, dockerfile: found.path, args: {} },
     });
   }
-  for (const folder of detection.nodeFolders)
+  // A Node folder inside a Dockerfile's build context ships in that image, not in one of its own.
+  const contexts = out.sources.flatMap((s) => (s.docker ? [s.docker.context] : []));
+  for (const folder of detection.nodeFolders) {
+    const inside = contexts.find(
+      (c) => c === '.' || c === '' || folder.dir === c || folder.dir.startsWith(`${c}/`),
+    );
+    if (inside !== undefined) {
+      out.skipped.push(
+        `${folder.dir}/: not an image of its own (inside the build context ${inside === '' ? '.' : inside})`,
+      );
+      continue;
+    }
     out.sources.push({
       name: folder.dir,
       from: `${folder.dir}/ (a Node service, ${folder.entry}; no Dockerfile)`,
       nodeFolder: folder,
     });
+  }
   // An image-only production compose file (images pulled, built elsewhere) still names them:
   // a service named like a Dockerfile's artifact, or, with one Dockerfile left and one image of
   // the service's own (not a database or cache), that image and every service that runs it.

@@ -1,10 +1,15 @@
 import { OCI_LAYOUT_PREFIX } from '../config/constants.ts';
+import type { NodeVersion } from './node-version.ts';
+import type { PackageManager } from './package-manager.ts';
 import type { InitPlan } from './plan-config.ts';
+import { type RegistryLogin, registryLogin } from './registry-login.ts';
+import type { TagScheme } from './tag-scheme.ts';
 
 /**
- * What a CI pipeline must know of the config `release init` wrote to run as written: the engine
- * its images can be built with, what to install for it, the registry to log into (and with which
- * credentials), whether there is a web client to verify. Pure.
+ * What a CI pipeline must know of the config `release init` wrote, and of the repository, to run
+ * as written: the engine its images can be built with, what to install for it and with which
+ * package manager and Node, the registry to log into (and with which credentials), the tags that
+ * release, whether there is a web client to verify. Pure.
  */
 export interface PipelineFacts {
   engine: 'oci' | 'docker';
@@ -12,22 +17,36 @@ export interface PipelineFacts {
   installDockerode: boolean;
   /** The registry host to log into, or none for an OCI layout (nothing to publish to). */
   registryHost?: string;
+  /** How to log into it. */
+  login?: RegistryLogin;
   web: boolean;
   /** The CLI is built with Python's `build` package, which a runner does not have. */
   pythonBuild: boolean;
+  manager: PackageManager;
+  node: NodeVersion;
+  tags: TagScheme;
 }
 
-export function pipelineFacts(plan: InitPlan, projectDependencies: readonly string[]): PipelineFacts {
+/** What init reads of the repository itself for its CI: how it installs, its Node, its tags. */
+export interface RepositoryFacts {
+  dependencies: readonly string[];
+  manager: PackageManager;
+  node: NodeVersion;
+  tags: TagScheme;
+}
+
+export function pipelineFacts(plan: InitPlan, repository: RepositoryFacts): PipelineFacts {
   const images = plan.artifacts
     .filter((a) => a.name !== 'cli' && a.value && ('context' in a.value || 'files' in a.value))
     .map((a) => a.value as Record<string, unknown>);
   // The daemonless engine needs a recipe for every image it builds; one without: docker.
   const engine = images.length > 0 && images.every((v) => 'files' in v) ? 'oci' : 'docker';
   const host = plan.registry.startsWith(OCI_LAYOUT_PREFIX) ? undefined : plan.registry.split('/')[0];
+  const login = host ? registryLogin(host) : undefined;
   return {
     engine,
-    installDockerode: engine === 'docker' && !projectDependencies.includes('dockerode'),
-    ...(host ? { registryHost: host === 'docker.io' ? 'docker.io' : host } : {}),
+    installDockerode: engine === 'docker' && !repository.dependencies.includes('dockerode'),
+    ...(login ? { registryHost: login.host, login } : {}),
     pythonBuild: plan.artifacts.some(
       (a) =>
         a.name === 'cli' && a.value && JSON.stringify(a.value['build'] ?? '').includes('python3 -m build'),
@@ -35,5 +54,8 @@ export function pipelineFacts(plan: InitPlan, projectDependencies: readonly stri
     web: plan.artifacts.some(
       (a) => a.value && (a.name === 'web' || (a.value as { role?: string }).role === 'web'),
     ),
+    manager: repository.manager,
+    node: repository.node,
+    tags: repository.tags,
   };
 }

@@ -97,6 +97,10 @@ export function planConfig(detection: Detection, choices: InitChoices): InitPlan
     plan.found.push(
       `versionVariables: ${[...variables.server, ...variables.client].join(', ')} (build args that carry the version; release build sets them)`,
     );
+  for (const shared of variables.shared)
+    plan.found.push(
+      `ARG ${shared}: read by the web image and a server image, a server variable (server names reach every image's build args)`,
+    );
   for (const pinned of variables.pinned)
     plan.found.push(`ARG ${pinned}: a pinned tool version, not the service's (left alone)`);
   plan.found.push(...sources.skipped.map((s) => `skipped ${s}`));

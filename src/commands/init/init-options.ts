@@ -9,4 +9,5 @@ export interface InitOptions extends GlobalOptions {
   registry?: string;
   name?: string;
   composeFile?: string[];
+  lookIn?: string[];
 }
