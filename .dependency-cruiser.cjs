@@ -99,6 +99,38 @@ module.exports = {
       to: { path: [`^src/(?:${ENGINE_LAYERS})/[^/]+/`, '^src/docker-client/'] },
     },
     {
+      name: 'verify-knows-no-upgrade-or-command',
+      comment:
+        'src/verify holds the checks, the probes and the report that `release verify`, `release ' +
+        'watch` and the proof of `release upgrade` run: it imports no command and nothing of ' +
+        '`release upgrade`. What both read (the API version endpoint, the Swarm views, the container ' +
+        'facts) lives in a neutral folder; what upgrade asks of verify is handed in by the program (src/cli).',
+      severity: 'error',
+      from: { path: '^src/verify/' },
+      to: { path: '^src/(?:upgrade|commands)/' },
+    },
+    {
+      name: 'upgrade-knows-no-verify',
+      comment:
+        '`release upgrade` (src/upgrade, src/commands/upgrade) never imports src/verify: its proof ' +
+        "takes verify's checks as a function the program hands in (commands/upgrade/prove-deployment.ts), " +
+        'and what both read lives in neutral folders, so either can change without the other.',
+      severity: 'error',
+      from: { path: '^src/(?:upgrade|commands/upgrade)/' },
+      to: { path: '^src/verify/' },
+    },
+    {
+      name: 'commands-stay-apart',
+      comment:
+        'Each command folder (src/commands/<command>/) is a room of its own: it never imports another ' +
+        "command's folder. What two commands share (the deployments verify and watch read, the " +
+        "deployment files bump writes and verify reads, a build's timing) lives in a library folder; " +
+        "the files at the root of src/commands (the context, the output) are every command's.",
+      severity: 'error',
+      from: { path: '^src/commands/([^/]+)/' },
+      to: { path: '^src/commands/[^/]+/', pathNot: '^src/commands/$1/' },
+    },
+    {
       name: 'dockerode-only-in-docker-adapters',
       comment:
         'dockerode (and its types) is imported only by the Docker adapters: the client ' +
@@ -114,8 +146,8 @@ module.exports = {
       comment:
         'src/gitops decides where a release goes in deployment files (the places, the plan of ' +
         'edits, verify findings) from text and plain data: the yaml package (through the one bounded ' +
-        'reader in src/text), the version core, no file system; the reading and the all-or-none ' +
-        'write live in src/commands/bump.',
+        'reader in src/text), the version core, no file system; the reading lives in ' +
+        'src/deployment-files, the all-or-none write in src/commands/bump.',
       severity: 'error',
       from: { path: '^src/gitops/', pathNot: TESTS },
       to: {

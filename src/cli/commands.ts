@@ -42,6 +42,8 @@ export const commandDefinitions: ((program: Command) => void)[] = [
   sbomCommand, // print an image's signed SBOM
   mirrorCommand, // carry a signed release between stores (air gaps): verified, digests unchanged
   bumpCommand, // GitOps: write the release into charts, kustomizations and manifests in one change
-  upgradeCommand, // move API and worker (then web) of a Swarm deployment to a tag as one unit
+  // move API and worker (then web) of a deployment to a tag as one unit, proved by verify's checks
+  (program) =>
+    upgradeCommand(program, async () => (await import('../verify/deployment-proof.ts')).proveDeployment),
   rehearseCommand, // the whole release, rehearsed on this machine with the embedded store
 ];

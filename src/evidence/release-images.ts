@@ -1,9 +1,11 @@
 import { basename, posix } from 'node:path';
-import { gunzipSync } from 'node:zlib';
-import { extract } from 'tar-stream';
+import { readTar } from '../archives/tar-reader.ts';
 import { VERSION_LAYER_FILES_LABEL } from '../oci-image/version-layer.ts';
 import { isIndex, sha256Digest } from '../registry/digest.ts';
 import type { Descriptor, ImageStore } from '../registry/store.ts';
+
+/** A CLI archive in an image larger than this is refused (an npm package is far smaller). */
+const MAX_ARCHIVE_BYTES = 256 * 1024 * 1024;
 
 /** The child manifests of an index (empty for a single-platform image). */
 export async function childDigests(store: ImageStore, repository: string, digest: string): Promise<string[]> {
@@ -44,24 +46,11 @@ export async function archiveInImage(
   return bytes ? { name: basename(path), sha256: sha256Digest(bytes).slice('sha256:'.length) } : undefined;
 }
 
+/** The one file `wanted` of a layer, bounded: the other entries are skipped unread. */
 async function fileInLayer(blob: Uint8Array, wanted: string): Promise<Buffer | undefined> {
-  const raw = Buffer.from(blob);
-  const tar = raw[0] === 0x1f && raw[1] === 0x8b ? gunzipSync(raw) : raw;
-  let found: Buffer | undefined;
-  const reader = extract();
-  const done = new Promise<void>((resolve, reject) => {
-    reader.on('finish', resolve);
-    reader.on('error', reject);
-  });
-  reader.on('entry', (header, stream, next) => {
-    const chunks: Buffer[] = [];
-    stream.on('data', (chunk: unknown) => chunks.push(chunk as Buffer));
-    stream.on('end', () => {
-      if (header.type === 'file' && posix.join('/', header.name) === wanted) found = Buffer.concat(chunks);
-      next();
-    });
-  });
-  reader.end(tar);
-  await done;
-  return found;
+  for await (const entry of readTar(blob)) {
+    if (entry.header.type === 'file' && posix.join('/', entry.header.name) === wanted)
+      return await entry.bytes(MAX_ARCHIVE_BYTES);
+  }
+  return undefined;
 }

@@ -167,7 +167,7 @@ function keepOwnSpelling(place: Place): Place {
 }
 
 /**
- * Roles of one image told apart by their command (issue 39's config): where every place of the
+ * Roles of one image told apart by their command (`artifacts.<name>.command`): where every place of the
  * image is a container or Compose service, so its command is in the files, each role must have
  * one that runs its command (a run of consecutive words of entrypoint, command and args);
  * otherwise the role's deployment is not in these files and the release would leave it behind.

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, normalize, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { extract } from 'tar-stream';
+import { readTar } from '../archives/tar-reader.ts';
 import { ExternalError, UsageError } from '../errors.ts';
 import { type Descriptor, type ImageStore, type Manifest, MEDIA_TYPES } from '../registry/store.ts';
 
@@ -50,28 +50,21 @@ export async function openArchiveBase(file: string, tag: string, what: string): 
 }
 
 async function unpack(file: string, root: string, what: string): Promise<void> {
-  const reader = extract();
-  const source = createReadStream(file);
-  source.on('error', (error) => reader.destroy(error));
-  source.pipe(reader);
   try {
-    for await (const entry of reader) {
+    for await (const entry of readTar(createReadStream(file), { gzip: false })) {
       const name = normalize(entry.header.name).replace(/\/+$/, '');
       const inside = name !== '..' && !name.startsWith(`..${sep}`) && !name.startsWith(sep);
       if (!inside) throw notAnImage(what, `entry "${entry.header.name}" points outside it`);
       if (entry.header.type !== 'file') {
-        entry.resume();
         if (entry.header.type === 'directory') await mkdir(join(root, name), { recursive: true });
         continue;
       }
       await mkdir(dirname(join(root, name)), { recursive: true });
-      await pipeline(entry, createWriteStream(join(root, name)));
+      await entry.pipeTo(createWriteStream(join(root, name)));
     }
   } catch (error) {
     if (error instanceof UsageError) throw error;
     throw notAnImage(what, `it is not a readable tar (${(error as Error).message})`);
-  } finally {
-    source.destroy();
   }
 }
 

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { posix } from 'node:path';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import { pack } from 'tar-stream';
+import { tarBytes } from '../archives/tar-writer.ts';
 
 /** One thing to put in a layer. Paths are absolute in the image (`/app/api/main.mjs`). */
 export type LayerEntry =
@@ -58,32 +58,23 @@ export async function packTar(
   options: { parents?: boolean } = {},
 ): Promise<Buffer> {
   const mtime = new Date(mtimeSeconds * 1000);
-  const tar = pack();
-  const chunks: Buffer[] = [];
-  tar.on('data', (chunk: unknown) => chunks.push(chunk as Buffer));
-  const ended = new Promise<void>((resolve, reject) => {
-    tar.on('end', resolve);
-    tar.on('error', reject);
-  });
-  for (const entry of withParents(entries, options.parents ?? true)) {
-    const header = { name: entry.name, mtime, uid: 0, gid: 0, uname: '', gname: '' };
-    if (entry.type === 'dir') {
-      await addEntry(tar, { ...header, type: 'directory', mode: entry.mode ?? 0o755 });
-    } else if (entry.type === 'symlink') {
-      await addEntry(tar, { ...header, type: 'symlink', linkname: entry.target, mode: 0o777 });
-    } else {
-      const body = 'source' in entry ? await readFile(entry.source) : Buffer.from(entry.content);
-      const own = entry.mtime === undefined ? {} : { mtime: new Date(entry.mtime * 1000) };
-      await addEntry(
-        tar,
-        { ...header, ...own, type: 'file', mode: entry.mode ?? 0o644, size: body.length },
-        body,
-      );
+  return tarBytes(async (tar) => {
+    for (const entry of withParents(entries, options.parents ?? true)) {
+      const header = { name: entry.name, mtime, uid: 0, gid: 0, uname: '', gname: '' };
+      if (entry.type === 'dir') {
+        await tar.add({ ...header, type: 'directory', mode: entry.mode ?? 0o755 });
+      } else if (entry.type === 'symlink') {
+        await tar.add({ ...header, type: 'symlink', linkname: entry.target, mode: 0o777 });
+      } else {
+        const body = 'source' in entry ? await readFile(entry.source) : Buffer.from(entry.content);
+        const own = entry.mtime === undefined ? {} : { mtime: new Date(entry.mtime * 1000) };
+        await tar.add(
+          { ...header, ...own, type: 'file', mode: entry.mode ?? 0o644, size: body.length },
+          body,
+        );
+      }
     }
-  }
-  tar.finalize();
-  await ended;
-  return Buffer.concat(chunks);
+  });
 }
 
 export function sha256(bytes: Uint8Array): string {
@@ -108,17 +99,4 @@ function withParents(entries: readonly LayerEntry[], parents: boolean): Named[] 
     }
   }
   return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-}
-
-function addEntry(
-  tar: ReturnType<typeof pack>,
-  header: Parameters<ReturnType<typeof pack>['entry']>[0],
-  body?: Buffer,
-) {
-  const name = header.type === 'directory' ? `${header.name}/` : header.name;
-  return new Promise<void>((resolve, reject) => {
-    const done = (error?: Error | null) => (error ? reject(error) : resolve());
-    if (body) tar.entry({ ...header, name }, body, done);
-    else tar.entry({ ...header, name }, done);
-  });
 }

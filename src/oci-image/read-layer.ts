@@ -1,7 +1,5 @@
 import { posix } from 'node:path';
-import { Readable } from 'node:stream';
-import { createGunzip } from 'node:zlib';
-import { extract, type Header } from 'tar-stream';
+import { readTar, type TarHeader } from '../archives/tar-reader.ts';
 import { RuleError } from '../errors.ts';
 
 /**
@@ -41,8 +39,9 @@ const WHITEOUT = '.wh.';
 const OPAQUE = '.wh..wh..opq';
 
 /**
- * Every entry of a layer blob (gzipped or plain tar), streamed: the tar is never whole in memory,
- * and a regular file's content is kept only when `keep` says so (else it is an empty buffer).
+ * Every entry of a layer blob (gzipped or plain tar), streamed through the one bounded tar reader
+ * (archives/tar-reader.ts): the tar is never whole in memory, and a regular file's content is kept
+ * only when `keep` says so (else it is an empty buffer).
  * Throws a RuleError naming the layer when the bytes are not a tar. Links are reported, never
  * followed: comparing a link means comparing its type and target.
  */
@@ -50,44 +49,31 @@ export async function readLayer(blob: Uint8Array, options: ReadLayerOptions): Pr
   const nodes: LayerNode[] = [];
   const max = options.maxBytes ?? MAX_KEPT;
   let kept = 0;
-  const reader = extract();
-  reader.on('entry', (header, stream, next) => {
-    const path = posix.join('/', header.name).replace(/(.)\/+$/, '$1');
-    const keep =
-      header.type === 'file' &&
-      (header.size ?? 0) <= (options.maxFileBytes ?? Number.POSITIVE_INFINITY) &&
-      (options.keep?.(path) ?? true);
-    const chunks: Buffer[] = [];
-    stream.on('data', (data: unknown) => {
-      if (!keep) return;
-      const chunk = data as Buffer;
-      kept += chunk.length;
-      if (kept > max) stream.destroy(new Error(`its files pass ${max} bytes`));
-      else chunks.push(chunk);
-    });
-    stream.on('end', () => {
-      let content = Buffer.concat(chunks);
-      if (keep && options.select && !options.select(path, content)) {
-        kept -= content.length;
-        content = Buffer.alloc(0);
+  try {
+    for await (const entry of readTar(blob)) {
+      const { header } = entry;
+      const path = posix.join('/', header.name).replace(/(.)\/+$/, '$1');
+      const keep =
+        header.type === 'file' &&
+        (header.size ?? 0) <= (options.maxFileBytes ?? Number.POSITIVE_INFINITY) &&
+        (options.keep?.(path) ?? true);
+      let content = Buffer.alloc(0);
+      if (keep) {
+        const chunks: Buffer[] = [];
+        for await (const chunk of entry.chunks()) {
+          kept += chunk.length;
+          if (kept > max) throw new Error(`its files pass ${max} bytes`);
+          chunks.push(chunk);
+        }
+        content = Buffer.concat(chunks);
+        if (options.select && !options.select(path, content)) {
+          kept -= content.length;
+          content = Buffer.alloc(0);
+        }
       }
       const node = nodeOf(header, path, content);
       if (node) nodes.push(node);
-      next();
-    });
-    stream.on('error', (error) => next(error));
-    stream.resume();
-  });
-  const bytes = Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength);
-  const gzipped = bytes[0] === 0x1f && bytes[1] === 0x8b;
-  try {
-    await new Promise<void>((resolve, reject) => {
-      reader.on('finish', resolve);
-      reader.on('error', reject);
-      const source = Readable.from([bytes]);
-      if (!gzipped) source.pipe(reader);
-      else source.pipe(createGunzip()).on('error', reject).pipe(reader);
-    });
+    }
   } catch (error) {
     throw new RuleError(
       'LAYER_INVALID',
@@ -100,7 +86,7 @@ export async function readLayer(blob: Uint8Array, options: ReadLayerOptions): Pr
   return nodes;
 }
 
-function nodeOf(header: Header, path: string, content: Buffer): LayerNode | undefined {
+function nodeOf(header: TarHeader, path: string, content: Buffer): LayerNode | undefined {
   const mode = (header.mode ?? 0o644) & 0o7777;
   const base = posix.basename(path);
   if (base === OPAQUE) return { type: 'opaque', path: posix.dirname(path) };
@@ -123,7 +109,7 @@ function nodeOf(header: Header, path: string, content: Buffer): LayerNode | unde
     case 'fifo':
       return { type: 'device', path, kind: 'fifo' };
     default:
-      // pax headers and GNU long names are folded in by tar-stream; anything else carries no file.
+      // pax headers and GNU long names are folded in by the tar reader; anything else carries no file.
       return undefined;
   }
 }

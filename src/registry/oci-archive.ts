@@ -4,7 +4,8 @@ import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, posix } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { extract, pack } from 'tar-stream';
+import { readTar } from '../archives/tar-reader.ts';
+import { TarWriter } from '../archives/tar-writer.ts';
 import { RuleError } from '../errors.ts';
 import { printable } from '../text/printable.ts';
 import { MAX_INDEX_BYTES } from './flat-layout-store.ts';
@@ -38,7 +39,7 @@ export async function layoutEntries(root: string): Promise<{ name: string; dir: 
 export async function packArchive(root: string, file: string): Promise<PackedArchive> {
   await mkdir(dirname(file), { recursive: true });
   const partial = `${file}.partial-${process.pid}`;
-  const tar = pack();
+  const tar = new TarWriter();
   const hash = createHash('sha256');
   let size = 0;
   const counting = new Transform({
@@ -48,33 +49,19 @@ export async function packArchive(root: string, file: string): Promise<PackedArc
       done(null, chunk);
     },
   });
-  const written = pipeline(tar, counting, createWriteStream(partial));
+  const written = pipeline(tar.output, counting, createWriteStream(partial));
   try {
     for (const entry of await layoutEntries(root)) {
-      const header = {
-        name: entry.dir ? `${entry.name}/` : entry.name,
-        mtime: FIXED_MTIME,
-        uid: 0,
-        gid: 0,
-        uname: '',
-        gname: '',
-      };
+      const header = { name: entry.name, mtime: FIXED_MTIME, uid: 0, gid: 0, uname: '', gname: '' };
       if (entry.dir) {
-        await new Promise<void>((resolve, reject) =>
-          tar.entry({ ...header, type: 'directory', mode: 0o755 }, (e) => (e ? reject(e) : resolve())),
-        );
+        await tar.add({ ...header, type: 'directory', mode: 0o755 });
         continue;
       }
       const path = join(root, entry.name);
       const { size: length } = await stat(path);
-      await new Promise<void>((resolve, reject) => {
-        const sink = tar.entry({ ...header, type: 'file', mode: 0o644, size: length }, (e) =>
-          e ? reject(e) : resolve(),
-        );
-        createReadStream(path).on('error', reject).pipe(sink);
-      });
+      await tar.add({ ...header, type: 'file', mode: 0o644, size: length }, createReadStream(path));
     }
-    tar.finalize();
+    tar.finish();
     await written;
     await rename(partial, file);
   } catch (error) {
@@ -100,54 +87,37 @@ const SMALL_FILES: Record<string, number> = { 'oci-layout': 4096, 'index.json': 
  */
 export async function unpackArchive(file: string, root: string): Promise<void> {
   await mkdir(root, { recursive: true });
-  const reader = extract();
-  const source = createReadStream(file);
-  source.on('error', (error) => reader.destroy(error));
-  source.pipe(reader);
-  // tar-stream fails a tar cut short inside an entry on the reader but leaves that entry's body
-  // open: each body is raced against the reader's failure, or it would wait for ever.
-  const failed = new Promise<never>((_, reject) => reader.once('error', reject));
-  failed.catch(() => {});
   const found = new Set<string>();
-  try {
-    // The async iterator is where every failure of the reader arrives, once (a truncated tar's
-    // "unexpected end of data" included): no error is left to surface unhandled elsewhere.
-    for await (const entry of reader) {
-      const { header } = entry;
-      const name = posix.normalize(header.name).replace(/\/+$/, '');
-      const kind =
-        header.type === 'directory'
-          ? LAYOUT_DIRS.has(name)
-          : header.type === 'file' && LAYOUT_FILES.test(name);
-      if (!kind)
-        throw new RuleError(
-          'ARCHIVE_ENTRY_REFUSED',
-          `${file}: entry "${printable(header.name)}" is not part of an OCI layout`,
-          {
-            hint: 'an archive of release mirror holds oci-layout, index.json and blobs/sha256/<digest> only; make it again with release mirror --to oci-archive:<file>',
-          },
-        );
-      const limit = SMALL_FILES[name];
-      if (limit !== undefined && (header.size ?? 0) > limit)
-        throw new RuleError(
-          'ARCHIVE_ENTRY_REFUSED',
-          `${file}: ${name} is ${header.size} bytes, over the ${limit}-byte limit`,
-          {
-            hint: 'the archive was not made by release mirror; do not load it',
-          },
-        );
-      found.add(name);
-      const path = join(root, name);
-      if (header.type === 'directory') {
-        entry.resume();
-        await mkdir(path, { recursive: true });
-        continue;
-      }
-      await mkdir(dirname(path), { recursive: true });
-      await Promise.race([pipeline(entry, createWriteStream(path)), failed]);
+  for await (const entry of readTar(createReadStream(file), { gzip: false })) {
+    const { header } = entry;
+    const name = posix.normalize(header.name).replace(/\/+$/, '');
+    const kind =
+      header.type === 'directory' ? LAYOUT_DIRS.has(name) : header.type === 'file' && LAYOUT_FILES.test(name);
+    if (!kind)
+      throw new RuleError(
+        'ARCHIVE_ENTRY_REFUSED',
+        `${file}: entry "${printable(header.name)}" is not part of an OCI layout`,
+        {
+          hint: 'an archive of release mirror holds oci-layout, index.json and blobs/sha256/<digest> only; make it again with release mirror --to oci-archive:<file>',
+        },
+      );
+    const limit = SMALL_FILES[name];
+    if (limit !== undefined && (header.size ?? 0) > limit)
+      throw new RuleError(
+        'ARCHIVE_ENTRY_REFUSED',
+        `${file}: ${name} is ${header.size} bytes, over the ${limit}-byte limit`,
+        {
+          hint: 'the archive was not made by release mirror; do not load it',
+        },
+      );
+    found.add(name);
+    const path = join(root, name);
+    if (header.type === 'directory') {
+      await mkdir(path, { recursive: true });
+      continue;
     }
-  } finally {
-    source.destroy();
+    await mkdir(dirname(path), { recursive: true });
+    await entry.pipeTo(createWriteStream(path));
   }
   const missing = ['oci-layout', 'index.json'].filter((f) => !found.has(f));
   if (missing.length)

@@ -1,16 +1,11 @@
 import { posix } from 'node:path';
-import { Readable } from 'node:stream';
-import { promisify } from 'node:util';
-import { gunzip } from 'node:zlib';
-import { extract } from 'tar-stream';
 import { SIGNATURE_SUFFIX, signatureFileText } from '../archives/archive-signature.ts';
+import { readTar } from '../archives/tar-reader.ts';
 import { restampCliArchive } from '../cli-package/restamp-archive.ts';
 import { CLI_ARCHIVE_INVALID, isReleaseError, RuleError } from '../errors.ts';
 import { createLayerFromTar, type Layer, type LayerEntry, packTar } from '../oci-image/layer.ts';
 import { companionSignatures, isArchivePath } from '../oci-image/version-layer.ts';
 import { formatByName, rewriteVersionFile, type VersionFileFormat } from '../reversion/version-files.ts';
-
-const gunzipAsync = promisify(gunzip);
 
 /** A version layer holds a few small files; anything bigger is not one we made. */
 export const MAX_VERSION_LAYER_BYTES = 32 * 1024 * 1024;
@@ -78,7 +73,7 @@ export async function restampVersionLayer(
       `the version layer is ${blob.length} bytes, too big to be one`,
     );
   }
-  const { entries, mtime } = await readLayer(Buffer.from(await gunzipAsync(blob)));
+  const { entries, mtime } = await readLayer(blob);
   const wanted = new Set(files);
   const signatures = new Set(companionSignatures(files));
   const restamped = new Map<string, { before: Buffer; after: Buffer }>();
@@ -121,7 +116,7 @@ export async function restampVersionLayer(
 /** The files of a version layer by path (a release's own archive and `.sig`, for verify). */
 export async function readVersionLayerFiles(blob: Uint8Array): Promise<Map<string, Buffer>> {
   if (blob.length > MAX_VERSION_LAYER_BYTES) return new Map();
-  const { entries } = await readLayer(Buffer.from(await gunzipAsync(blob)));
+  const { entries } = await readLayer(blob);
   return new Map(
     entries.flatMap((e) => (e.type === 'file' ? [[e.path, Buffer.from(e.content)] as const] : [])),
   );
@@ -166,39 +161,28 @@ type ReadEntry =
   | { type: 'file'; path: string; mode: number; content: Uint8Array }
   | { type: 'symlink'; path: string; target: string };
 
-/** The entries of an uncompressed tar, and the time of its first entry (the build's time). */
-async function readLayer(tar: Buffer): Promise<{ entries: ReadEntry[]; mtime: number }> {
+/** The entries of a gzipped layer, and the time of its first entry (the build's time). */
+async function readLayer(blob: Uint8Array): Promise<{ entries: ReadEntry[]; mtime: number }> {
   const entries: ReadEntry[] = [];
   let mtime: number | undefined;
-  const reader = extract();
-  reader.on('entry', (header, stream, next) => {
-    const chunks: Buffer[] = [];
-    stream.on('data', (chunk: unknown) => chunks.push(chunk as Buffer));
-    stream.on('end', () => {
+  try {
+    for await (const entry of readTar(blob, { gzip: true })) {
+      const { header } = entry;
       mtime ??= Math.floor((header.mtime?.getTime() ?? 0) / 1000);
       const path = `/${header.name.replace(/^\.?\/+/, '').replace(/\/+$/, '')}`;
       const mode = (header.mode ?? 0o644) & 0o7777;
       if (header.type === 'directory') entries.push({ type: 'dir', path, mode });
       else if (header.type === 'file')
-        entries.push({ type: 'file', path, mode, content: Buffer.concat(chunks) });
+        entries.push({ type: 'file', path, mode, content: await entry.bytes() });
       else if (header.type === 'symlink')
         entries.push({ type: 'symlink', path, target: header.linkname ?? '' });
-      else {
-        next(new Error(`unexpected ${header.type} entry ${path}`));
-        return;
-      }
-      next();
-    });
-    stream.resume();
-  });
-  await new Promise<void>((resolve, reject) => {
-    reader.on('finish', resolve);
-    reader.on('error', (error) =>
-      reject(
-        new RuleError('VERSION_LAYER_INVALID', `the version layer is not a readable tar: ${error.message}`),
-      ),
+      else throw new Error(`unexpected ${header.type} entry ${path}`);
+    }
+  } catch (error) {
+    throw new RuleError(
+      'VERSION_LAYER_INVALID',
+      `the version layer is not a readable tar: ${(error as Error).message}`,
     );
-    Readable.from([tar]).pipe(reader);
-  });
+  }
   return { entries, mtime: mtime ?? 0 };
 }

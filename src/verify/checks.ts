@@ -1,27 +1,27 @@
 import { DEFAULT_SKEW_POLICY, type SkewPolicy, type SkewVerdict } from '../version/skew.ts';
-import { checkApiWorker } from './check-api-worker.ts';
-import { checkCli } from './check-cli.ts';
-import { checkMinCliVersion } from './check-min-cli-version.ts';
-import { checkReadable } from './check-readable.ts';
-import { checkRegistry } from './check-registry.ts';
-import { checkSharedTag } from './check-shared-tag.ts';
-import { checkSignatures } from './check-signatures.ts';
-import { gradeDeployment } from './check-skew.ts';
-import { checkVersionQuality } from './check-version-quality.ts';
-import { checkWorkerEvidence } from './check-worker-evidence.ts';
+import { checkApiWorker } from './checks/check-api-worker.ts';
+import { checkCli } from './checks/check-cli.ts';
+import { checkMinCliVersion } from './checks/check-min-cli-version.ts';
+import { checkReadable } from './checks/check-readable.ts';
+import { checkRegistry } from './checks/check-registry.ts';
+import { checkSharedTag } from './checks/check-shared-tag.ts';
+import { checkSignatures } from './checks/check-signatures.ts';
+import { gradeDeployment } from './checks/check-skew.ts';
+import { checkVersionQuality } from './checks/check-version-quality.ts';
+import { checkWorkerEvidence } from './checks/check-worker-evidence.ts';
 import type { FixContext, Naming } from './fixes.ts';
 import { type Reference, referenceOf } from './reference.ts';
 import type { ArtifactName, Finding, ProbeResult, RegistryReading, SignatureReading } from './types.ts';
 
 // Each check lives in a file of its own (check-*.ts); this one runs them in the order an operator
 // fixes what they find. The checks are exported from here too, as they were before the split.
-export { API_WORKER_CONSEQUENCE, checkApiWorker } from './check-api-worker.ts';
-export { checkCli } from './check-cli.ts';
-export { checkMinCliVersion } from './check-min-cli-version.ts';
-export { checkReadable } from './check-readable.ts';
-export { checkSharedTag } from './check-shared-tag.ts';
-export { checkVersionQuality } from './check-version-quality.ts';
-export { checkWorkerEvidence } from './check-worker-evidence.ts';
+export { API_WORKER_CONSEQUENCE, checkApiWorker } from './checks/check-api-worker.ts';
+export { checkCli } from './checks/check-cli.ts';
+export { checkMinCliVersion } from './checks/check-min-cli-version.ts';
+export { checkReadable } from './checks/check-readable.ts';
+export { checkSharedTag } from './checks/check-shared-tag.ts';
+export { checkVersionQuality } from './checks/check-version-quality.ts';
+export { checkWorkerEvidence } from './checks/check-worker-evidence.ts';
 export { isComparable, type Reference, referenceOf } from './reference.ts';
 
 /** Everything the checks look at. Pure data: the probes have already done the IO. */

@@ -4,7 +4,7 @@ import { probeCli } from './probes/cli.ts';
 import { probeWeb } from './probes/web.ts';
 import { probeWorkerHealth } from './probes/worker-health.ts';
 import type { ArtifactName, NotChecked, ProbeResult } from './types.ts';
-import { deploymentEngine, type EngineTarget, nodesEngine } from './worker-engines.ts';
+import { deploymentEngine, type EngineTarget, nodesEngine, type WorkerEngine } from './worker-engines.ts';
 
 /** One deployment to check: the API's base URL and, optionally, where to read the others. */
 export interface VerifyTarget {
@@ -14,16 +14,26 @@ export interface VerifyTarget {
   /** The worker's full health URL (`http://host:8081/healthz`). */
   workerUrl?: string;
   /**
-   * Read the worker from its engine instead (`host`: `--docker-host`, else DOCKER_HOST): the
-   * engine's containers and Swarm services, or a Compose project's containers (`worker-engines.ts`).
+   * Read the worker from its engine instead: the engine's containers and Swarm services, a
+   * Compose project's containers, or whatever engine `engine.name` names (worker-engines.ts).
+   */
+  engine?: EngineTarget;
+  /**
+   * @deprecated The same as `engine`, under its first name (it held the Docker engine's address):
+   * read when `engine` is not given.
    */
   docker?: EngineTarget;
-  /** Also probe the API on every Swarm node's address (read from the engine of `docker`). */
+  /** Also probe the API on every node's address (read from the engine of `engine`, else the default Docker engine). */
   urlPerNode?: boolean;
 }
 
 export interface ProbeOptions {
   env: Record<string, string | undefined>;
+  /**
+   * The engines a target's worker may be read from (their entries' readers, src/deployment-targets/);
+   * default: the Docker engines (WORKER_ENGINES).
+   */
+  engines?: readonly WorkerEngine[];
   cwd: string;
   /** Deadline of each probe. */
   timeoutMs: number;
@@ -73,8 +83,9 @@ export async function probeDeployment(
   const probed: ArtifactName[] = ['api'];
   const pending: Promise<ProbeResult | ProbeResult[]>[] = [probeApi(target.url, http)];
   const reading = { env: options.env, timeoutMs: options.timeoutMs };
-  if (target.urlPerNode) pending.push(nodesEngine(target).readApiPerNode(target.url, reading, http));
-  const engine = deploymentEngine(target);
+  if (target.urlPerNode)
+    pending.push(nodesEngine(target, options.engines).readApiPerNode(target.url, reading, http));
+  const engine = deploymentEngine(target, options.engines);
 
   if (target.workerUrl) {
     probed.push('worker');

@@ -85,7 +85,7 @@ describe('report', () => {
 
 describe('the "why" labels', () => {
   it('name every finding code a check file gives, in words (not the code lower-cased)', () => {
-    const dir = dirname(fileURLToPath(import.meta.url));
+    const dir = join(dirname(fileURLToPath(import.meta.url)), 'checks');
     const files = readdirSync(dir).filter((f) => /^check-.*\.ts$/.test(f) && !f.endsWith('.test.ts'));
     const codes = new Set<string>(['API_UNREACHABLE', 'WORKER_UNREACHABLE', 'WEB_UNREACHABLE']);
     for (const file of files) {

@@ -1,3 +1,4 @@
+import { table } from '../console/table.ts';
 import type { CheckOutcome } from './checks.ts';
 import type { ProbedDeployment, VerifyTarget } from './probe-deployment.ts';
 import type {
@@ -314,15 +315,4 @@ export function renderFindings(findings: Finding[], indent: string): string[] {
 
 function short(digest: string): string {
   return digest.replace(/^(sha256:[0-9a-f]{12})[0-9a-f]*$/, '$1…');
-}
-
-/** Left-aligned columns, two spaces apart, the last one unpadded. */
-export function table(header: string[], rows: string[][]): string[] {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd();
-  return [line(header), ...rows.map(line)];
 }

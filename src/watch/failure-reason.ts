@@ -13,7 +13,7 @@ export const FAILURE_REASONS = [
 ] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
 
-/** Classify a probe's error message (verify's wording, see verify/http.ts) into one reason. */
+/** Classify a probe's error message (verify's wording, see http/bounded-get.ts) into one reason. */
 export function failureReason(error: string): FailureReason {
   if (/no answer within/.test(error)) return 'timeout';
   if (/cancelled|deadline/.test(error)) return 'deadline';

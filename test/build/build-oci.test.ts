@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BuildTiming } from '../../src/commands/build/build-timing.ts';
+import type { BuildTiming } from '../../src/build/build-timing.ts';
 import { MIN_CLI_VERSION } from '../../src/service/api/min-cli-version.ts';
 import { expectBuildTiming } from '../helpers/build-timing.ts';
 import { type Dockerd, startDockerd } from '../helpers/dockerd.ts';

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BuildTiming } from '../../src/commands/build/build-timing.ts';
+import type { BuildTiming } from '../../src/build/build-timing.ts';
 import { expectBuildTiming } from '../helpers/build-timing.ts';
 import { GitRepo } from '../helpers/git-repo.ts';
 import { jsonOf, runRelease } from '../helpers/run-release.ts';

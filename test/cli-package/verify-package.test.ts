@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { npmClient } from '../../src/cli-package/npm-client.ts';
 import { buildCliArchive } from '../../src/service/svc/build/build-cli-archive.ts';
-import { checkCliPackage } from '../../src/verify/check-cli-package.ts';
+import { checkCliPackage } from '../../src/verify/checks/check-cli-package.ts';
 import { probeCliPackage } from '../../src/verify/probes/cli-package.ts';
 import { type RunningNpmRegistry, startNpmRegistry } from '../helpers/npm-registry.ts';
 

@@ -6,7 +6,7 @@ import { vsasFromStore } from '../../src/evidence/read-vsa.ts';
 import { RegistryStore } from '../../src/registry/registry-store.ts';
 import { writeKeyPair } from '../../src/signing/key-files.ts';
 import { parsePrivateKey, parsePublicKey } from '../../src/signing/keys.ts';
-import { judgeVsas } from '../../src/verify/check-vsa.ts';
+import { judgeVsas } from '../../src/verify/checks/check-vsa.ts';
 import type { GitRepo } from '../helpers/git-repo.ts';
 import { type RunningRegistry, startRegistry } from '../helpers/registry.ts';
 import { runRelease } from '../helpers/run-release.ts';

@@ -7,7 +7,7 @@ import { vsasFromStore } from '../../src/evidence/read-vsa.ts';
 import { openStore } from '../../src/registry/open-store.ts';
 import { signImage } from '../../src/signing/image-signature.ts';
 import { generateSigningKeys, parsePrivateKey } from '../../src/signing/keys.ts';
-import { judgeVsas } from '../../src/verify/check-vsa.ts';
+import { judgeVsas } from '../../src/verify/checks/check-vsa.ts';
 import { makeImage, pushImage } from '../helpers/make-image.ts';
 
 // netbox-docker's shape: one image under a namespace (netboxcommunity/netbox) that three

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { BuildTiming } from '../../src/commands/build/build-timing.ts';
+import type { BuildTiming } from '../../src/build/build-timing.ts';
 
 /** What each kind of subject must have been timed on, at least. */
 const IMAGE_STEPS = ['recipe', 'layers', 'write', 'sbom and provenance', 'validate sbom', 'reversion'];

@@ -150,6 +150,87 @@ describe('the layering rules (npm run lint)', () => {
     expect(output).not.toContain('src/commands/upgrade/engines.ts');
   });
 
+  it('fail when verify imports upgrade or a command, even for a type, and allow the neutral folders', async () => {
+    const dir = project({
+      'src/verify/probes/worker.ts':
+        "import type { NodeView } from '../../upgrade/swarm/swarm-types.ts';\nexport type Node = NodeView;\n",
+      'src/upgrade/swarm/swarm-types.ts': 'export type NodeView = { id: string };\n',
+      'src/verify/report.ts':
+        "import { targets } from '../commands/verify/deployment-targets.ts';\nexport const report = targets;\n",
+      'src/commands/verify/deployment-targets.ts': 'export const targets = 1;\n',
+      'src/verify/checks.ts':
+        "import { run } from '../commands/upgrade/run-upgrade.ts';\nexport const checks = run;\n",
+      'src/commands/upgrade/run-upgrade.ts': 'export const run = 1;\n',
+      // What both read lives in neutral folders: verify may take it.
+      'src/verify/probes/api.ts':
+        "import { read } from '../../version-endpoint/api-version.ts';\nimport type { NodeView } from '../../deployment-engines/swarm/swarm-views.ts';\nexport const api = read;\nexport type N = NodeView;\n",
+      'src/version-endpoint/api-version.ts': 'export const read = 1;\n',
+      'src/deployment-engines/swarm/swarm-views.ts': 'export type NodeView = { id: string };\n',
+    });
+    const { code, output } = await cruise(dir);
+    expect(code).not.toBe(0);
+    expect(output).toContain(
+      'verify-knows-no-upgrade-or-command: src/verify/probes/worker.ts → src/upgrade/swarm/swarm-types.ts',
+    );
+    expect(output).toContain(
+      'verify-knows-no-upgrade-or-command: src/verify/report.ts → src/commands/verify/deployment-targets.ts',
+    );
+    expect(output).toContain(
+      'verify-knows-no-upgrade-or-command: src/verify/checks.ts → src/commands/upgrade/run-upgrade.ts',
+    );
+    expect(output).not.toContain('src/verify/probes/api.ts →');
+  });
+
+  it('fail when upgrade imports verify, at either layer, and allow the neutral folders', async () => {
+    const dir = project({
+      'src/commands/upgrade/swarm/upgrade-report.ts':
+        "import { table } from '../../../verify/report.ts';\nexport const report = table;\n",
+      'src/verify/report.ts': 'export const table = 1;\n',
+      'src/upgrade/swarm/convergence.ts':
+        "import type { Reading } from '../../verify/types.ts';\nexport type Converged = Reading;\n",
+      'src/verify/types.ts': 'export type Reading = { version: string };\n',
+      'src/commands/upgrade/read-api-version.ts':
+        "import { read } from '../../version-endpoint/api-version.ts';\nimport { table } from '../../console/table.ts';\nexport const api = [read, table];\n",
+      'src/version-endpoint/api-version.ts': 'export const read = 1;\n',
+      'src/console/table.ts': 'export const table = 1;\n',
+    });
+    const { code, output } = await cruise(dir);
+    expect(code).not.toBe(0);
+    expect(output).toContain(
+      'upgrade-knows-no-verify: src/commands/upgrade/swarm/upgrade-report.ts → src/verify/report.ts',
+    );
+    expect(output).toContain(
+      'upgrade-knows-no-verify: src/upgrade/swarm/convergence.ts → src/verify/types.ts',
+    );
+    expect(output).not.toContain('src/commands/upgrade/read-api-version.ts →');
+  });
+
+  it('fail when one command folder imports another, and allow the shared root and library folders', async () => {
+    const dir = project({
+      'src/commands/watch/run-watch.ts':
+        "import { targets } from '../verify/deployment-targets.ts';\nexport const watch = targets;\n",
+      'src/commands/verify/deployment-targets.ts': 'export const targets = 1;\n',
+      'src/commands/rehearse/rehearse-build-step.ts':
+        "import type { BuildTiming } from '../build/build-timing.ts';\nexport type T = BuildTiming;\n",
+      'src/commands/build/build-timing.ts': 'export type BuildTiming = { ms: number };\n',
+      // An engine's folder is its command's own; the root files and library folders are everyone's.
+      'src/commands/upgrade/swarm/swarm-engine.ts':
+        "import { run } from '../run-upgrade.ts';\nimport { ctx } from '../../command-context.ts';\nimport { t } from '../../../deployment-targets/deployment-targets.ts';\nexport const engine = [run, ctx, t];\n",
+      'src/commands/upgrade/run-upgrade.ts': 'export const run = 1;\n',
+      'src/commands/command-context.ts': 'export const ctx = 1;\n',
+      'src/deployment-targets/deployment-targets.ts': 'export const t = 1;\n',
+    });
+    const { code, output } = await cruise(dir);
+    expect(code).not.toBe(0);
+    expect(output).toContain(
+      'commands-stay-apart: src/commands/watch/run-watch.ts → src/commands/verify/deployment-targets.ts',
+    );
+    expect(output).toContain(
+      'commands-stay-apart: src/commands/rehearse/rehearse-build-step.ts → src/commands/build/build-timing.ts',
+    );
+    expect(output).not.toContain('src/commands/upgrade/swarm/swarm-engine.ts →');
+  });
+
   it('fail when dockerode is imported outside the Docker adapters, even for a type', async () => {
     const dockerode = "import Docker from 'dockerode';\nexport const client = Docker;\n";
     const dockerodeType = "import type Docker from 'dockerode';\nexport type Client = Docker;\n";

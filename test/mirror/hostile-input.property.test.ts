@@ -16,7 +16,7 @@ import { MEDIA_TYPES } from '../../src/registry/store.ts';
 import { SIGNATURE_ARTIFACT_TYPE } from '../../src/signing/image-signature.ts';
 import { writeKeyPair } from '../../src/signing/key-files.ts';
 import { type PublicSigningKey, parsePublicKey } from '../../src/signing/keys.ts';
-import { parseVersionDocument } from '../../src/verify/probes/api.ts';
+import { parseVersionDocument } from '../../src/version-endpoint/api-version.ts';
 
 // Generated hostile input for every parser of outside data a mirror or verify meets: the archive
 // reader (index.json, manifests, entries, truncations), the manifest and index parsers, the

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { BuildTiming } from '../../src/commands/build/build-timing.ts';
+import type { BuildTiming } from '../../src/build/build-timing.ts';
 import { expectBuildTiming } from '../helpers/build-timing.ts';
 import { jsonOf, type RunResult, runRelease } from '../helpers/run-release.ts';
 

@@ -1,5 +1,5 @@
 import type Docker from 'dockerode';
-import { extract } from 'tar-stream';
+import { readTar } from '../../archives/tar-reader.ts';
 import { ExternalError } from '../../errors.ts';
 import { createLayerFromTar } from '../../oci-image/layer.ts';
 import { putImage, type WrittenImage } from '../../oci-image/write-image.ts';
@@ -48,16 +48,7 @@ export async function exportToStore(
 
 async function readSave(stream: NodeJS.ReadableStream): Promise<Map<string, Buffer>> {
   const files = new Map<string, Buffer>();
-  const reader = extract();
-  const done = (async () => {
-    for await (const entry of reader) {
-      const chunks: Buffer[] = [];
-      for await (const chunk of entry) chunks.push(chunk as Buffer);
-      if (entry.header.type === 'file') files.set(entry.header.name, Buffer.concat(chunks));
-    }
-  })();
-  stream.on('error', (error) => reader.destroy(error as Error));
-  stream.pipe(reader as unknown as NodeJS.WritableStream);
-  await done;
+  for await (const entry of readTar(stream, { gzip: false }))
+    if (entry.header.type === 'file') files.set(entry.header.name, await entry.bytes());
   return files;
 }

@@ -1,4 +1,5 @@
 import { relative } from 'node:path';
+import { buildTiming, renderBuildTiming } from '../../build/build-timing.ts';
 import type { EngineName } from '../../build-engines/engine.ts';
 import { storeOpener } from '../../build-engines/store-cache.ts';
 import { cliArtifact } from '../../config/artifacts.ts';
@@ -14,7 +15,6 @@ import { baseContext, type GlobalOptions } from '../command-context.ts';
 import { printJson, printLine, warn } from '../output.ts';
 import { type BuildContext, imagesIn, imagesToBuild } from './build-context.ts';
 import { buildPipeline } from './build-pipeline.ts';
-import { buildTiming, renderBuildTiming } from './build-timing.ts';
 
 export async function runBuild(
   options: GlobalOptions & { engine?: EngineName; push?: boolean; only?: string },

@@ -1,4 +1,6 @@
 import { resolve } from 'node:path';
+import { readManifests } from '../../deployment-files/read-manifests.ts';
+import { manifestSources, releaseTarget } from '../../deployment-files/release-target.ts';
 import { RuleError } from '../../errors.ts';
 import { writeFilesAtomically } from '../../files/atomic-write.ts';
 import { sweepOwnTemporaries } from '../../files/own-temporaries.ts';
@@ -8,8 +10,6 @@ import { type BumpPlan, keyOf, type Place } from '../../gitops/gitops-types.ts';
 import { planBump } from '../../gitops/plan-bump.ts';
 import { baseContext, type GlobalOptions } from '../command-context.ts';
 import { printJson, printLine } from '../output.ts';
-import { readManifests } from './read-manifests.ts';
-import { manifestSources, releaseTarget } from './release-target.ts';
 
 export interface BumpFlags extends GlobalOptions {
   version?: string;

@@ -16,7 +16,6 @@ import type { RestampedImage } from '../../restamp/restamp-image.ts';
 import type { RebuildComparison } from '../../reversion/compare-rebuild.ts';
 import type { CliReversion } from '../../reversion/reversion-cli-archive.ts';
 import type { SigningKey } from '../../signing/keys.ts';
-import type { PromoteSigningFields } from '../sign/sign-context.ts';
 import type { PackagePromotion } from './package-promotion.ts';
 
 export interface PromoteContext extends BaseContext, PromoteSigningFields {
@@ -59,4 +58,15 @@ export interface PromoteContext extends BaseContext, PromoteSigningFields {
   imageRebuilds?: Record<string, RebuildComparison & { strategy: 'rebuild' | 'rewrite'; reason: string }>;
   /** Why the CLI is not published although `artifacts.cli.publish` is on (not an npm package). */
   cliNotPublished?: string;
+}
+
+/** The signing part of `release promote`'s context. */
+export interface PromoteSigningFields {
+  /** false with `--no-sign`: the rc channel then promotes unsigned, and says so in the record. */
+  sign?: boolean;
+  /** `--key <path>`, when given. */
+  keyPath?: string;
+  signingKey?: SigningKey;
+  /** What was signed or verified, for the output and the promotion entry of the record. */
+  signing?: PromotionSigning;
 }

@@ -1,7 +1,7 @@
+import { type BuildTiming, timingLines } from '../../build/build-timing.ts';
 import { INTERNAL } from '../../errors.ts';
 import type { StepReport } from '../../pipeline/step.ts';
 import { formatMs } from '../../pipeline/timings.ts';
-import { type BuildTiming, timingLines } from '../build/build-timing.ts';
 import type { RehearseContext } from './rehearse-context.ts';
 
 export interface RehearsalReport {

@@ -1,9 +1,9 @@
+import type { BuildTiming } from '../../build/build-timing.ts';
 import { imageOfRole } from '../../config/artifacts.ts';
 import { IMAGE_ROLES } from '../../config/constants.ts';
 import { RuleError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { openConfiguredStore } from '../../registry/open-store.ts';
-import type { BuildTiming } from '../build/build-timing.ts';
 import { REHEARSAL, type RehearseContext } from './rehearse-context.ts';
 import { releaseJson } from './release-json.ts';
 

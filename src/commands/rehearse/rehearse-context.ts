@@ -1,7 +1,7 @@
+import type { BuildTiming } from '../../build/build-timing.ts';
 import type { LocalNpmRegistry } from '../../cli-package/local-npm-registry.ts';
 import type { BaseContext } from '../../pipeline/context.ts';
 import type { LocalRegistry } from '../../registry/local-registry.ts';
-import type { BuildTiming } from '../build/build-timing.ts';
 import type { StartedContainer } from './start-released-container.ts';
 import type { StartedService } from './start-released-image.ts';
 

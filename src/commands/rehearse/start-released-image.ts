@@ -1,10 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, join, normalize } from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { createGunzip } from 'node:zlib';
-import { extract } from 'tar-stream';
+import { readTar } from '../../archives/tar-reader.ts';
 import type { ImageRole } from '../../config/constants.ts';
 import { ExternalError } from '../../errors.ts';
 import { type StartedProcess, startProcess } from '../../processes/start-process.ts';
@@ -89,31 +86,16 @@ export async function startReleasedImage(options: {
 
 /** Unpack the `app/` entries of a gzipped tar layer under `dir`; nothing may land outside it. */
 async function unpackApp(layer: Uint8Array, dir: string): Promise<void> {
-  const tar = extract();
-  tar.on('entry', (header, stream, next) => {
+  for await (const entry of readTar(layer, { gzip: true })) {
+    const { header } = entry;
     const path = normalize(header.name.replace(/^\.?\/+/, ''));
     const inside = path.startsWith('app/') || path === 'app';
-    if (!inside || path.split('/').includes('..')) {
-      stream.resume();
-      stream.on('end', next);
-      return;
-    }
+    if (!inside || path.split('/').includes('..')) continue;
     const target = join(dir, path);
-    if (header.type === 'directory') {
-      mkdir(target, { recursive: true }).then(() => {
-        stream.resume();
-        stream.on('end', next);
-      }, next);
-      return;
+    if (header.type === 'directory') await mkdir(target, { recursive: true });
+    else if (header.type === 'file') {
+      await mkdir(dirname(target), { recursive: true });
+      await entry.pipeTo(createWriteStream(target, { mode: header.mode ?? 0o644 }));
     }
-    if (header.type !== 'file') {
-      stream.resume();
-      stream.on('end', next);
-      return;
-    }
-    mkdir(dirname(target), { recursive: true })
-      .then(() => pipeline(stream, createWriteStream(target, { mode: header.mode ?? 0o644 })))
-      .then(() => next(), next);
-  });
-  await pipeline(Readable.from([Buffer.from(layer)]), createGunzip(), tar);
+  }
 }

@@ -1,6 +1,5 @@
 import type { ImageArtifact } from '../../config/schema.ts';
 import type { BaseContext } from '../../pipeline/context.ts';
-import type { PromotionSigning } from '../../record/release-record.ts';
 import type { ImageStore } from '../../registry/store.ts';
 import type { SigningKey } from '../../signing/keys.ts';
 import type { SignTarget } from '../../signing/sign-targets.ts';
@@ -29,14 +28,3 @@ export interface SigningFields {
 }
 
 export interface SignContext extends BaseContext, SigningFields {}
-
-/** The signing part of `release promote`'s context. */
-export interface PromoteSigningFields {
-  /** false with `--no-sign`: the rc channel then promotes unsigned, and says so in the record. */
-  sign?: boolean;
-  /** `--key <path>`, when given. */
-  keyPath?: string;
-  signingKey?: SigningKey;
-  /** What was signed or verified, for the output and the promotion entry of the record. */
-  signing?: PromotionSigning;
-}

@@ -1,4 +1,4 @@
-import { probeApi } from '../../verify/probes/api.ts';
+import { readApiVersion as readEndpoint } from '../../version-endpoint/api-version.ts';
 
 /**
  * What the API reports over `GET {url}/api/version`, on any engine: the one reading every upgrade
@@ -8,6 +8,6 @@ export async function readApiVersion(
   url: string,
   timeoutMs: number,
 ): Promise<{ version: string | undefined; minCliVersion: string | undefined; error: string | undefined }> {
-  const result = await probeApi(url, { timeoutMs });
+  const result = await readEndpoint(url, { timeoutMs });
   return { version: result.version, minCliVersion: result.minCliVersion, error: result.error };
 }

@@ -10,6 +10,7 @@ import { baseContext, type GlobalOptions } from '../command-context.ts';
 import { raiseCliMinimumAfterRun } from './cli-minimum-check.ts';
 import { selectEngine } from './engines.ts';
 import { finishUpgrade } from './finish-upgrade.ts';
+import type { ProveDeployment } from './prove-deployment.ts';
 
 /**
  * The flags every engine shares; each engine's own (`--compose`, `--docker-host`) come from its
@@ -29,7 +30,7 @@ export interface UpgradeFlags extends GlobalOptions {
   requireCliCompatible?: boolean;
 }
 
-export async function runUpgrade(flags: UpgradeFlags): Promise<void> {
+export async function runUpgrade(flags: UpgradeFlags, proveDeployment: ProveDeployment): Promise<void> {
   const base = await baseContext(flags);
   const tag = checkedTag(flags.to);
   const deployment = flags.deployment
@@ -98,6 +99,7 @@ export async function runUpgrade(flags: UpgradeFlags): Promise<void> {
     rollbackTimeoutMs: flags.rollbackTimeout,
     monitorMs: flags.monitor,
     requireCliCompatible: Boolean(flags.requireCliCompatible),
+    proveDeployment,
   });
   ctx.outcome = decideOutcome({
     plan,

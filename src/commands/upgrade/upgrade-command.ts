@@ -1,9 +1,14 @@
 import type { Command } from 'commander';
 import { engineOptions, enginesTitle } from './engines.ts';
 import { collect, positiveInt, wholeNumber } from './option-parsers.ts';
+import type { ProveDeployment } from './prove-deployment.ts';
 import type { UpgradeFlags } from './run-upgrade.ts';
 
-export function upgradeCommand(program: Command): void {
+/**
+ * `release upgrade`. `loadProof` brings the verify checks the upgrade proves itself with (the
+ * program hands in verify's, src/cli/commands.ts): loaded only when a proof runs.
+ */
+export function upgradeCommand(program: Command, loadProof: () => Promise<ProveDeployment>): void {
   const command = program
     .command('upgrade')
     .description(
@@ -30,6 +35,8 @@ export function upgradeCommand(program: Command): void {
     .option('--dry-run', 'print the plan, change nothing')
     .action(async (options: UpgradeFlags, command: Command) => {
       const { runUpgrade } = await import('./run-upgrade.ts');
-      await runUpgrade({ ...command.optsWithGlobals(), ...options });
+      await runUpgrade({ ...command.optsWithGlobals(), ...options }, async (request) =>
+        (await loadProof())(request),
+      );
     });
 }

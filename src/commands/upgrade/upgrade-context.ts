@@ -4,6 +4,7 @@ import type { PublicSigningKey } from '../../signing/keys.ts';
 import type { CliMinimumChange } from '../../upgrade/cli-minimum.ts';
 import type { ServiceRole, TargetImage, UpgradeFailure } from '../../upgrade/deployment-types.ts';
 import type { Proof, RestoreResult, UpgradeOutcome } from '../../upgrade/upgrade-outcome.ts';
+import type { ProveDeployment } from './prove-deployment.ts';
 
 /**
  * What every upgrade run carries, whatever the engine (swarm/swarm-context.ts,
@@ -32,6 +33,8 @@ export interface UpgradeRunContext extends BaseContext {
   /** Deadline of each single probe (an HTTP GET, an engine read). */
   probeTimeoutMs: number;
   requireCliCompatible: boolean;
+  /** The verify checks the proof steps run (handed in by the program: upgrade imports no verify). */
+  proveDeployment: ProveDeployment;
   startedAt: number;
   /** Filled by the steps, in order. */
   targets?: TargetImage[];

@@ -25,6 +25,7 @@ export type UpgradeInput = Pick<
   | 'rollbackTimeoutMs'
   | 'monitorMs'
   | 'requireCliCompatible'
+  | 'proveDeployment'
 > & {
   base: BaseContext;
   flags: EngineFlags;

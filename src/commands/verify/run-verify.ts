@@ -2,6 +2,16 @@ import { hasWebClient, imageArtifacts, imageOfRole } from '../../config/artifact
 import { roleCommands } from '../../config/role-of-command.ts';
 import { SERVER_VERSION_VARIABLE, serverVersionVariables } from '../../config/version-variables.ts';
 import { currentIo } from '../../console/cli-io.ts';
+import { table } from '../../console/table.ts';
+import { checkedExpect } from '../../deployment-targets/checked-expect.ts';
+import { given } from '../../deployment-targets/deployment-engine-entry.ts';
+import {
+  type DeploymentFlags,
+  deploymentTargets,
+  engineFlags,
+  type TargetWording,
+  targetReaders,
+} from '../../deployment-targets/deployment-targets.ts';
 import { ExternalError, RuleError, UsageError } from '../../errors.ts';
 import type { VsaCheck } from '../../evidence/vsa-checks.ts';
 import type { BaseContext } from '../../pipeline/context.ts';
@@ -9,22 +19,13 @@ import { runPipeline } from '../../pipeline/runner.ts';
 import type { ImageStore } from '../../registry/store.ts';
 import { type FleetReport, verifyFleet } from '../../verify/fleet.ts';
 import type { VerifyTarget } from '../../verify/probe-deployment.ts';
-import {
-  exitCodeOf,
-  type FailOn,
-  renderFindings,
-  renderReport,
-  reportJson,
-  table,
-} from '../../verify/report.ts';
+import { exitCodeOf, type FailOn, renderFindings, renderReport, reportJson } from '../../verify/report.ts';
+import { serviceNaming } from '../../verify/service-naming.ts';
 import type { DeploymentReport } from '../../verify/types.ts';
 import type { VerifyOptions } from '../../verify/verify-deployment.ts';
-import { parseVersion } from '../../version/parse.ts';
 import type { GlobalOptions } from '../command-context.ts';
 import { baseContext } from '../command-context.ts';
 import { printJson, printLine, warn } from '../output.ts';
-import { type DeploymentFlags, deploymentTargets, type TargetWording } from './deployment-targets.ts';
-import { serviceNaming } from './service-naming.ts';
 import type { VerifyContext } from './verify-context.ts';
 import { verifyPipeline } from './verify-pipeline.ts';
 
@@ -89,7 +90,8 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
 
 /** `--manifests [dir]`: the deployment files carry the release, checked offline. */
 async function verifyManifestFiles(flags: VerifyFlags, dir: string | true): Promise<void> {
-  if (flags.url || flags.all || flags.docker || flags.dockerHost || flags.registry !== undefined)
+  const live = [flags.url, flags.all, ...engineFlags().map((f) => flags[f])].some(given);
+  if (live || flags.registry !== undefined)
     throw new UsageError('VERIFY_MANIFESTS_WITH_TARGET', '--manifests checks files, not a live deployment', {
       hint: 'run release verify --manifests <dir> on its own (add --expect <tag> to check another tag)',
     });
@@ -181,6 +183,7 @@ async function verifyAll(flags: VerifyFlags, base: BaseContext, options: VerifyO
   const fleetTargets = await deploymentTargets(flags, base, VERIFY_TARGETS);
   const fleet = await verifyFleet(fleetTargets, {
     ...options,
+    ...(await targetReaders(fleetTargets)),
     concurrency: flags.concurrency,
     targetTimeoutMs: flags.targetTimeout,
   });
@@ -200,6 +203,7 @@ async function verifyOne(
   { api, worker, web }: RoleImages,
 ): Promise<void> {
   const [target] = (await deploymentTargets(flags, base, VERIFY_TARGETS)) as [VerifyTarget];
+  Object.assign(options, await targetReaders([target]));
   // Without --docker, --registry still checks each release image against its rc; the
   // running digests are compared only when an engine was read.
   // Signatures live in the store: --require-signature reads the config's registry.
@@ -333,16 +337,6 @@ async function openRegistry(
     insecure: base.config.insecureRegistries,
     timeoutMs,
   });
-}
-
-export function checkedExpect(tag: string): string {
-  const kind = parseVersion(tag).kind;
-  if (kind === 'invalid' || kind === 'unknown' || kind === 'hash') {
-    throw new UsageError('VERIFY_BAD_EXPECT', `--expect "${tag}" is not a release tag`, {
-      hint: 'give the tag the deployment should run, like --expect v1.4.0',
-    });
-  }
-  return tag;
 }
 
 function fleetJson(fleet: FleetReport) {

@@ -1,7 +1,7 @@
 import { imageArtifacts } from '../../config/artifacts.ts';
 import type { Step } from '../../pipeline/step.ts';
-import { checkEvidence, type ExpectedSet } from '../../verify/check-evidence.ts';
-import { checkProvenance } from '../../verify/check-provenance.ts';
+import { checkEvidence, type ExpectedSet } from '../../verify/checks/check-evidence.ts';
+import { checkProvenance } from '../../verify/checks/check-provenance.ts';
 import { checkDeployment } from '../../verify/checks.ts';
 import { buildReport } from '../../verify/report.ts';
 import type { VerifyContext } from './verify-context.ts';

@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { deploymentOptions } from '../../deployment-targets/deployment-options.ts';
 import { VSA_CHECKS } from '../../evidence/vsa-checks.ts';
-import { deploymentOptions } from './deployment-options.ts';
 import type { VerifyFlags } from './run-verify.ts';
 
 export function verifyCommand(program: Command): void {

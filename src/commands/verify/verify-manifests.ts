@@ -1,9 +1,9 @@
+import { readManifests } from '../../deployment-files/read-manifests.ts';
+import { manifestSources, releaseTarget } from '../../deployment-files/release-target.ts';
 import { manifestFindings, manifestRows } from '../../gitops/manifest-findings.ts';
 import { planBump } from '../../gitops/plan-bump.ts';
 import { exitCodeOf, renderReport, reportJson } from '../../verify/report.ts';
 import type { DeploymentReport } from '../../verify/types.ts';
-import { readManifests } from '../bump/read-manifests.ts';
-import { manifestSources, releaseTarget } from '../bump/release-target.ts';
 import { baseContext, type GlobalOptions } from '../command-context.ts';
 import { printJson, printLine } from '../output.ts';
 

@@ -1,7 +1,7 @@
 import { npmClient } from '../../cli-package/npm-client.ts';
 import { cliArtifact } from '../../config/artifacts.ts';
 import type { Step } from '../../pipeline/step.ts';
-import { checkCliPackage } from '../../verify/check-cli-package.ts';
+import { checkCliPackage } from '../../verify/checks/check-cli-package.ts';
 import { probeCliPackage } from '../../verify/probes/cli-package.ts';
 import { buildReport } from '../../verify/report.ts';
 import { imageTagOf } from '../../version/image-tag.ts';

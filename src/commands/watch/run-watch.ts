@@ -1,11 +1,19 @@
 import { hasWebClient, imageOfRole } from '../../config/artifacts.ts';
 import { roleCommands } from '../../config/role-of-command.ts';
 import { SERVER_VERSION_VARIABLE, serverVersionVariables } from '../../config/version-variables.ts';
+import { checkedExpect } from '../../deployment-targets/checked-expect.ts';
+import {
+  type DeploymentFlags,
+  deploymentTargets,
+  type TargetWording,
+  targetReaders,
+} from '../../deployment-targets/deployment-targets.ts';
 import { ExternalError, RuleError, UsageError } from '../../errors.ts';
 import type { BaseContext } from '../../pipeline/context.ts';
 import { isPortClash } from '../../processes/free-port.ts';
 import { onStop, stopCleanly } from '../../processes/interrupt.ts';
 import { exitCodeOf, type FailOn, renderFindings, reportJson, verdictLine } from '../../verify/report.ts';
+import { serviceNaming } from '../../verify/service-naming.ts';
 import type { DeploymentReport } from '../../verify/types.ts';
 import { FlapGuard } from '../../watch/flap-guard.ts';
 import { WatchMetrics } from '../../watch/metrics.ts';
@@ -15,9 +23,6 @@ import { statusDocument } from '../../watch/status-json.ts';
 import { loopRounds, parseDuration } from '../../watch/watch-loop.ts';
 import { baseContext, type GlobalOptions } from '../command-context.ts';
 import { printJson, printLine } from '../output.ts';
-import { type DeploymentFlags, deploymentTargets, type TargetWording } from '../verify/deployment-targets.ts';
-import { checkedExpect } from '../verify/run-verify.ts';
-import { serviceNaming } from '../verify/service-naming.ts';
 
 export interface WatchFlags extends GlobalOptions, DeploymentFlags {
   listen?: string;
@@ -90,6 +95,7 @@ export async function runWatch(flags: WatchFlags): Promise<void> {
     targetTimeoutMs: flags.targetTimeout,
     roundTimeoutMs: flags.roundTimeout ?? Math.max(2_000, intervalMs),
     ...(expect !== undefined ? { expect } : {}),
+    ...(await targetReaders(targets)),
   };
   const guard = new FlapGuard();
 

@@ -1,5 +1,5 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { deploymentOptions } from '../verify/deployment-options.ts';
+import { deploymentOptions } from '../../deployment-targets/deployment-options.ts';
 import type { WatchFlags } from './run-watch.ts';
 
 export function watchCommand(program: Command): void {

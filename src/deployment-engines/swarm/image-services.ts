@@ -1,8 +1,8 @@
 import type { DockerClient } from '../../docker-client/connect.ts';
 import { firstEnvValue, OCI_VERSION_LABEL, repoDigestOf } from '../../docker-client/container-facts.ts';
 import { isImageOf, splitImageRef } from '../../registry/image-ref.ts';
-import type { NodeView } from '../../upgrade/swarm/swarm-types.ts';
 import { listNodes, listTasks, type SwarmTask } from './swarm.ts';
+import type { NodeView } from './swarm-views.ts';
 
 /** One Swarm service of an image, read from its spec, with each place it carries a version. */
 export interface ImageService {

@@ -1,6 +1,6 @@
 import type Docker from 'dockerode';
 import { ExternalError, UsageError } from '../../errors.ts';
-import type { NodeView, ServiceSpec, TaskView } from '../../upgrade/swarm/swarm-types.ts';
+import type { NodeView, ServiceSpec, TaskView } from './swarm-views.ts';
 
 /**
  * Docker Swarm, one small function per question (np's git-util style): inspect a service, update

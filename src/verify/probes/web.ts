@@ -1,8 +1,8 @@
+import { boundedGet, joinUrl } from '../../http/bounded-get.ts';
 import { printable } from '../../text/printable.ts';
-import { boundedGet, joinUrl } from '../http.ts';
+import type { HttpProbeOptions } from '../../version-endpoint/api-version.ts';
+import { versionReading } from '../../version-endpoint/version-reading.ts';
 import type { ProbeResult } from '../types.ts';
-import type { HttpProbeOptions } from './api.ts';
-import { versionReading } from './version-reading.ts';
 
 // Attribute order and quoting vary between builds and minifiers; both orders are accepted.
 const META_NAME_FIRST =

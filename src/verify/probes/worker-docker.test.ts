@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ImageService } from '../../deployment-engines/swarm/image-services.ts';
-import type { NodeView } from '../../upgrade/swarm/swarm-types.ts';
-import { serviceReadings, workerVersionOf } from './worker-docker.ts';
+import type { NodeView } from '../../deployment-engines/swarm/swarm-views.ts';
+import { workerVersionOf } from '../../docker-client/container-facts.ts';
+import { serviceReadings } from './worker-docker.ts';
 
 describe('workerVersionOf', () => {
   it('prefers SERVICE_VERSION, then the OCI label, then a version tag', () => {

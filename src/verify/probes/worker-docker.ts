@@ -1,13 +1,12 @@
-import { namesVersion } from '../../channels/tags.ts';
 import { type RoleCommand, roleOfCommand } from '../../config/role-of-command.ts';
 import { type ImageService, readImageServices } from '../../deployment-engines/swarm/image-services.ts';
 import type { SwarmTask } from '../../deployment-engines/swarm/swarm.ts';
-import { firstEnvValue, OCI_VERSION_LABEL } from '../../docker-client/container-facts.ts';
+import type { NodeView } from '../../deployment-engines/swarm/swarm-views.ts';
+import { firstEnvValue, workerVersionOf } from '../../docker-client/container-facts.ts';
 import { dockerClientAt, engineAddress } from '../../docker-client/engine-address.ts';
 import { type ImageContainer, readImageContainers } from '../../docker-client/image-containers.ts';
 import { splitImageRef } from '../../registry/image-ref.ts';
 import { printable } from '../../text/printable.ts';
-import type { NodeView } from '../../upgrade/swarm/swarm-types.ts';
 import { type SwarmTaskReading, swarmNodeReadings } from '../swarm-node-readings.ts';
 import type { ArtifactName, ProbeResult } from '../types.ts';
 
@@ -237,24 +236,6 @@ function reading(found: Found): Read {
     evidence,
     running: found.running,
   };
-}
-
-/**
- * Which of the places a container carries a version counts: `SERVICE_VERSION` (what the worker
- * itself reports), then the OCI version label baked in at build, then the image tag unless it is a
- * floating one (`latest`, `dev`) that names no version. None of them: `unknown`.
- */
-export function workerVersionOf(
-  evidence: { env?: string; label?: string; tag?: string },
-  envName = 'SERVICE_VERSION',
-): {
-  version: string;
-  from: string;
-} {
-  if (evidence.env) return { version: evidence.env, from: envName };
-  if (evidence.label) return { version: evidence.label, from: `label ${OCI_VERSION_LABEL}` };
-  if (evidence.tag && namesVersion(evidence.tag)) return { version: evidence.tag, from: 'image tag' };
-  return { version: 'unknown', from: 'no SERVICE_VERSION, no version label, no version tag' };
 }
 
 function failed(name: ArtifactName, source: string, error: string): ProbeResult {

@@ -1,8 +1,8 @@
+import { boundedGet } from '../../http/bounded-get.ts';
 import { printable } from '../../text/printable.ts';
-import { boundedGet } from '../http.ts';
+import type { HttpProbeOptions } from '../../version-endpoint/api-version.ts';
+import { versionReading } from '../../version-endpoint/version-reading.ts';
 import type { ProbeResult } from '../types.ts';
-import type { HttpProbeOptions } from './api.ts';
-import { versionReading } from './version-reading.ts';
 
 /** The worker from its health endpoint: `GET <url>` -> `{"version": ..., "status": "ok"}`. */
 export async function probeWorkerHealth(url: string, options: HttpProbeOptions): Promise<ProbeResult> {

@@ -1,4 +1,4 @@
-import { table } from '../../../verify/report.ts';
+import { table } from '../../../console/table.ts';
 import { outcomeHead, outcomeLines, outcomeResult, outcomeTail, shortDigest } from '../report-parts.ts';
 import type { ComposeUpgradeContext } from './compose-context.ts';
 

@@ -1,10 +1,9 @@
 import { listNodes, listTasks, readContainer } from '../../../deployment-engines/swarm/swarm.ts';
 import type { DockerClient } from '../../../docker-client/connect.ts';
-import { OCI_VERSION_LABEL } from '../../../docker-client/container-facts.ts';
+import { OCI_VERSION_LABEL, workerVersionOf } from '../../../docker-client/container-facts.ts';
 import { splitImageRef } from '../../../registry/image-ref.ts';
 import type { ServiceRole } from '../../../upgrade/deployment-types.ts';
 import type { Proof } from '../../../upgrade/upgrade-outcome.ts';
-import { workerVersionOf } from '../../../verify/probes/worker-docker.ts';
 import { verifyChecks } from '../verify-checks.ts';
 import type { SwarmUpgradeContext } from './swarm-context.ts';
 
@@ -63,7 +62,7 @@ export async function readTaskVersions(
  * only name those are a lost node's, which the outcome tells apart (upgrade-outcome.ts).
  */
 export async function proveInStep(ctx: SwarmUpgradeContext, expect: string | undefined): Promise<Proof> {
-  const proof = await verifyChecks(ctx, { docker: { host: ctx.dockerHost } }, expect);
+  const proof = await verifyChecks(ctx, { engine: { host: ctx.dockerHost } }, expect);
   const lostNodes = (await listNodes(ctx.docker).catch(() => []))
     .filter((n) => n.state !== 'ready')
     .map((n) => n.name);

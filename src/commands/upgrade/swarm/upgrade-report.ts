@@ -1,5 +1,5 @@
+import { table } from '../../../console/table.ts';
 import { nodeTrouble, tagOf } from '../../../upgrade/swarm/node-report.ts';
-import { table } from '../../../verify/report.ts';
 import { outcomeHead, outcomeLines, outcomeResult, outcomeTail, shortDigest } from '../report-parts.ts';
 import { MIN_CLI_LABEL } from '../resolve-targets-step.ts';
 import type { SwarmUpgradeContext } from './swarm-context.ts';
