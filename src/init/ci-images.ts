@@ -106,8 +106,11 @@ export function ciImages(
     const chained: Record<string, string> = {};
     for (const [name, value] of Object.entries(build.buildArgs)) {
       if (isVersionValue(value)) versionArgs.push(name);
-      else if (localTags.has(value)) chained[name] = value;
-      else if (!value.includes('${{') && !value.includes('$')) args[name] = value;
+      else if (localTags.has(value)) {
+        // Kept as written (the build needs a value), and said: the CI builds that image first.
+        chained[name] = value;
+        args[name] = value;
+      } else if (!value.includes('${{') && !value.includes('$')) args[name] = value;
     }
     const same = out.images.find((i) =>
       line

@@ -287,7 +287,7 @@ function imageArtifact(
     if (candidate.buildArgs) value['buildArgs'] = candidate.buildArgs;
     for (const [arg, image] of Object.entries(candidate.source?.chained ?? {}))
       plan.todo.push(
-        `${at}.buildArgs.${arg}: the repository's CI sets it to ${image}, an image another of its builds makes first; build that one and give its reference here`,
+        `${at}.buildArgs.${arg}: the repository's CI sets it to ${image}, an image another of its builds makes first (kept as written): build that one before it, or give the reference of a released one`,
       );
     // BASE_IMAGE is the one release build sets itself (the config's base).
     for (const arg of candidate.source?.dockerfile?.facts.fromArgs ?? [])

@@ -153,6 +153,8 @@ export const GO_SERVICE: Shape = {
     'build/package/frontend.dockerfile':
       'FROM node:20-alpine AS build\nWORKDIR /app\nCOPY frontend .\nRUN npm ci && npm run build\nFROM nginx:alpine\nCOPY --from=build /app/dist /usr/share/nginx/html\n',
     'build/package/e2e-python.dockerfile': 'FROM python:3.12\nCOPY sdks/python /sdk\n',
+    'build/package/lite.dockerfile':
+      'ARG RELAY_API_IMAGE\nFROM $RELAY_API_IMAGE AS api\nFROM alpine:3.20\nCOPY --from=api /relay/relay-api /relay/\nCMD ["/relay/relay-api"]\n',
     'frontend/package.json': JSON.stringify({ name: 'relay-frontend', scripts: { build: 'vite build' } }),
     'examples/python/quickstart/pyproject.toml':
       '[project]\nname = "relay-quickstart"\nversion = "0.1.0"\n[project.scripts]\nsimple = "quickstart.simple:main"\nworker = "quickstart.worker:main"\n',
@@ -170,6 +172,13 @@ ${serverJob('relay-api', 'api')}${serverJob('relay-engine', 'engine')}${serverJo
       - run: |
           docker build -f ./build/package/frontend.dockerfile -t ghcr.io/acme/relay/relay-frontend:\${GITHUB_REF_NAME} .
           docker push ghcr.io/acme/relay/relay-frontend:\${GITHUB_REF_NAME}
+  relay-lite:
+    runs-on: ubuntu-latest
+    steps:
+      - run: |
+          docker build -f ./build/package/servers.dockerfile --build-arg SERVER_TARGET=api -t relay-api-tmp .
+          docker build -f ./build/package/lite.dockerfile --build-arg RELAY_API_IMAGE=relay-api-tmp -t ghcr.io/acme/relay/relay-lite:\${GITHUB_REF_NAME} .
+          docker push ghcr.io/acme/relay/relay-lite:\${GITHUB_REF_NAME}
   e2e-python:
     runs-on: ubuntu-latest
     steps:
