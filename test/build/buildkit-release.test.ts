@@ -17,10 +17,11 @@ import { type RunningContainer, runContainer } from './containers.ts';
 // guarding the architecture, `RUN --mount=type=cache`, `COPY --chmod=755`, and the service's own
 // version variable as a build arg baked into a version.json the config declares. Then a signed
 // rc, a release from the rc, containers of the released images and `release verify --docker
-// --registry` in step.
+// --registry` in step. The project's tags are CalVer without a `v`, and every tag keeps that
+// spelling.
 
-const RC = 'v2026.7.0-rc.1';
-const RELEASE = 'v2026.7.0';
+const RC = '2026.7.0-rc.1';
+const RELEASE = '2026.7.0';
 const BASE = 'acme/node:22-slim';
 const PASSPHRASE = 'buildkit-release-passphrase';
 
@@ -218,6 +219,8 @@ describe('a multi-target BuildKit Dockerfile from build to a verified release', 
       for (const name of ['api', 'worker']) {
         const tags = await store.listTags(`acme-${name}`);
         expect(tags, name).toEqual(expect.arrayContaining([RC, RELEASE, 'latest']));
+        expect(tags, name).not.toContain(`v${RELEASE}`);
+        expect(tags, name).not.toContain(`v${RC}`);
         expect((await store.resolve(`acme-${name}`, RC))?.digest).toBe(build.images[name]!.digest);
         const rc = await filesOf(`acme-${name}`, RC);
         const released = await filesOf(`acme-${name}`, RELEASE);
