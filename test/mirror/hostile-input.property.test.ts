@@ -218,7 +218,9 @@ describe('hostile input is refused as documented', () => {
       fc.asyncProperty(archive, async (a) => {
         const dir = join(work, `a${n++}`);
         mkdirSync(dir);
-        const files: { name: string; body: Buffer }[] = [{ name: 'oci-layout', body: Buffer.from('{}') }];
+        const files: { name: string; body: Buffer }[] = [
+          { name: 'oci-layout', body: Buffer.from('{"imageLayoutVersion":"1.0.0"}') },
+        ];
         const digests = a.blobs.map((text) => {
           const body = Buffer.from(text);
           files.push({ name: `blobs/sha256/${sha256Digest(body).slice(7)}`, body });

@@ -1,4 +1,5 @@
-import { spelledTagIn } from '../../registry/spelled-tag.ts';
+import { spelledTagReadIn } from '../../registry/spelled-tag.ts';
+import type { Descriptor } from '../../registry/store.ts';
 import { referenceOf } from '../../verify/checks.ts';
 import { imageTagOf } from '../../version/image-tag.ts';
 import type { Version } from '../../version/kinds.ts';
@@ -26,9 +27,22 @@ export async function storeTagOf(ctx: VerifyContext, version: Version): Promise<
   const repository = ctx.options.images.api ?? Object.values(ctx.options.images)[0];
   if (!ctx.store || repository === undefined) return tag;
   ctx.storeTags ??= new Map();
-  const known = ctx.storeTags.get(tag) ?? (await spelledTagIn(ctx.store, repository, tag));
-  ctx.storeTags.set(tag, known);
-  return known;
+  const known = ctx.storeTags.get(tag);
+  if (known !== undefined) return known;
+  const read = await spelledTagReadIn(ctx.store, repository, tag);
+  ctx.storeTags.set(tag, read.tag);
+  ctx.storeTagReads ??= new Map();
+  if (read.descriptor) ctx.storeTagReads.set(tagKey(repository, read.tag), read.descriptor);
+  return read.tag;
+}
+
+/** What finding the spelling already read of `repository:tag`, so the tag is not asked for twice. */
+export function storeTagRead(ctx: VerifyContext, repository: string, tag: string): Descriptor | undefined {
+  return ctx.storeTagReads?.get(tagKey(repository, tag));
+}
+
+function tagKey(repository: string, tag: string): string {
+  return `${repository}\0${tag}`;
 }
 
 /** One image of the deployment to check in the store, with the containers that run it. */

@@ -1,5 +1,5 @@
 import type { BaseContext } from '../../pipeline/context.ts';
-import type { ImageStore } from '../../registry/store.ts';
+import type { Descriptor, ImageStore } from '../../registry/store.ts';
 import type { PublicSigningKey, SigningKey } from '../../signing/keys.ts';
 import type { CheckOutcome } from '../../verify/checks.ts';
 import type { ProbedDeployment, VerifyTarget } from '../../verify/probe-deployment.ts';
@@ -48,4 +48,6 @@ export interface VerifyContext extends BaseContext {
   report?: DeploymentReport;
   /** The version's tag as the store spells it (`v2026.7.0` asked, `2026.7.0` there), once read. */
   storeTags?: Map<string, string>;
+  /** The descriptor that spelling was found by, per `repository\0tag`: read once, used again. */
+  storeTagReads?: Map<string, Descriptor>;
 }

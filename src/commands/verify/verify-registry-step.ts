@@ -3,7 +3,7 @@ import type { Step } from '../../pipeline/step.ts';
 import { readTag, registryReading, type TagReading } from '../../verify/probes/registry.ts';
 import type { ProbeResult } from '../../verify/types.ts';
 import { deploymentEngine } from '../../verify/worker-engines.ts';
-import { deployedVersion, storeTagOf } from './deployed-images.ts';
+import { deployedVersion, storeTagOf, storeTagRead } from './deployed-images.ts';
 import type { VerifyContext } from './verify-context.ts';
 
 /** One row of the registry mode: an artifact (a role of a shared image), its image, what runs it. */
@@ -33,7 +33,8 @@ export const verifyRegistryStep: Step<VerifyContext> = {
     const subjects = [...probedSubjects(ctx), ...(await extraSubjects(ctx))];
     const reads = new Map<string, Promise<TagReading>>();
     for (const s of subjects)
-      if (!reads.has(s.repository)) reads.set(s.repository, readTag(ctx.store!, s.repository, tag));
+      if (!reads.has(s.repository))
+        reads.set(s.repository, readTag(ctx.store!, s.repository, tag, storeTagRead(ctx, s.repository, tag)));
     ctx.registry = await Promise.all(
       subjects.map(async (s) =>
         registryReading({ store: ctx.store!, ...s, tag, read: await reads.get(s.repository)! }),

@@ -1,5 +1,5 @@
 import { platformChildren } from '../../registry/platform-children.ts';
-import { type ImageStore, MEDIA_TYPES } from '../../registry/store.ts';
+import { type Descriptor, type ImageStore, MEDIA_TYPES } from '../../registry/store.ts';
 import { printable } from '../../text/printable.ts';
 
 import type { ProbeResult, RegistryReading } from '../types.ts';
@@ -9,12 +9,17 @@ export type TagReading = Pick<RegistryReading, 'expected' | 'platforms' | 'error
 
 /**
  * Ask the store what `repository:tag` points to; for a multi-platform index also its platform
- * children (a node runs one of those, not the index). Bounded by the store's own request deadline;
- * never throws.
+ * children (a node runs one of those, not the index). `known`: the descriptor a caller already read
+ * of the same tag in this run. Bounded by the store's own request deadline; never throws.
  */
-export async function readTag(store: ImageStore, repository: string, tag: string): Promise<TagReading> {
+export async function readTag(
+  store: ImageStore,
+  repository: string,
+  tag: string,
+  known?: Descriptor,
+): Promise<TagReading> {
   try {
-    const descriptor = await store.resolve(repository, tag);
+    const descriptor = known ?? (await store.resolve(repository, tag));
     const isIndex =
       descriptor?.mediaType === MEDIA_TYPES.ociIndex ||
       descriptor?.mediaType === MEDIA_TYPES.dockerManifestList;
