@@ -145,7 +145,8 @@ describe('release verify against a live deployment', () => {
     const [f] = report!.findings;
     expect(f).toMatchObject({ code: 'VERSION_UNKNOWN', artifact: 'api' });
     expect(f!.message).toContain('SERVICE_VERSION is unset');
-    expect(f!.fix).toContain('SERVICE_VERSION=v1.4.0');
+    // The fix names the tag as the others report it (`1.4.0`): tags keep the project's spelling.
+    expect(f!.fix).toContain('SERVICE_VERSION=1.4.0');
   });
 
   it('falls back to the page meta tag when version.json is not served (web on the API origin)', async () => {
