@@ -46,6 +46,8 @@ describe('release build: input and refusals', () => {
   it('exits 2 with the remedy when there is no release record', async () => {
     const repo = GitRepo.create('build-norecord-');
     repos.push(repo);
+    // A config that declares what to build (without one, `BUILD_NOTHING_DECLARED` comes first).
+    writeReferenceConfig(repo.dir);
     repo.commit('one');
     const result = await runRelease(['build', '--engine', 'oci', '--json'], { cwd: repo.dir });
     expect(result.code).toBe(2);
