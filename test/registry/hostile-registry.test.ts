@@ -32,6 +32,9 @@ const tokenRequests: string[] = [];
 
 /** Write `chunk` until the client goes away (or `limit` bytes): a body that never ends. */
 function pour(res: ServerResponse, chunk: Buffer, limit = Number.POSITIVE_INFINITY): void {
+  // A HEAD answer has no body (node drops what is written and never pushes back, so pouring
+  // would never yield): headers only, as a registry answers it; the GET that follows gets the body.
+  if (res.req.method === 'HEAD') return void res.end();
   let sent = 0;
   const more = () => {
     while (sent < limit && !res.destroyed) {
