@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { ReleaseConfig } from '../config/schema.ts';
-import { RuleError, SIGNING_KEY_MISSING, UsageError } from '../errors.ts';
+import { ReleaseError, RuleError, SIGNING_KEY_MISSING, UsageError } from '../errors.ts';
 import { writeFilesAtomically } from '../files/atomic-write.ts';
 import { projectPath } from '../files/project-path.ts';
 import {
@@ -143,5 +143,28 @@ export async function readKeyFile(path: string, setting: string): Promise<string
     throw new UsageError('SIGNING_KEY_NOT_FOUND', `cannot read the key file ${path} (from ${setting})`, {
       hint: 'check the path; `release keygen` writes release-signing.key and release-signing.pub',
     });
+  }
+}
+
+/**
+ * The release key when it can be used here, or why not: no private key, no passphrase, or a key
+ * configured but not made yet (before `release keygen`), each "no key". A wrong passphrase or
+ * another key is an error. The steps that sign evidence write it unsigned when there is no key.
+ */
+export async function usableSigningKey(
+  location: KeyLocation & { keyPath?: string | undefined },
+): Promise<{ key: SigningKey } | { unsigned: string }> {
+  if (!hasSigningKey(location))
+    return {
+      unsigned:
+        'no private key: set RELEASE_SIGNING_KEY and RELEASE_SIGNING_PASSPHRASE, or signing.privateKey',
+    };
+  if (!location.env[PASSPHRASE_ENV]) return { unsigned: `${PASSPHRASE_ENV} is not set` };
+  try {
+    return { key: await readSigningKey(location) };
+  } catch (error) {
+    if (error instanceof ReleaseError && error.code === 'SIGNING_KEY_NOT_FOUND')
+      return { unsigned: error.message };
+    throw error;
   }
 }

@@ -1,15 +1,14 @@
 import { rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, relative } from 'node:path';
-import { ReleaseError } from '../../errors.ts';
 import { attachEvidence } from '../../evidence/attach-evidence.ts';
 import { evidenceDir, evidenceFileNames } from '../../evidence/evidence-files.ts';
 import { adoptedProvenanceStatement, builderId } from '../../evidence/provenance.ts';
 import { writeFilesAtomically } from '../../files/atomic-write.ts';
 import { packageVersion } from '../../files/package-root.ts';
 import type { Step } from '../../pipeline/step.ts';
-import { hasSigningKey, readSigningKey } from '../../signing/key-files.ts';
-import { PASSPHRASE_ENV, type SigningKey } from '../../signing/keys.ts';
+import { usableSigningKey } from '../../signing/key-files.ts';
+import type { SigningKey } from '../../signing/keys.ts';
 import type { AdoptContext } from './adopt-context.ts';
 import { adoptedOrigin } from './adopt-origin.ts';
 
@@ -75,16 +74,6 @@ async function evidenceKey(ctx: AdoptContext): Promise<SigningKey | undefined> {
     if (ctx.config.signing?.publicKey) ctx.warnings.push(text);
     return undefined;
   };
-  if (!hasSigningKey(ctx))
-    return unsigned(
-      'no private key: set RELEASE_SIGNING_KEY and RELEASE_SIGNING_PASSPHRASE, or signing.privateKey',
-    );
-  if (!ctx.env[PASSPHRASE_ENV]) return unsigned(`${PASSPHRASE_ENV} is not set`);
-  try {
-    return await readSigningKey(ctx);
-  } catch (error) {
-    if (error instanceof ReleaseError && error.code === 'SIGNING_KEY_NOT_FOUND')
-      return unsigned(error.message);
-    throw error;
-  }
+  const usable = await usableSigningKey(ctx);
+  return 'key' in usable ? usable.key : unsigned(usable.unsigned);
 }

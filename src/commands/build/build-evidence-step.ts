@@ -4,7 +4,6 @@ import { relative, resolve } from 'node:path';
 import { dockerfileOf } from '../../build/check-artifacts.ts';
 import { LOCAL_LAYOUT } from '../../build-engines/oci/oci-engine.ts';
 import type { ImageArtifactConfig } from '../../config/artifacts-schema.ts';
-import { ReleaseError } from '../../errors.ts';
 import { attachEvidence } from '../../evidence/attach-evidence.ts';
 import { evidenceDir, writeEvidenceFiles } from '../../evidence/evidence-files.ts';
 import { imageEvidence } from '../../evidence/image-evidence.ts';
@@ -14,8 +13,8 @@ import { packageVersion } from '../../files/package-root.ts';
 import type { Step, StepIO } from '../../pipeline/step.ts';
 import { sha256Digest } from '../../registry/digest.ts';
 import { parseBaseImageRef } from '../../registry/image-ref.ts';
-import { hasSigningKey, readSigningKey } from '../../signing/key-files.ts';
-import { PASSPHRASE_ENV, type SigningKey } from '../../signing/keys.ts';
+import { usableSigningKey } from '../../signing/key-files.ts';
+import type { SigningKey } from '../../signing/keys.ts';
 import { type BuildContext, imagesToBuild } from './build-context.ts';
 
 /**
@@ -99,20 +98,8 @@ async function evidenceKey(ctx: BuildContext, io: StepIO): Promise<SigningKey | 
     else io.progress(text);
     return undefined;
   };
-  if (!hasSigningKey(ctx))
-    return unsigned(
-      'no private key: set RELEASE_SIGNING_KEY and RELEASE_SIGNING_PASSPHRASE, or signing.privateKey',
-    );
-  if (!ctx.env[PASSPHRASE_ENV]) return unsigned(`${PASSPHRASE_ENV} is not set`);
-  try {
-    return await readSigningKey(ctx);
-  } catch (error) {
-    // A key configured but not made yet (before `release keygen`) is "no key"; a wrong
-    // passphrase or another key is an error, as for the CLI archive.
-    if (error instanceof ReleaseError && error.code === 'SIGNING_KEY_NOT_FOUND')
-      return unsigned(error.message);
-    throw error;
-  }
+  const usable = await usableSigningKey(ctx);
+  return 'key' in usable ? usable.key : unsigned(usable.unsigned);
 }
 
 /**
