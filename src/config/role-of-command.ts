@@ -1,4 +1,4 @@
-import { commandMatch } from '../text/command-words.ts';
+import { type CommandLine, commandMatch } from '../text/command-words.ts';
 import { rolesOfImage } from './artifacts.ts';
 import type { ImageRole } from './constants.ts';
 import type { ReleaseConfig } from './schema.ts';
@@ -28,10 +28,7 @@ export function roleCommands(config: Pick<ReleaseConfig, 'artifacts'>, image: st
  * decides: a container of the image that is none of its declared roles. Pure; Docker, Compose,
  * Swarm and the deployment files alike hand it their argv.
  */
-export function roleOfCommand(
-  argv: string | readonly string[],
-  roles: readonly RoleCommand[],
-): RoleCommand | undefined {
+export function roleOfCommand(argv: CommandLine, roles: readonly RoleCommand[]): RoleCommand | undefined {
   if (roles.length === 1) return roles[0];
   let best: RoleCommand | undefined;
   let bestLength = 0;

@@ -14,8 +14,8 @@ const _run = promisify(execFile);
 
 // fixtures/one-image deployed with Compose as self-hosted projects deploy one application image:
 // the same image three times, api by its default command, worker and scheduler by `command:`.
-// `release upgrade --compose` must move all three in one phase, and when the release's worker
-// command crashes, put all three back; `release verify --compose` reads one row per role, and
+// `release upgrade --compose` must find them (no --service) and move all three in one phase, and
+// when the release's worker command crashes, put all three back; `release verify --compose` reads one row per role, and
 // with `--registry` one registry reading per role against the digest the release tag names.
 
 let rig: OneImageRig;
@@ -44,9 +44,11 @@ services:
 `;
 }
 
-const target = () => [
+// The services named, or (named = false) found as verify finds them: by image and command.
+const target = (named = true) => [
   ...['--compose', file, '--url', apiUrl, '--docker-host', rig.engine.host],
-  ...['--service', 'api=api', '--service', 'worker=worker', '--monitor', '2000', '--json'],
+  ...(named ? ['--service', 'api=api', '--service', 'worker=worker'] : []),
+  ...['--monitor', '2000', '--json'],
 ];
 
 beforeAll(async () => {
@@ -61,12 +63,21 @@ afterAll(async () => {
 }, 120_000);
 
 describe('upgrade --compose of one image in three roles', () => {
-  it('moves api, worker and scheduler together; verify --compose reads one row per role', async () => {
-    const upgrade = await runRelease(['upgrade', '--to', 'v1.1.0', ...target()], {
+  it('moves api, worker and scheduler together, no --service needed; verify --compose reads one row per role', async () => {
+    const upgrade = await runRelease(['upgrade', '--to', 'v1.1.0', ...target(false)], {
       cwd: rig.repo.dir,
       timeoutMs: 300_000,
     });
     expect(upgrade.code, upgrade.stdout + upgrade.stderr).toBe(0);
+    // Each role's service found by its image and command; the scheduler moves with its image.
+    const plan = jsonOf<{ plan: { phases: { service: string; role: string; why: string }[][] } }>(
+      upgrade,
+    ).plan;
+    expect(plan.phases.flat().map((m) => [m.service, m.role, m.why])).toEqual([
+      ['api', 'api', 'found: runs acme-app'],
+      ['worker', 'worker', 'found: runs acme-app with "worker"'],
+      ['scheduler', 'worker', 'runs the worker image'],
+    ]);
     const images = await runningComposeImages(rig);
     for (const service of ['api', 'worker', 'scheduler'])
       expect(

@@ -4,10 +4,10 @@ import { jsonOf, runRelease } from '../helpers/run-release.ts';
 import { type OneImageRig, startOneImageRig, waitForApiVersion } from './one-image-rig.ts';
 
 // fixtures/one-image on a single-node Swarm: the same image as three services, api by its default
-// command, worker and scheduler by their args. `release upgrade` is told of api and worker only;
-// it must find the scheduler (a service of the image), move all three in one phase, and when the
-// release's worker command crashes, put all three back; `release verify --docker` reads one row
-// per role.
+// command, worker and scheduler by their args. `release upgrade` is told of no service (then of
+// api and worker only): it must find each role's service as verify does (image and command) and
+// the scheduler (a service of the image), move all three in one phase, and when the release's
+// worker command crashes, put all three back; `release verify --docker` reads one row per role.
 
 let rig: OneImageRig;
 let apiUrl: string;
@@ -26,9 +26,10 @@ async function running(): Promise<Record<string, string[]>> {
 
 const SERVICES = ['acme_api', 'acme_worker', 'acme_scheduler'] as const;
 
-const target = () => [
+const target = (named = true) => [
   ...['--url', apiUrl, '--docker-host', rig.engine.host],
-  ...['--service', 'api=acme_api', '--service', 'worker=acme_worker', '--monitor', '2000', '--json'],
+  ...(named ? ['--service', 'api=acme_api', '--service', 'worker=acme_worker'] : []),
+  ...['--monitor', '2000', '--json'],
 ];
 
 beforeAll(async () => {
@@ -72,12 +73,14 @@ afterAll(async () => {
 
 describe('upgrade (Swarm) of one image in three roles', () => {
   it('finds the scheduler, moves api, worker and scheduler together; verify reads one row per role', async () => {
-    const upgrade = await runRelease(['upgrade', '--to', 'v1.1.0', ...target()], {
+    const upgrade = await runRelease(['upgrade', '--to', 'v1.1.0', ...target(false)], {
       cwd: rig.repo.dir,
       timeoutMs: 300_000,
     });
     expect(upgrade.code, upgrade.stdout + upgrade.stderr).toBe(0);
-    const plan = jsonOf<{ plan: { phases: { service: string }[][] } }>(upgrade).plan;
+    const plan = jsonOf<{ plan: { phases: { service: string; role: string }[][] } }>(upgrade).plan;
+    expect(plan.phases.flat().find((s) => s.service === 'acme_api')?.role).toBe('api');
+    expect(plan.phases.flat().find((s) => s.service === 'acme_worker')?.role).toBe('worker');
     expect(plan.phases.map((p) => p.map((s) => s.service).sort())).toEqual([
       ['acme_api', 'acme_scheduler', 'acme_worker'],
     ]);

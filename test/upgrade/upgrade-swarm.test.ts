@@ -147,7 +147,7 @@ describe.concurrent('release upgrade: plans and refusals, nothing changed', () =
     expect((await rig.docker.getService(WORKER_SERVICE).inspect()).Spec).toEqual(v1Specs[WORKER_SERVICE]);
   });
 
-  it('refuses to upgrade the API without its worker (exit 2), before touching anything', async () => {
+  it('named the API only, finds its worker by image as verify does (dry run, nothing changed)', async () => {
     const result = await runRelease(
       [
         'upgrade',
@@ -159,11 +159,18 @@ describe.concurrent('release upgrade: plans and refusals, nothing changed', () =
         rig.engine.host,
         '--service',
         `api=${API_SERVICE}`,
+        '--dry-run',
+        '--json',
       ],
       { cwd: rig.repo.dir },
     );
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain('API and worker are upgraded together');
+    expect(result.code, result.stderr).toBe(0);
+    const out = jsonOf<UpgradeJson>(result);
+    expect(out.plan.phases[0]!.map((s) => [s.role, s.service])).toEqual([
+      ['api', API_SERVICE],
+      ['worker', WORKER_SERVICE],
+    ]);
+    expect((await rig.docker.getService(WORKER_SERVICE).inspect()).Spec).toEqual(v1Specs[WORKER_SERVICE]);
   });
 
   it('warns when the target raises min_cli_version; refuses with --require-cli-compatible', async () => {

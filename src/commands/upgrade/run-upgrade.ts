@@ -44,6 +44,7 @@ export async function runUpgrade(flags: UpgradeFlags, proveDeployment: ProveDepl
   const named =
     flags.service.length > 0 ? parseServices(flags.service, base.config) : (deployment?.services ?? {});
   // api, worker and web by role; any other key is an artifact run from a shared image (a scheduler).
+  // Names given only override: each engine finds the rest as verify does (role-services.ts).
   const serviceNames: Partial<Record<ServiceRole, string>> = {
     ...(named.api ? { api: named.api } : {}),
     ...(named.worker ? { worker: named.worker } : {}),
@@ -55,15 +56,6 @@ export async function runUpgrade(flags: UpgradeFlags, proveDeployment: ProveDepl
         !(SERVICE_ROLES as readonly string[]).includes(entry[0]) && !!entry[1],
     ),
   );
-  if (!serviceNames.api || !serviceNames.worker) {
-    throw new UsageError(
-      'UPGRADE_NEEDS_API_AND_WORKER',
-      'API and worker are upgraded together: name both services',
-      {
-        hint: 'release upgrade --to <tag> --service api=<service> --service worker=<service> (or --deployment <name> with services: in the config)',
-      },
-    );
-  }
   const apiUrl = (flags.url ?? deployment?.url)?.replace(/\/+$/, '');
   if (!apiUrl || !/^https?:\/\//.test(apiUrl)) {
     throw new UsageError(

@@ -133,3 +133,45 @@ describe('oneShotServices', () => {
     expect(oneShotServices(services)).toEqual(['migrate', 'seed']);
   });
 });
+
+describe('planComposeUpgrade of one image in several roles', () => {
+  const APP = 'sha256:' + 'c'.repeat(64);
+  const app = `${REG}/app`;
+  const oneImage: TargetImage[] = [
+    { role: 'api', repository: app, tag: 'v2.0.0', digest: APP },
+    { role: 'worker', repository: app, tag: 'v2.0.0', digest: APP },
+  ];
+  const services = composeServices({
+    services: {
+      web: { image: `${app}:v1` },
+      jobs: { image: `${app}:v1`, command: ['worker'] },
+      cron: { image: `${app}:v1`, command: ['scheduler'] },
+    },
+  });
+  it('gives each service the role its command runs, and says which were found', () => {
+    const p = planComposeUpgrade({
+      tag: 'v2.0.0',
+      roles: { api: 'web', worker: 'jobs' },
+      found: { api: 'found: runs app', worker: 'found: runs app with "worker"' },
+      serviceRoles: { web: 'api', jobs: 'worker', cron: 'worker' },
+      services,
+      targets: oneImage,
+      containers: [],
+    });
+    expect(p.phases.flat().map((m) => [m.service, m.role, m.why])).toEqual([
+      ['web', 'api', 'found: runs app'],
+      ['jobs', 'worker', 'found: runs app with "worker"'],
+      ['cron', 'worker', 'runs the worker image'],
+    ]);
+  });
+  it('without the roles of its services, a service of the image takes its first role', () => {
+    const p = planComposeUpgrade({
+      tag: 'v2.0.0',
+      roles: { api: 'web', worker: 'jobs' },
+      services,
+      targets: oneImage,
+      containers: [],
+    });
+    expect(p.phases.flat().find((m) => m.service === 'cron')?.role).toBe('api');
+  });
+});

@@ -38,8 +38,12 @@ export interface ComposePlan {
 
 export interface ComposePlanInput {
   tag: string;
-  /** Role -> the Compose service named for it (`--service api=api`). */
+  /** Role -> the Compose service named for it (`--service api=api`) or found for it. */
   roles: Partial<Record<ServiceRole, string>>;
+  /** Roles whose service was found by image and command, not named: why, for the plan. */
+  found?: Partial<Record<ServiceRole, string>>;
+  /** Service -> the role its command runs (roles of one image told apart), where known. */
+  serviceRoles?: Record<string, ServiceRole>;
   services: ComposeService[];
   targets: TargetImage[];
   containers: ComposeContainer[];
@@ -64,15 +68,23 @@ export function planComposeUpgrade(input: ComposePlanInput): ComposePlan {
       );
     }
   }
-  const roleOfImage = (image: string | undefined): TargetImage | undefined =>
-    image === undefined ? undefined : input.targets.find((t) => t.repository === repositoryOf(image));
+  // The target of a service: of the role its command runs when that role moves this image (a
+  // scheduler of the API's image is a worker), else of the first role of its image.
+  const targetOf = (service: ComposeService): TargetImage | undefined => {
+    if (service.image === undefined) return undefined;
+    const repository = repositoryOf(service.image);
+    const ofImage = input.targets.filter((t) => t.repository === repository);
+    const role = input.serviceRoles?.[service.name];
+    return ofImage.find((t) => t.role === role) ?? ofImage[0];
+  };
   const moving = new Map<string, { target: TargetImage; why: string }>();
   for (const target of input.targets) {
     const named = input.roles[target.role];
-    if (named) moving.set(named, { target, why: `--service ${target.role}=${named}` });
+    if (named)
+      moving.set(named, { target, why: input.found?.[target.role] ?? `--service ${target.role}=${named}` });
   }
   for (const service of input.services) {
-    const target = roleOfImage(service.image);
+    const target = targetOf(service);
     if (target && !moving.has(service.name)) {
       moving.set(service.name, { target, why: `runs the ${target.role} image` });
     }
@@ -121,7 +133,7 @@ export function planComposeUpgrade(input: ComposePlanInput): ComposePlan {
   };
   const oneShots = [...oneShotNames].map((name) => {
     const service = byName.get(name)!;
-    const target = roleOfImage(service.image);
+    const target = targetOf(service);
     const dependant = [...moving.entries()].find(([n]) =>
       byName.get(n)?.dependsOn.some((d) => d.service === name),
     );

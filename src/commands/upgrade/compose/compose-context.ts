@@ -1,6 +1,7 @@
 import type { ComposeCli, ComposeProject } from '../../../deployment-engines/compose/compose-cli.ts';
 import type { ComposePlan } from '../../../upgrade/compose/compose-plan.ts';
 import type { ComposeContainer, ComposeService } from '../../../upgrade/compose/compose-types.ts';
+import type { ServiceRole } from '../../../upgrade/deployment-types.ts';
 import type { DockerEngineContext } from '../docker/docker-engine.ts';
 import type { UpgradeRunContext } from '../upgrade-context.ts';
 
@@ -18,7 +19,13 @@ export interface ComposeUpgradeContext extends UpgradeRunContext, DockerEngineCo
   previousOverride?: string;
   /** `version:` of the user's first file, copied into the override (Compose v1 merges only equal versions). */
   fileVersion?: string;
+  /** The resolved model before the upgrade (`docker compose config`), read once for both first steps. */
+  modelBefore?: unknown;
   services?: ComposeService[];
+  /** Roles whose service was found (not named), with why: the plan's WHY for them. */
+  foundWhy?: Partial<Record<ServiceRole, string>>;
+  /** Service -> the role its command runs, for the services of released images. */
+  serviceRoles?: Record<string, ServiceRole>;
   containersBefore?: ComposeContainer[];
   /** The API's version before the upgrade: what the rollback must bring back. */
   fromTag?: string;

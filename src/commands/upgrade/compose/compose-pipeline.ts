@@ -3,6 +3,7 @@ import { checkTargetSignaturesStep } from '../check-target-signatures-step.ts';
 import { resolveTargetsStep } from '../resolve-targets-step.ts';
 import { applyComposeStep } from './apply-compose-step.ts';
 import type { ComposeUpgradeContext } from './compose-context.ts';
+import { findComposeServicesStep } from './find-compose-services-step.ts';
 import { planComposeStep } from './plan-compose-step.ts';
 import { proveComposeRollbackStep, proveComposeUpgradeStep } from './prove-compose-steps.ts';
 import { readComposeAfterStep } from './read-compose-after-step.ts';
@@ -15,6 +16,7 @@ import { rollbackComposeStep } from './rollback-compose-step.ts';
  * recreates every touched service. The user's compose files are read, never written.
  */
 export const composeUpgradePipeline: readonly Step<ComposeUpgradeContext>[] = [
+  findComposeServicesStep, // each role's service: named with --service, else by image and the role's command
   resolveTargetsStep, // <tag> -> the digest of each artifact in the store (and the API's new minimum)
   checkTargetSignaturesStep, // rc/release with signing.publicKey: every target digest signed
   readComposeStep, // the resolved model, every container of the project, the API's version

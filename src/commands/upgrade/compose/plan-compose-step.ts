@@ -11,6 +11,8 @@ export const planComposeStep: Step<ComposeUpgradeContext> = {
     ctx.plan = planComposeUpgrade({
       tag: ctx.tag,
       roles: ctx.serviceNames,
+      ...(ctx.foundWhy ? { found: ctx.foundWhy } : {}),
+      ...(ctx.serviceRoles ? { serviceRoles: ctx.serviceRoles } : {}),
       services: ctx.services!,
       targets: ctx.targets!,
       containers: ctx.containersBefore!,

@@ -26,11 +26,12 @@ export const readComposeStep: Step<ComposeUpgradeContext> = {
     if (version !== undefined) ctx.fileVersion = String(version);
     const webServices = new Set(ctx.serviceNames.web ? [ctx.serviceNames.web] : []);
     const [model, containers, api, before] = await Promise.all([
-      composeModel(
-        ctx.cli,
-        { files: composeFiles(ctx, hasOverride), name: ctx.project.name, dir: ctx.project.dir },
-        ctx.env,
-      ),
+      ctx.modelBefore ??
+        composeModel(
+          ctx.cli,
+          { files: composeFiles(ctx, hasOverride), name: ctx.project.name, dir: ctx.project.dir },
+          ctx.env,
+        ),
       readComposeContainers(ctx.docker, ctx.project.name, webServices, versionReadOrder(ctx.config)),
       readApiVersion(ctx.apiUrl, ctx.probeTimeoutMs),
       proveComposeInStep(ctx, undefined),

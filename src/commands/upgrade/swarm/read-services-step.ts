@@ -101,7 +101,7 @@ function artifactRole(ctx: SwarmUpgradeContext, artifact: string): ServiceRole {
 }
 
 /** A service's command as its spec gives it (Compose's `command:` is Args); the image's is unknown here. */
-function argvOf(spec: ServiceSpec): string[] {
+export function argvOf(spec: ServiceSpec): string[] {
   const container = spec.TaskTemplate?.ContainerSpec as { Command?: string[]; Args?: string[] } | undefined;
   return [...(container?.Command ?? []), ...(container?.Args ?? [])];
 }

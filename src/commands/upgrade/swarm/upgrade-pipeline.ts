@@ -2,6 +2,7 @@ import type { Step } from '../../../pipeline/step.ts';
 import { checkTargetSignaturesStep } from '../check-target-signatures-step.ts';
 import { resolveTargetsStep } from '../resolve-targets-step.ts';
 import { applyUpgradeStep } from './apply-upgrade-step.ts';
+import { findSwarmServicesStep } from './find-swarm-services-step.ts';
 import { planUpgradeStep } from './plan-upgrade-step.ts';
 import { proveRollbackStep } from './prove-rollback-step.ts';
 import { proveUpgradeStep } from './prove-upgrade-step.ts';
@@ -15,6 +16,7 @@ import type { SwarmUpgradeContext } from './swarm-context.ts';
  * any failure puts every touched service back. Nothing changes before the plan step has passed.
  */
 export const upgradePipeline: readonly Step<SwarmUpgradeContext>[] = [
+  findSwarmServicesStep, // each role's service: named with --service, else by image and the role's command
   resolveTargetsStep, // <tag> -> the digest of each artifact in the store (and the API's new minimum)
   checkTargetSignaturesStep, // rc/release with signing.publicKey: every target digest signed
   readServicesStep, // each service's whole spec, version index, running digest and version
