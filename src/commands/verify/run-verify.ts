@@ -1,4 +1,4 @@
-import { hasWebClient, imageArtifacts, imageOfRole } from '../../config/artifacts.ts';
+import { hasWebClient, imageArtifacts, imageOfRole, webClients } from '../../config/artifacts.ts';
 import { roleCommands } from '../../config/role-of-command.ts';
 import { SERVER_VERSION_VARIABLE, serverVersionVariables } from '../../config/version-variables.ts';
 import { currentIo } from '../../console/cli-io.ts';
@@ -153,6 +153,7 @@ async function verifyOptions(
     cli: flags.cli !== false,
     ...(naming.cli ? { cliProgram: naming.cli.program } : {}),
     web: hasWebClient(base.config),
+    webs: webClients(base.config).map((a) => a.name),
     naming,
     workerRoles: roleCommands(base.config, worker.image),
     envNames: [...serverVersionVariables(base.config).slice(1), SERVER_VERSION_VARIABLE],
@@ -255,9 +256,11 @@ async function verifyOne(
         }
       : {}),
     ...(attest ? { attest } : {}),
+    // Extra images, and every web client but the one `web.image` names (an admin dashboard):
+    // released in step with the rest, each checked in the store under its own name.
     extraImages: Object.fromEntries(
       imageArtifacts(base.config)
-        .filter((artifact) => !artifact.role)
+        .filter((artifact) => !artifact.role || (artifact.role === 'web' && artifact.image !== web.image))
         .map((artifact) => [artifact.name, artifact.image]),
     ),
     startedAt: performance.now(),
