@@ -243,5 +243,31 @@ describe('two web clients, each its own image', () => {
     );
     expect(text.code).toBe(1);
     expect(text.stdout).toMatch(/web admin\s/);
+
+    // watch reads the same flags the same way: one round, the admin's drift named.
+    const watched = await runRelease(
+      [
+        'watch',
+        '--once',
+        '--url',
+        api,
+        '--web-url',
+        `web=${app}`,
+        '--web-url',
+        `admin=${staleAdmin}`,
+        '--expect',
+        RELEASE,
+      ],
+      { cwd: repo.dir, env, timeoutMs: 120_000 },
+    );
+    expect(watched.code, watched.stderr).toBe(1);
+    expect(watched.stdout).toMatch(/web admin\s.*v1\.3\.0-rc\.1/);
+    const bare = await runRelease(['watch', '--once', '--url', api, '--web-url', app], {
+      cwd: repo.dir,
+      env,
+      timeoutMs: 120_000,
+    });
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain('the config has 2 web clients (web, admin)');
   }, 240_000);
 });
