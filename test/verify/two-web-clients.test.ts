@@ -20,7 +20,10 @@ import { type StartedProcess, startProcess } from '../helpers/start-process.ts';
 
 const RC = 'v1.3.0-rc.1';
 const RELEASE = 'v1.3.0';
-const env = { RELEASE_SIGNING_PASSPHRASE: 'correct horse battery staple' };
+const env = {
+  RELEASE_SIGNING_PASSPHRASE: 'correct horse battery staple',
+  RELEASE_VERIFIER_PASSPHRASE: 'verifier passphrase',
+};
 
 let registry: RunningRegistry;
 let store: RegistryStore;
@@ -53,6 +56,7 @@ beforeAll(async () => {
     user: '65534:65534',
     versionFiles: [{ path: '/srv/web/version.json', format: 'json' }],
   };
+  config.verifier = { publicKey: 'vkeys/release-verifier.pub', privateKey: 'vkeys/release-verifier.key' };
   repo.write('release.config.json', JSON.stringify(config, null, 2));
   repo.write(
     'scripts/build-admin.mjs',
@@ -67,6 +71,7 @@ beforeAll(async () => {
     ].join('\n'),
   );
   await writeKeyPair(join(repo.dir, 'keys'), env);
+  await ok(['keygen', '--verifier', '--out', 'vkeys']);
   repo.write('.gitignore', 'dist/\n.release/\nnode_modules/\napp/dist/\nweb/dist/\nadmin/dist/\n');
   repo.commit('acme with an admin dashboard');
   repo.annotatedTag(RC);
@@ -174,9 +179,10 @@ describe('two web clients, each its own image', () => {
       serve('acme-admin', RELEASE, 'srv/web/server.mjs'),
       serve('acme-admin', RC, 'srv/web/server.mjs'),
     ]);
-    const verify = (adminUrl: string) =>
+    const verify = (adminUrl: string, ...more: string[]) =>
       release([
         'verify',
+        ...more,
         '--url',
         api,
         '--web-url',
@@ -189,12 +195,14 @@ describe('two web clients, each its own image', () => {
         RELEASE,
       ]);
     type Report = {
+      summaries?: { about: string; result: string }[];
+      warnings?: string[];
       signatures: { artifact: string; repository: string; status: string }[];
       provenance: { artifact: string; restampMatches?: boolean; releaseSignature?: string }[];
       artifacts: { name: string; role?: string; status: string; version: string | null }[];
       findings: { code: string; message: string; fix: string; severity: string; artifact?: string }[];
     };
-    const inStep = await verify(admin);
+    const inStep = await verify(admin, '--attest');
     const report = jsonOf<Report>(inStep);
     expect(inStep.code, JSON.stringify(report.findings, null, 1)).toBe(0);
     // The app is the artifact called web (its row is `web`); the admin's row is `web admin`.
@@ -215,6 +223,15 @@ describe('two web clients, each its own image', () => {
       restampMatches: true,
       releaseSignature: 'bound',
     });
+
+    // --attest vouches for every image it checked, both web clients among them, and the set.
+    expect(report.warnings ?? []).toEqual([]);
+    expect(report.summaries?.map((s) => [s.about, s.result])).toEqual([
+      ['api', 'PASSED'],
+      ['web', 'PASSED'],
+      ['admin', 'PASSED'],
+      ['release-set', 'PASSED'],
+    ]);
 
     const drifted = await verify(staleAdmin);
     const drift = jsonOf<Report>(drifted);
