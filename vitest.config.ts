@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import SlowestFirstSequencer from './test/helpers/slowest-first-sequencer.ts';
 
 export default defineConfig({
   test: {
@@ -11,5 +12,7 @@ export default defineConfig({
     hookTimeout: 120_000,
     maxWorkers: 2,
     pool: 'forks',
+    // The longest files first (test/durations.json), so none starts last and stretches the tail.
+    sequence: { sequencer: SlowestFirstSequencer },
   },
 });
