@@ -1,6 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: Dockerfile text, whose ${ARG} is its own substitution
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyLayers, readLayer, type TreeNode } from '../../src/oci-image/read-layer.ts';
@@ -99,6 +100,17 @@ async function treeOf(repository: string, digest: string) {
   };
 }
 
+interface Sbom {
+  metadata: { component: { hashes: { content: string }[] } };
+  components: {
+    type: string;
+    name: string;
+    'bom-ref': string;
+    hashes?: { content: string }[];
+    properties?: { name: string; value: string }[];
+  }[];
+}
+
 const text = (node: TreeNode | undefined) => (node as Extract<TreeNode, { type: 'file' }>).content.toString();
 
 describe('release build --engine docker with BuildKit', { timeout: 400_000 }, () => {
@@ -137,6 +149,30 @@ describe('release build --engine docker with BuildKit', { timeout: 400_000 }, ()
         'org.opencontainers.image.source': 'https://example.org/acme/app',
         'org.opencontainers.image.version': 'v1.0.0',
       });
+    }
+    // The SBOM of the index lists each platform image and its files; each platform image has its
+    // own SBOM listing its files (what a node of that platform runs).
+    const sha = (t: string) => createHash('sha256').update(t).digest('hex');
+    const evidence = (name: string) =>
+      JSON.parse(readFileSync(join(p.repo.dir, 'dist/evidence', `${name}.sbom.cdx.json`), 'utf8')) as Sbom;
+    const indexSbom = evidence('app');
+    const files = indexSbom.components.filter((c) => c.type === 'file');
+    expect(files.map((c) => [c.name, c.properties?.[0]?.value, c.hashes?.[0]?.content]).sort()).toEqual([
+      ['/app', 'linux/amd64', sha('amd64 program\n')],
+      ['/app', 'linux/arm64', sha('arm64 program\n')],
+    ]);
+    expect(
+      indexSbom.components
+        .filter((c) => c.type === 'container' && c['bom-ref'].startsWith('image:'))
+        .map((c) => c['bom-ref'])
+        .sort(),
+    ).toEqual(children.map((c) => `image:${c.digest}`).sort());
+    for (const [i, arch] of ['amd64', 'arm64'].entries()) {
+      const own = evidence(`app@linux-${arch}`);
+      expect(own.metadata.component.hashes[0]!.content).toBe(children[i]!.digest.slice('sha256:'.length));
+      expect(
+        own.components.filter((c) => c.type === 'file').map((c) => [c.name, c.hashes?.[0]?.content]),
+      ).toEqual([['/app', sha(`${arch} program\n`)]]);
     }
     // skopeo, independently, reads the index under the build tag and picks each platform's child.
     const ref = `docker://${built.reference}`;
