@@ -28,6 +28,12 @@ export interface Naming {
     installCommand: string;
     /** The archive's file name on the API (`/api/cli/download/<name>`). */
     archiveName: string;
+    /** Its package name (`@acme/cli`). */
+    package?: string;
+    /** The API serves the archive (`serveCli`, `cliArchive`): the install command's `{url}` is there. */
+    served?: boolean;
+    /** `release promote` publishes it to npm (`publish: true`). */
+    published?: boolean;
     /**
      * On its own version line (`artifacts.cli.version: own`): judged by the API's
      * min_cli_version only, never against the service's tag.
@@ -44,11 +50,24 @@ export function cliProgram(ctx: FixContext): string {
   return ctx.naming?.cli?.program ?? 'svc';
 }
 
-/** How to install the CLI the API serves: the config's install command with the archive's URL. */
+/**
+ * How to install the CLI, from where the config says it is: the config's install command with the
+ * archive's URL on the API when the API serves it (the reference service's always does), else
+ * from npm when promote publishes it there, else the install command on the release's archive
+ * (no download endpoint the service does not have).
+ */
 export function cliInstall(ctx: FixContext): string {
   const cli = ctx.naming?.cli;
-  const url = `${ctx.apiUrl.replace(/\/+$/, '')}/api/cli/download/${cli?.archiveName ?? 'service-cli.tar.gz'}`;
-  return (cli?.installCommand ?? 'npm install -g {url}').replaceAll('{url}', url);
+  const install = cli?.installCommand ?? 'npm install -g {url}';
+  if (!cli || cli.served) {
+    const url = `${ctx.apiUrl.replace(/\/+$/, '')}/api/cli/download/${cli?.archiveName ?? 'service-cli.tar.gz'}`;
+    return install.replaceAll('{url}', url);
+  }
+  const version =
+    cli.ownLine || ctx.tag === undefined ? '' : `@${displayTag(ctx.tag).replace(/^v(?=\d)/, '')}`;
+  if (cli.published && cli.package) return `npm install -g ${cli.package}${version}`;
+  const of = cli.ownLine || ctx.tag === undefined ? 'of the release' : `of ${displayTag(ctx.tag)}`;
+  return install.replaceAll('{url}', `<${cli.archiveName} ${of}>`);
 }
 
 /** How to bring the CLI to the API's version: the reference svc updates itself; any other is installed again. */

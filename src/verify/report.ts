@@ -18,8 +18,8 @@ export const WHY: Record<string, string> = {
   API_UNREACHABLE: 'unreachable',
   WEB_UNREACHABLE: 'unreachable',
   WORKER_UNREACHABLE: 'unreachable',
-  CLI_BROKEN: 'svc --version failed',
-  CLI_NOT_FOUND: 'no svc on PATH',
+  CLI_BROKEN: 'its --version failed',
+  CLI_NOT_FOUND: 'not on PATH',
   WORKER_NOT_RUNNING: 'not running',
   WORKER_STOPPED: 'stopped leftover',
   WORKER_ENV_OVERRIDES_IMAGE: 'SERVICE_VERSION contradicts the image',
@@ -29,7 +29,7 @@ export const WHY: Record<string, string> = {
   VERSION_DIRTY: 'dirty build',
   MIN_CLI_VERSION_INVALID: 'min_cli_version is not X.Y.Z',
   API_WORKER_MISMATCH: 'differs from the API',
-  CLI_SHADOWED: 'found first on PATH, another svc is right',
+  CLI_SHADOWED: 'found first on PATH, a later copy is right',
   CLI_BELOW_MINIMUM: 'below min_cli_version',
   TAG_MISMATCH: 'differs from the others',
   NOT_EXPECTED_TAG: 'not the expected tag',
@@ -160,7 +160,7 @@ export type FailOn = 'drift' | 'warn';
 function statusOf(findings: Finding[]): { status: ArtifactStatus; why: string } {
   const worst = [...findings].sort((a, b) => RANK[b.severity] - RANK[a.severity])[0];
   if (!worst) return { status: 'ok', why: '' };
-  const words = WHY[worst.code] ?? worst.code.toLowerCase().replace(/_/g, ' ');
+  const words = worst.why ?? WHY[worst.code] ?? worst.code.toLowerCase().replace(/_/g, ' ');
   const error = worst.severity === 'unreachable' ? / at [^ ]+: (.*)$/.exec(worst.message)?.[1] : undefined;
   return { status: worst.severity, why: error ? `${words}: ${error}` : words };
 }

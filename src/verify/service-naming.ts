@@ -1,6 +1,6 @@
 import { open } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import { declaredCliArtifact, webClients } from '../config/artifacts.ts';
+import { artifactWithRole, declaredCliArtifact, servesCli, webClients } from '../config/artifacts.ts';
 import type { ReleaseConfig } from '../config/schema.ts';
 import { archiveFiles } from '../reversion/archive-files.ts';
 import type { Naming } from './fixes.ts';
@@ -34,11 +34,20 @@ export async function serviceNaming(
             program: cli.bin ?? (archive && (await binInArchive(archive))) ?? unscoped(cli.package),
             installCommand: cli.installCommand,
             archiveName: archive ? basename(archive) : 'service-cli.tar.gz',
+            package: cli.package,
+            ...(servedByApi(config) ? { served: true } : {}),
+            ...(cli.publish ? { published: true } : {}),
             ...(cli.version === 'own' ? { ownLine: true } : {}),
           },
         }
       : {}),
   };
+}
+
+/** Whether the API serves the CLI archive (`/api/cli/download/…`): only when its artifact says so. */
+function servedByApi(config: Pick<ReleaseConfig, 'artifacts'>): boolean {
+  const api = artifactWithRole(config, 'api');
+  return api !== undefined && servesCli(api);
 }
 
 /** The bin an npm package archive installs: its only one, or the one named for the package. */

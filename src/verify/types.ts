@@ -59,6 +59,8 @@ export interface Finding {
   source?: string;
   /** The skew rule that decided it (`skew.web`, `skew.worker`, `min_cli_version`...) and why. */
   rule?: { id: string; reason: string };
+  /** The table's words for it when they need the service's own names (its CLI's program). */
+  why?: string;
 }
 
 /** `skipped`: the operator did not ask for it to be read (`why` says how to ask). */

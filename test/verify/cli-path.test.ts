@@ -15,7 +15,7 @@ import { Cleanup, startApi } from './support.ts';
 
 interface Report {
   inStep: boolean;
-  artifacts: { name: string; version: string | null; source: string; status: string }[];
+  artifacts: { name: string; version: string | null; source: string; status: string; why: string }[];
   findings: { code: string; message: string; fix: string; artifact?: string; source?: string }[];
 }
 
@@ -170,9 +170,42 @@ describe('release verify and the svc on PATH', () => {
     expect(missing.report.findings.map((f) => [f.code, f.message])).toEqual([
       ['CLI_NOT_FOUND', 'no `acme` on PATH: the operator CLI is not installed'],
     ]);
-    // Its fix installs the archive the config's build names, from the API, as the config says.
-    expect(missing.report.findings[0]!.fix).toContain(
-      `npm install -g ${apiUrl.replace(/\/+$/, '')}/api/cli/download/${`acme-cli-1.4.0.tgz`}`,
+    expect(missing.report.artifacts.find((a) => a.name === 'cli')?.why).toBe('no acme on PATH');
+    // Its fix installs the archive the config's build names with the config's install command;
+    // the config's API serves no CLI, so no download endpoint of it is made up.
+    expect(missing.report.findings[0]!.fix).toBe(
+      `npm install -g <acme-cli-1.4.0.tgz of ${CURRENT}> (or pass --no-cli to leave the CLI out)`,
     );
+  });
+
+  it("shows a broken CLI's own error and exit code, never a secret of its environment", async () => {
+    // An installed acme that cannot start (the Node it needs is newer), printing a token it holds.
+    const broken = cleanup.tempDir('broken-acme');
+    writeFileSync(
+      join(broken, 'acme'),
+      '#!/bin/sh\necho "acme starting with token $ACME_TOKEN" >&2\n' +
+        'echo "Error: acme 1.4.0 requires Node.js >= 22 (this is $(node --version), token $ACME_TOKEN)" >&2\n' +
+        'echo "    at checkEngine (/usr/lib/acme/cli.js:3:9)" >&2\nexit 3\n',
+      { mode: 0o755 },
+    );
+    const result = await runRelease(['verify', '--url', apiUrl, '--json'], {
+      cwd: acme,
+      env: { PATH: [broken, process.env['PATH'] ?? ''].join(':'), ACME_TOKEN: 'tok-5f4e3d2c1b0a' },
+    });
+    expect(result.code, result.stdout).toBe(1);
+    const report = jsonOf<Report>(result);
+    const row = report.artifacts.find((a) => a.name === 'cli')!;
+    expect(row.source).toBe(join(broken, 'acme'));
+    expect(row.why).toMatch(
+      /^`acme --version` failed \(exit 3\): Error: acme 1\.4\.0 requires Node\.js >= 22/,
+    );
+    expect(report.findings.map((f) => f.code)).toEqual(['CLI_BROKEN']);
+    expect(report.findings[0]!.message).toContain('requires Node.js >= 22');
+    expect(row.why).toContain('token ***)');
+    expect(report.findings[0]!.fix).toBe(
+      `reinstall the CLI: npm install -g <acme-cli-1.4.0.tgz of ${CURRENT}>`,
+    );
+    expect(result.stdout + result.stderr).not.toContain('tok-5f4e3d2c1b0a');
+    expect(result.stdout).not.toContain('svc');
   });
 });

@@ -53,9 +53,11 @@ describe('the svc probe', () => {
     expect(r!.error).toBe('`svc --version` printed "hello\\u001b[2J", not "svc <version>"');
   });
 
-  it('reports an svc that fails', async () => {
+  it('reports an svc that fails with what it said on stderr', async () => {
     const fails = svcIn('fails', 'echo boom >&2; exit 4');
     const [r] = await probe([fails]);
-    expect(r!.error).toBe('`svc --version` failed (exit 4)');
+    expect(r!.error).toBe('`svc --version` failed (exit 4): boom');
+    const silent = svcIn('silent', 'exit 5');
+    expect((await probe([silent]))[0]!.error).toBe('`svc --version` failed (exit 5)');
   });
 });

@@ -6,7 +6,7 @@ import { isComparable } from '../reference.ts';
 import type { Finding, ProbeResult } from '../types.ts';
 
 /**
- * The operator's CLI: the first `svc` on PATH is the one that runs. It must satisfy the API's
+ * The operator's CLI (the config's bin, `svc` for the reference service): the first on PATH runs. It must satisfy the API's
  * minimum; when it does not, or is at another tag, while a later copy on PATH would be right,
  * the cause is the order of PATH (spec section 7) and the fix is removing the first.
  */
@@ -34,6 +34,7 @@ export function checkCli(live: ProbeResult[], ctx: FixContext): Finding[] {
           severity: 'drift',
           artifact: 'cli',
           source: first.source,
+          why: `found first on PATH, another ${cliProgram(ctx)} is right`,
         },
       ];
     }

@@ -15,6 +15,8 @@ export function checkReadable(results: ProbeResult[], probed: ArtifactName[], ct
     .map((r) => ({
       code: r.name === 'cli' ? 'CLI_BROKEN' : `${r.name.toUpperCase()}_UNREACHABLE`,
       message: `${readingLabel(r)}: could not read the version at ${r.source}: ${r.error}`,
+      // The CLI's row says what it said (`acme --version` failed (exit 1): its own error).
+      ...(r.name === 'cli' ? { why: r.error! } : {}),
       fix: fixForUnreachable(r.name, ctx, r.source, r.name === 'web' ? r.role : undefined),
       // A broken local svc is drift the operator can fix, not an outside system failing.
       severity: r.name === 'cli' ? 'drift' : 'unreachable',
@@ -25,6 +27,7 @@ export function checkReadable(results: ProbeResult[], probed: ArtifactName[], ct
     findings.push({
       code: 'CLI_NOT_FOUND',
       message: `no \`${cliProgram(ctx)}\` on PATH: the operator CLI is not installed`,
+      why: `no ${cliProgram(ctx)} on PATH`,
       fix: `${cliInstall(ctx)} (or pass --no-cli to leave the CLI out)`,
       severity: 'drift',
       artifact: 'cli',

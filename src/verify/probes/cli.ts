@@ -3,6 +3,7 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { delimiter, join, resolve } from 'node:path';
 import { printable } from '../../text/printable.ts';
+import { redact } from '../../text/redact.ts';
 
 import type { ProbeResult } from '../types.ts';
 
@@ -73,12 +74,16 @@ function readVersion(path: string, options: CliProbeOptions): Promise<ProbeResul
       env: options.env as NodeJS.ProcessEnv,
       cwd: options.cwd,
       detached: true,
-      stdio: ['ignore', 'pipe', 'ignore'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
+    let err = '';
     let timedOut = false;
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       if (out.length < 64 * 1024) out += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      if (err.length < 64 * 1024) err += chunk;
     });
     const timer = setTimeout(() => {
       timedOut = true;
@@ -95,7 +100,10 @@ function readVersion(path: string, options: CliProbeOptions): Promise<ProbeResul
       // Whatever it left behind goes too, so its output pipe closes; one that escaped the group
       // gets a moment before the pipe is dropped.
       killGroup(child.pid);
-      setTimeout(() => child.stdout.destroy(), 500).unref();
+      setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, 500).unref();
     });
     child.on('close', (code, signal) => {
       const text = out.trim();
@@ -103,19 +111,47 @@ function readVersion(path: string, options: CliProbeOptions): Promise<ProbeResul
       if (timedOut)
         finish(failed(path, `\`${program} --version\` gave no answer within ${options.timeoutMs} ms`));
       else if (code !== 0 && version === undefined) {
-        finish(
-          failed(path, `\`${program} --version\` failed (${signal ? `signal ${signal}` : `exit ${code}`})`),
-        );
-      } else if (version === undefined) {
+        const said = ownWords(err || text, options.env);
         finish(
           failed(
             path,
-            `\`${program} --version\` printed "${printable(text, { max: 80 })}", not "${program} <version>"`,
+            `\`${program} --version\` failed (${signal ? `signal ${signal}` : `exit ${code}`})${said ? `: ${said}` : ''}`,
+          ),
+        );
+      } else if (version === undefined) {
+        const said = ownWords(err, options.env);
+        finish(
+          failed(
+            path,
+            `\`${program} --version\` printed "${printable(ownWords(text, options.env), { max: 80 })}", not "${program} <version>"${said ? ` (stderr: ${said})` : ''}`,
           ),
         );
       } else finish({ name: 'cli', source: path, version: printable(version) });
     });
   });
+}
+
+// Names of variables whose values a CLI might echo in an error and nobody may read in a report.
+const SECRET_NAME = /TOKEN|SECRET|PASSW|PASSPHRASE|CREDENTIAL|AUTH|API_?KEY|PRIVATE/i;
+
+/**
+ * What the CLI said, as the row shows it: without stack frames, its first error line and its
+ * last line (Node prints the error, then its stack, then its own version; Python the traceback,
+ * then the error), on one line, at most 200 characters, every registered secret and the value of
+ * every secret-looking variable of its environment masked.
+ */
+export function ownWords(text: string, env: Record<string, string | undefined>): string {
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !/^at\s/.test(l) && !/^\^+$/.test(l) && !/^File ".*", line \d+/.test(l));
+  const error = lines.find((l) => /error|exception|fatal|requires|unsupported/i.test(l));
+  const last = lines[lines.length - 1];
+  let said = [...new Set([error, last].filter((l): l is string => l !== undefined))].join(' | ');
+  for (const [name, value] of Object.entries(env))
+    if (value && value.length >= 4 && SECRET_NAME.test(name)) said = said.split(value).join('***');
+  said = redact(said);
+  return printable(said.length > 200 ? `…${said.slice(-199)}` : said, { max: 200 });
 }
 
 function killGroup(pid: number | undefined): void {
