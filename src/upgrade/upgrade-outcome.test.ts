@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { RunningService } from './swarm/swarm-types.ts';
 import { planSwarmUpgrade, servicesToRestore } from './swarm/swarm-plan.ts';
+import type { RunningService } from './swarm/swarm-types.ts';
 import { decideOutcome } from './upgrade-outcome.ts';
 
 const svc = (role: RunningService['role']): RunningService => ({

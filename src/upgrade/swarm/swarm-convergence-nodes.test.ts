@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
-  type SwarmConvergenceInput,
   judgeSwarmConvergence,
   LOST_NODE_FAILURES_TOLERATED,
   STALLED_AFTER_MS,
+  type SwarmConvergenceInput,
 } from './swarm-convergence.ts';
 import type { NodeView, TaskView } from './swarm-types.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type SwarmConvergenceInput, judgeSwarmConvergence } from './swarm-convergence.ts';
+import { judgeSwarmConvergence, type SwarmConvergenceInput } from './swarm-convergence.ts';
 import type { TaskView } from './swarm-types.ts';
 
 const NEW = 'reg/acme/service-api:v2.0.0@sha256:new';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pinnedImage, type TargetImage } from '../deployment-types.ts';
-import { type RunningService, type ServiceSpec, SWARM_DEFAULT_UPDATE_CONFIG } from './swarm-types.ts';
 import { forcedPass, nextSpec, planSwarmUpgrade, updateOrder } from './swarm-plan.ts';
+import { type RunningService, type ServiceSpec, SWARM_DEFAULT_UPDATE_CONFIG } from './swarm-types.ts';
 
 const REPO = '127.0.0.1:5000/acme';
 const digest = (c: string) => `sha256:${c.repeat(64)}`;

@@ -6,9 +6,9 @@ import type { PlannedService } from '../../../upgrade/swarm/swarm-plan.ts';
 import { nextSpec } from '../../../upgrade/swarm/swarm-plan.ts';
 import { record } from '../upgrade-context.ts';
 import { reportedApiVersion, waitReportedVersion } from '../wait-reported-version.ts';
-import { waitSwarmConverged } from './swarm-wait.ts';
-import { readTaskVersions } from './swarm-service-readings.ts';
 import type { SwarmUpgradeContext } from './swarm-context.ts';
+import { readTaskVersions } from './swarm-service-readings.ts';
+import { waitSwarmConverged } from './swarm-wait.ts';
 
 /**
  * Carry the plan out, phase by phase: API and worker together (both specs change at once, then

@@ -8,8 +8,8 @@ import { pinnedDigest, SERVICE_ROLES, type ServiceRole } from '../../../upgrade/
 import { imageOfSpec, type RunningService, type ServiceSpec } from '../../../upgrade/swarm/swarm-types.ts';
 import { readApiVersion } from '../read-api-version.ts';
 import { record } from '../upgrade-context.ts';
-import { proveSwarmInStep, readTaskVersions } from './swarm-service-readings.ts';
 import type { SwarmUpgradeContext } from './swarm-context.ts';
+import { proveSwarmInStep, readTaskVersions } from './swarm-service-readings.ts';
 
 /**
  * Each service as it runs now: its whole spec and version index (what a rollback puts back and

@@ -1,13 +1,13 @@
 import { listNodes, listTasks } from '../../../deployment-engines/swarm/swarm.ts';
 import type { Step, StepIO } from '../../../pipeline/step.ts';
 import { failureOf } from '../../../upgrade/deployment-types.ts';
-import { previousSpecAgain, rollbackSpec } from '../../../upgrade/swarm/swarm-rollback-spec.ts';
 import type { PlannedService } from '../../../upgrade/swarm/swarm-plan.ts';
 import { servicesToRestore } from '../../../upgrade/swarm/swarm-plan.ts';
+import { previousSpecAgain, rollbackSpec } from '../../../upgrade/swarm/swarm-rollback-spec.ts';
 import type { RestoreResult } from '../../../upgrade/upgrade-outcome.ts';
 import { record } from '../upgrade-context.ts';
-import { waitSwarmConverged } from './swarm-wait.ts';
 import type { SwarmUpgradeContext } from './swarm-context.ts';
+import { waitSwarmConverged } from './swarm-wait.ts';
 import { writeAtCurrentIndex } from './write-at-current-index.ts';
 
 /**

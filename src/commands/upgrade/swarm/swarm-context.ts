@@ -1,6 +1,6 @@
 import type { NodeReport } from '../../../upgrade/swarm/swarm-node-report.ts';
-import type { RunningService } from '../../../upgrade/swarm/swarm-types.ts';
 import type { SwarmPlan } from '../../../upgrade/swarm/swarm-plan.ts';
+import type { RunningService } from '../../../upgrade/swarm/swarm-types.ts';
 import type { DockerEngineContext } from '../docker/docker-engine.ts';
 import type { UpgradeRunContext } from '../upgrade-context.ts';
 

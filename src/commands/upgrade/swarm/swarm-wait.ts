@@ -8,8 +8,8 @@ import {
 import type { DockerClient } from '../../../docker-client/connect.ts';
 import { POLL_MS, type UpgradeFailure, UpgradeStop } from '../../../upgrade/deployment-types.ts';
 import { judgeSwarmConvergence } from '../../../upgrade/swarm/swarm-convergence.ts';
-import type { ServiceSpec } from '../../../upgrade/swarm/swarm-types.ts';
 import { forcedPass } from '../../../upgrade/swarm/swarm-plan.ts';
+import type { ServiceSpec } from '../../../upgrade/swarm/swarm-types.ts';
 
 export interface SwarmConvergeRequest {
   docker: DockerClient;
