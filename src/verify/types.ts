@@ -197,7 +197,8 @@ export interface PlatformProvenance extends ImageProvenance {
 
 /** One release image by its tag; a multi-platform index also per platform. */
 export interface ProvenanceReading extends ImageProvenance {
-  artifact: ArtifactName;
+  /** api, worker, web, or (a release verified in the registry alone) any image artifact. */
+  artifact: string;
   repository: string;
   tag: string;
   /** The tag is not in the store. */

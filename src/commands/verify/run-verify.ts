@@ -34,7 +34,7 @@ const VERIFY_TARGETS: TargetWording = {
   command: 'verify',
   noUrl: {
     message: 'which deployment? --url <api base URL> is required',
-    hint: 'release verify --url https://svc.example.com, or --all for the deployments in the config',
+    hint: 'release verify --url https://svc.example.com, --all for the deployments in the config, or --registry --expect <tag> for the release in the registry alone',
   },
   allHint: 'drop --web-url/--worker-url/--docker/--compose with --all, or check one deployment with --url',
 };
@@ -83,6 +83,9 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
       hint: 'release verify --url <api> --registry --attest --out vsa.jsonl',
     });
   }
+  // No deployment named, a store named: the release in the registry alone.
+  if (flags.registry !== undefined && !flags.all && ![flags.url, ...engineFlags().map((f) => flags[f])].some(given))
+    return (await import('./verify-release.ts')).verifyRelease({ flags, base, expect });
   const { options, images } = await verifyOptions(flags, base, expect);
   if (flags.all) return verifyAll(flags, base, options);
   return verifyOne(flags, base, options, images);
@@ -302,7 +305,7 @@ function worstCode(codes: (0 | 1 | 3)[]): 0 | 1 | 3 {
 }
 
 /** The report is already printed: leave only the exit code to the command line. */
-function finish(exitCode: 0 | 1 | 3, message: string): void {
+export function finish(exitCode: 0 | 1 | 3, message: string): void {
   if (exitCode === 0) return;
   const error =
     exitCode === 3
@@ -312,7 +315,7 @@ function finish(exitCode: 0 | 1 | 3, message: string): void {
 }
 
 /** The store `--registry` names (or the config's), loaded only when asked for. */
-async function openRegistry(
+export async function openRegistry(
   flag: string | true,
   base: {
     configDir: string;
