@@ -299,7 +299,10 @@ describe('release verify --attest', { timeout: 120_000 }, () => {
       .trim()
       .split('\n')
       .map((line) => JSON.parse(verifyDsse(line, verifierPub())!.toString('utf8')) as Statement)
-      .map((s) => [s.predicate.resourceUri.replace(/@.*/, ''), s.predicate.policy.annotations.checks.includes('in-step')]);
+      .map((s) => [
+        s.predicate.resourceUri.replace(/@.*/, ''),
+        s.predicate.policy.annotations.checks.includes('in-step'),
+      ]);
     expect(checks.sort()).toEqual([
       [`oci://acme-api`, true],
       [`oci://acme-scheduler`, false],

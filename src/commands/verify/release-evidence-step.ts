@@ -13,7 +13,12 @@ export const releaseEvidenceStep: Step<ReleaseVerifyContext> = {
   skip: (ctx) => (ctx.trustedKey ? false : 'no signing.publicKey in the config'),
   async run(ctx, io) {
     const present = (ctx.images ?? []).filter((i) => i.digest !== undefined);
-    const subjects = present.map((i) => ({ artifact: i.artifact, repository: i.repository, tag: ctx.tag, running: [] }));
+    const subjects = present.map((i) => ({
+      artifact: i.artifact,
+      repository: i.repository,
+      tag: ctx.tag,
+      running: [],
+    }));
     const [signatures, evidence] = await Promise.all([
       Promise.all(subjects.map((s) => probeSignatures(ctx.store, ctx.trustedKey!, s))),
       Promise.all(subjects.map((s) => probeEvidence(ctx.store, ctx.trustedKey!, s))),
@@ -22,7 +27,10 @@ export const releaseEvidenceStep: Step<ReleaseVerifyContext> = {
     ctx.evidence = evidence.flat();
     io.progress(
       ctx.evidence
-        .map((e, i) => `${e.artifact}: signature ${ctx.signatures![i]?.status}, SBOM ${e.sbom.status}, provenance ${e.provenance.status}`)
+        .map(
+          (e, i) =>
+            `${e.artifact}: signature ${ctx.signatures![i]?.status}, SBOM ${e.sbom.status}, provenance ${e.provenance.status}`,
+        )
         .join('; '),
     );
   },

@@ -14,13 +14,21 @@ export const releaseImagesStep: Step<ReleaseVerifyContext> = {
   async run(ctx, io) {
     const readings = await Promise.all(
       ctx.subjects.map((s) =>
-        probeProvenance(ctx.store, ctx.trustedKey, { artifact: s.artifact, repository: s.repository, tag: ctx.tag }),
+        probeProvenance(ctx.store, ctx.trustedKey, {
+          artifact: s.artifact,
+          repository: s.repository,
+          tag: ctx.tag,
+        }),
       ),
     );
     ctx.images = readings.map((p, i) => imageReading(p, ctx.subjects[i]!.roles, ctx.store.name));
     // The rc re-stamp is a release's question; an rc or dev tag has no rc to be traced to.
     ctx.provenance = ctx.version.kind === 'release' ? readings.filter((p) => !p.missing && !p.error) : [];
-    io.progress(ctx.images.map((r) => `${r.artifact}: ${r.version ?? (r.digest ? 'no version' : 'missing')}`).join(', '));
+    io.progress(
+      ctx.images
+        .map((r) => `${r.artifact}: ${r.version ?? (r.digest ? 'no version' : 'missing')}`)
+        .join(', '),
+    );
   },
 };
 

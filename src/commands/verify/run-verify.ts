@@ -84,7 +84,11 @@ export async function runVerify(flags: VerifyFlags): Promise<void> {
     });
   }
   // No deployment named, a store named: the release in the registry alone.
-  if (flags.registry !== undefined && !flags.all && ![flags.url, ...engineFlags().map((f) => flags[f])].some(given))
+  if (
+    flags.registry !== undefined &&
+    !flags.all &&
+    ![flags.url, ...engineFlags().map((f) => flags[f])].some(given)
+  )
     return (await import('./verify-release.ts')).verifyRelease({ flags, base, expect });
   const { options, images } = await verifyOptions(flags, base, expect);
   if (flags.all) return verifyAll(flags, base, options);

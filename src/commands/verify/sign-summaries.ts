@@ -1,6 +1,6 @@
+import type { VsaCheck } from '../../evidence/vsa-checks.ts';
 import { writeFilesAtomically } from '../../files/atomic-write.ts';
 import { packageVersion } from '../../files/package-root.ts';
-import type { VsaCheck } from '../../evidence/vsa-checks.ts';
 import type { ImageStore } from '../../registry/store.ts';
 import type { PublicSigningKey } from '../../signing/keys.ts';
 import type { ProvenanceReading } from '../../verify/types.ts';

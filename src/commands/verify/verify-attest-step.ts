@@ -73,7 +73,11 @@ export const verifyAttestStep: Step<VerifyContext> = {
 function liveRepositories(ctx: VerifyContext): string[] {
   const read = (ctx.probed?.results ?? [])
     .filter((r) => r.version !== undefined && r.running !== false && r.name !== 'cli')
-    .map((r) => (r.role ? imageArtifact(ctx.config, r.role)?.image : undefined) ?? ctx.options.images[r.name as 'api']);
+    .map(
+      (r) =>
+        (r.role ? imageArtifact(ctx.config, r.role)?.image : undefined) ??
+        ctx.options.images[r.name as 'api'],
+    );
   const running = (ctx.registry ?? []).filter((r) => r.running.length > 0).map((r) => r.repository);
   return [...new Set([...read, ...running])];
 }

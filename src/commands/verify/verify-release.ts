@@ -1,4 +1,4 @@
-import { rolesOfImage, builtImageArtifacts } from '../../config/artifacts.ts';
+import { builtImageArtifacts, rolesOfImage } from '../../config/artifacts.ts';
 import { currentIo } from '../../console/cli-io.ts';
 import { given } from '../../deployment-targets/deployment-engine-entry.ts';
 import { engineFlags } from '../../deployment-targets/deployment-targets.ts';
@@ -28,13 +28,21 @@ export async function verifyRelease(run: {
 }): Promise<void> {
   const { flags, base, expect } = run;
   if (flags.all || [flags.url, ...engineFlags().map((f) => flags[f])].some(given))
-    throw new UsageError('VERIFY_RELEASE_WITH_TARGET', 'this mode checks the registry alone, not a deployment', {
-      hint: 'drop the deployment flags, or give --url <api> to check a deployment against the registry',
-    });
+    throw new UsageError(
+      'VERIFY_RELEASE_WITH_TARGET',
+      'this mode checks the registry alone, not a deployment',
+      {
+        hint: 'drop the deployment flags, or give --url <api> to check a deployment against the registry',
+      },
+    );
   if (expect === undefined)
-    throw new UsageError('VERIFY_RELEASE_NO_EXPECT', 'which release? --registry without a deployment needs --expect <tag>', {
-      hint: 'release verify --registry --expect v1.4.0 (add --require-signature --require-attestations to require the evidence)',
-    });
+    throw new UsageError(
+      'VERIFY_RELEASE_NO_EXPECT',
+      'which release? --registry without a deployment needs --expect <tag>',
+      {
+        hint: 'release verify --registry --expect v1.4.0 (add --require-signature --require-attestations to require the evidence)',
+      },
+    );
   if (flags.attest) {
     flags.requireSignature = true;
     flags.requireAttestations = true;
@@ -48,9 +56,13 @@ export async function verifyRelease(run: {
     repository: a.image,
   }));
   if (subjects.length === 0)
-    throw new UsageError('VERIFY_RELEASE_NO_IMAGES', 'the config declares no image to look up in the registry', {
-      hint: 'declare the images under artifacts: in release.config',
-    });
+    throw new UsageError(
+      'VERIFY_RELEASE_NO_IMAGES',
+      'the config declares no image to look up in the registry',
+      {
+        hint: 'declare the images under artifacts: in release.config',
+      },
+    );
   const store = await openRegistry(flags.registry ?? true, base, flags.timeout);
   const trustedKey = await (await import('../../signing/key-files.ts')).readPublicKey(base);
   if ((flags.requireSignature || flags.requireAttestations) && !trustedKey)
@@ -101,7 +113,9 @@ export async function verifyRelease(run: {
   }
   for (const text of ctx.warnings) warn(text);
   finish(
-    report.exitCode === 0 && flags.failOn === 'warn' && report.findings.some((f) => f.severity === 'warn') ? 1 : report.exitCode,
+    report.exitCode === 0 && flags.failOn === 'warn' && report.findings.some((f) => f.severity === 'warn')
+      ? 1
+      : report.exitCode,
     report.exitCode === 3 ? 'could not read everything asked for' : 'the release is not whole',
   );
 }

@@ -31,13 +31,20 @@ describe('checkReleaseImages', () => {
   ] as const)('an image stating %s', (_, over, expected) => {
     const findings = checkReleaseImages([reading(over as Partial<ReleaseImageReading>)]);
     expect(findings.map((f) => [f.code, f.severity])).toEqual(expected);
-    for (const f of findings) expect(f).toMatchObject({ artifact: 'worker', source: expect.stringContaining('acme-worker:') });
+    for (const f of findings)
+      expect(f).toMatchObject({ artifact: 'worker', source: expect.stringContaining('acme-worker:') });
   });
 
   it('names each image of several once, by the artifact that builds it', () => {
     const findings = checkReleaseImages([
       reading({}),
-      reading({ artifact: 'web', roles: ['web'], repository: 'acme-web', digest: undefined, version: undefined }),
+      reading({
+        artifact: 'web',
+        roles: ['web'],
+        repository: 'acme-web',
+        digest: undefined,
+        version: undefined,
+      }),
     ]);
     expect(findings).toHaveLength(1);
     expect(findings[0]!.message).toContain('acme-web:v1.4.0 is not in 127.0.0.1:5000/acme');
