@@ -1,9 +1,6 @@
 import { builtImageArtifacts, rolesOfImage } from '../../config/artifacts.ts';
 import { currentIo } from '../../console/cli-io.ts';
-import { given } from '../../deployment-targets/deployment-engine-entry.ts';
-import { engineFlags } from '../../deployment-targets/deployment-targets.ts';
 import { UsageError } from '../../errors.ts';
-import type { BaseContext } from '../../pipeline/context.ts';
 import { runPipeline } from '../../pipeline/runner.ts';
 import { spelledTagIn } from '../../registry/spelled-tag.ts';
 import { renderReport, reportJson } from '../../verify/report.ts';
@@ -11,7 +8,8 @@ import { parseVersion } from '../../version/parse.ts';
 import { printJson, printLine, warn } from '../output.ts';
 import type { ReleaseVerifyContext } from './release-verify-context.ts';
 import { releaseVerifyPipeline } from './release-verify-pipeline.ts';
-import { finish, openRegistry, type VerifyFlags } from './run-verify.ts';
+import { finish } from './verify-report.ts';
+import { openRegistry, type VerifyRun } from './verify-setup.ts';
 
 /**
  * `release verify --registry --expect <tag>` and no deployment: the release as the store holds it,
@@ -21,20 +19,8 @@ import { finish, openRegistry, type VerifyFlags } from './run-verify.ts';
  * Exit 0 when whole, 1 on drift, 3 when the store could not be read. `--attest` signs a summary for
  * every image and the release set, without `in-step`: no deployment was seen.
  */
-export async function verifyRelease(run: {
-  flags: VerifyFlags;
-  base: BaseContext;
-  expect: string | undefined;
-}): Promise<void> {
+export async function verifyRelease(run: VerifyRun): Promise<void> {
   const { flags, base, expect } = run;
-  if (flags.all || [flags.url, ...engineFlags().map((f) => flags[f])].some(given))
-    throw new UsageError(
-      'VERIFY_RELEASE_WITH_TARGET',
-      'this mode checks the registry alone, not a deployment',
-      {
-        hint: 'drop the deployment flags, or give --url <api> to check a deployment against the registry',
-      },
-    );
   if (expect === undefined)
     throw new UsageError(
       'VERIFY_RELEASE_NO_EXPECT',
