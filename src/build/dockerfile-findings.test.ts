@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: Dockerfile text, whose ${ARG} is its own substitution
 import { describe, expect, it } from 'vitest';
-import { dockerfileFindings, substitute } from './dockerfile-findings.ts';
+import { configuredBaseArg, dockerfileFindings, substitute } from './dockerfile-findings.ts';
 import { parseDockerfile } from './dockerfile-stages.ts';
 
 const VERSION_NAMES = ['SERVICE_VERSION', 'SERVICE_CLIENT_VERSION', 'ACME_VERSION'];
@@ -158,6 +158,44 @@ describe('dockerfileFindings', () => {
     expect(found.usesBaseImage).toBe(true);
     expect(found.bases).toEqual([]);
     expect(find(MONOREPO, 'backend').usesBaseImage).toBe(false);
+  });
+
+  // A Node monitoring service's production file: `ARG BASE_IMAGE=<its own base>` before the
+  // stages, and its release stage `FROM $BASE_IMAGE` (bare, no braces). Its CI builds on that
+  // default; a build arg of ours must not put the configured Node base in its place.
+  it('leaves a BASE_IMAGE the Dockerfile defaults itself to the Dockerfile', () => {
+    const own = [
+      'ARG BASE_IMAGE=acme/monitor:base2',
+      'FROM acme/monitor:builder-go AS build_healthcheck',
+      'FROM acme/monitor:base2 AS build',
+      'RUN npm ci --omit=dev',
+      'COPY --from=build_healthcheck /app/extra/healthcheck /app/extra/healthcheck',
+      'FROM $BASE_IMAGE AS release',
+      'COPY --from=build /app /app',
+      'FROM release AS rootless',
+      '',
+    ].join('\n');
+    for (const target of ['release', 'rootless']) {
+      const found = find(own, target);
+      expect(configuredBaseArg(parseDockerfile(own))).toBe(false);
+      expect(found.usesBaseImage).toBe(false);
+      expect(found.bases.map((b) => [b.image, b.stage])).toEqual([
+        ['acme/monitor:builder-go', 'build_healthcheck'],
+        ['acme/monitor:base2', 'build'],
+        ['acme/monitor:base2', 'release'],
+      ]);
+      expect(found.root).toBe('acme/monitor:base2');
+    }
+    // The project may still name another base for it, as `docker build --build-arg` would.
+    const given = find(own, 'release', { BASE_IMAGE: 'registry.example/monitor:base3' });
+    expect(given.usesBaseImage).toBe(false);
+    expect(given.bases.at(-1)?.image).toBe('registry.example/monitor:base3');
+    // Without a default, `FROM $BASE_IMAGE` (bare) is the configured base, as `${BASE_IMAGE}` is.
+    const bare = find('ARG BASE_IMAGE\nFROM $BASE_IMAGE\n', undefined, {
+      BASE_IMAGE: 'oci-layout:.release/base/node:20',
+    });
+    expect(bare.usesBaseImage).toBe(true);
+    expect(bare.bases).toEqual([]);
   });
 
   it('lists the secret ids RUN --mount=type=secret reads (by id, else by target file name)', () => {

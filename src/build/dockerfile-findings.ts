@@ -76,13 +76,18 @@ export function dockerfileFindings(
   const runsOnTarget: string[] = [];
   const labelKeys = new Set<string>();
   let usesBaseImage = false;
+  // `FROM ${BASE_IMAGE}` is the configured base only where the Dockerfile gives BASE_IMAGE no
+  // default of its own: `ARG BASE_IMAGE=acme/base:2` names the project's own base (as its CI
+  // builds it), which a build arg of ours must not replace.
+  const ours = configuredBaseArg(parsed);
+  const namesOurBase = (from: string) => ours && /\$\{?BASE_IMAGE\b/.test(from);
   for (const s of stages) {
     const label = s.name ?? String(s.index);
-    if (/\$\{?BASE_IMAGE\b/.test(s.from)) usesBaseImage = true;
+    if (namesOurBase(s.from)) usesBaseImage = true;
     if (!parentStage(s, parsed.stages, stageOf, args)) {
       const image = substitute(s.from, args);
       if (/\$/.test(image)) unresolved.push({ from: s.from, line: s.line });
-      else if (image.toLowerCase() !== 'scratch' && !/\$\{?BASE_IMAGE\b/.test(s.from))
+      else if (image.toLowerCase() !== 'scratch' && !namesOurBase(s.from))
         bases.push({ image, stage: label, line: s.line, platform: s.platform });
     }
     if (s.platform) features.add('FROM --platform');
@@ -164,6 +169,14 @@ function stageRefs(s: DockerfileStage): string[] {
 }
 
 /** The global ARGs' values for FROM lines: their defaults, overridden by the build args passed. */
+/**
+ * Whether `${BASE_IMAGE}` in this Dockerfile means the configured base: its global `ARG
+ * BASE_IMAGE` has no default (or it declares none). Pure.
+ */
+export function configuredBaseArg(parsed: ParsedDockerfile): boolean {
+  return !parsed.globalArgs.some((a) => a.name === BASE_IMAGE_ARG && a.default !== undefined);
+}
+
 function globalArgValues(
   parsed: ParsedDockerfile,
   buildArgs: Record<string, string>,
