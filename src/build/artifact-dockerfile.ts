@@ -52,6 +52,20 @@ export function readArtifactDockerfile(
       ...versionArgs,
     },
     versionNames,
+    platform: artifact.platforms?.[0] ?? machinePlatform(),
   });
   return { path, text, parsed, findings };
+}
+
+/** This machine's platform as BuildKit names it (`linux/amd64`): what a build without `platforms` targets. */
+function machinePlatform(): string {
+  const arch = {
+    x64: 'amd64',
+    arm64: 'arm64',
+    arm: 'arm/v7',
+    ppc64: 'ppc64le',
+    s390x: 's390x',
+    riscv64: 'riscv64',
+  }[process.arch as string];
+  return `linux/${arch ?? process.arch}`;
 }

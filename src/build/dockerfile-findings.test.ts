@@ -198,6 +198,34 @@ describe('dockerfileFindings', () => {
     expect(bare.bases).toEqual([]);
   });
 
+  // A Go service's file: global ARGs built on TARGETPLATFORM (which BuildKit sets in the global
+  // scope) with `${VAR/from/to}`, and a FROM naming the result. Not an arg nobody gives.
+  it('knows the platform args BuildKit sets globally, and ${VAR/from/to}, #, % substitution', () => {
+    const go = [
+      'ARG GO_VERSION=PLEASE_PROVIDE_GO_VERSION',
+      'ARG __DASHES=${TARGETPLATFORM/\\//-}',
+      'ARG __GO=${__DASHES/arm\\/v7/arm-7}',
+      'FROM --platform=${BUILDPLATFORM} acme/build:${GO_VERSION}-${__GO} AS builder',
+      'RUN make',
+      'FROM debian:sid-slim',
+      'COPY --from=builder /target /',
+      '',
+    ].join('\n');
+    const at = (platform: string, buildArgs: Record<string, string> = { GO_VERSION: '1.25.1' }) =>
+      dockerfileFindings(parseDockerfile(go), { buildArgs, versionNames: VERSION_NAMES, platform });
+    expect(at('linux/amd64').unresolved).toEqual([]);
+    expect(at('linux/amd64').bases.map((b) => b.image)).toEqual([
+      'acme/build:1.25.1-linux-amd64',
+      'debian:sid-slim',
+    ]);
+    expect(at('linux/arm/v7').bases[0]!.image).toBe('acme/build:1.25.1-linux-arm-7');
+    expect(at('linux/arm64', {}).bases[0]!.image).toBe('acme/build:PLEASE_PROVIDE_GO_VERSION-linux-arm64');
+    const values = { V: 'v2.7.3-rc.1', P: 'a/b/c' };
+    expect(substitute('${V#v}|${V%-rc.1}|${V#x}|${P//\\//-}|${P/\\//-}|${NOPE/a/b}', values)).toBe(
+      '2.7.3-rc.1|v2.7.3|v2.7.3-rc.1|a-b-c|a-b/c|${NOPE/a/b}',
+    );
+  });
+
   it('lists the secret ids RUN --mount=type=secret reads (by id, else by target file name)', () => {
     expect(find(MONOREPO, 'backend').secretIds).toEqual(['npmrc']);
     expect(
