@@ -3,7 +3,7 @@ import type { Step } from '../../../pipeline/step.ts';
 import { imageOfSpec } from '../../../upgrade/swarm/swarm-types.ts';
 import { findRoleServices, requireApiAndWorker } from '../role-services.ts';
 import { record } from '../upgrade-context.ts';
-import { argvOf } from './read-services-step.ts';
+import { argvOf } from './read-swarm-step.ts';
 import type { SwarmUpgradeContext } from './swarm-context.ts';
 
 /**
