@@ -22,6 +22,14 @@ export const EMPTY_CONFIG = {
   },
 } as const;
 
+/**
+ * The artifact type of every Sigstore-bundle referrer (signatures and evidence alike): what
+ * cosign v3, Kyverno's SigstoreBundle verifier and Ratify look for. The kind is told apart by the
+ * predicate type annotation, as `cosign attest --new-bundle-format` writes it.
+ */
+export const BUNDLE_ARTIFACT_TYPE = 'application/vnd.dev.sigstore.bundle.v0.3+json';
+export const BUNDLE_PREDICATE_ANNOTATION = 'dev.sigstore.bundle.predicateType';
+
 /** The fallback tag for a subject digest: `sha256:<hex>` -> `sha256-<hex>`. */
 export function referrersTag(subjectDigest: string): string {
   return subjectDigest.replace(':', '-');
@@ -102,6 +110,58 @@ export async function listReferrers(
   return found.filter(
     (d) => typeof d?.digest === 'string' && (!artifactType || d.artifactType === artifactType),
   );
+}
+
+/** What a bundle referrer is: its predicate type, and the artifact type releases were written under before. */
+export interface BundleKind {
+  predicateType: string;
+  /** Releases made before every bundle carried the bundle artifact type listed their evidence under this. */
+  formerArtifactType?: string;
+}
+
+/**
+ * The Sigstore-bundle referrers of `subjectDigest` of one kind: typed as a bundle and annotated
+ * with the kind's predicate type, or listed under the kind's former artifact type (still read).
+ * A registry whose referrers API drops annotations has the manifest's own read instead.
+ */
+export async function listBundleReferrers(
+  store: ImageStore,
+  repository: string,
+  subjectDigest: string,
+  kind: BundleKind,
+): Promise<Descriptor[]> {
+  const listed = await listReferrers(store, repository, subjectDigest);
+  const found: Descriptor[] = [];
+  for (const d of listed) {
+    if (kind.formerArtifactType && d.artifactType === kind.formerArtifactType) found.push(d);
+    else if (
+      (await withBundlePredicate(store, repository, d)).annotations?.[BUNDLE_PREDICATE_ANNOTATION] ===
+      kind.predicateType
+    )
+      found.push(d);
+  }
+  return found;
+}
+
+/**
+ * A bundle referrer as listed, with its predicate type annotation read from its manifest when the
+ * listing left it out (a referrers API that drops annotations); any other referrer as it is.
+ */
+export async function withBundlePredicate(
+  store: ImageStore,
+  repository: string,
+  d: Descriptor,
+): Promise<Descriptor> {
+  if (d.artifactType !== BUNDLE_ARTIFACT_TYPE || d.annotations?.[BUNDLE_PREDICATE_ANNOTATION] !== undefined)
+    return d;
+  const manifest = await store.getManifest(repository, d.digest);
+  const json = manifest ? parseJson(manifest.bytes) : undefined;
+  const value = (json as { annotations?: Record<string, unknown> } | undefined)?.annotations?.[
+    BUNDLE_PREDICATE_ANNOTATION
+  ];
+  return typeof value === 'string'
+    ? { ...d, annotations: { ...d.annotations, [BUNDLE_PREDICATE_ANNOTATION]: value } }
+    : d;
 }
 
 /**

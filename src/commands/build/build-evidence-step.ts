@@ -67,12 +67,20 @@ export const buildEvidenceStep: Step<BuildContext> = {
       );
       await time('validate sbom', () => validateSbom(evidence.sbom, artifact.name));
       let bundles: { sbom: Uint8Array; provenance: Uint8Array } | undefined;
+      const formats = { formats: ctx.config.signing?.formats };
       if (key) {
         const target = { repository: artifact.image, digest };
         const [sbom, provenance] = await time('sign and attach', async () => [
-          await attachEvidence(store, key, { ...target, kind: 'sbom' }, evidence.sbomStatement),
-          await attachEvidence(store, key, { ...target, kind: 'provenance' }, evidence.provenanceStatement),
+          await attachEvidence(store, key, { ...target, kind: 'sbom' }, evidence.sbomStatement, formats),
+          await attachEvidence(
+            store,
+            key,
+            { ...target, kind: 'provenance' },
+            evidence.provenanceStatement,
+            formats,
+          ),
         ]);
+        ctx.warnings.push(...sbom.warnings);
         bundles = { sbom: sbom.bundle, provenance: provenance.bundle };
         io.progress(`${artifact.name}: SBOM ${sbom.status}, provenance ${provenance.status}`);
       }

@@ -48,6 +48,7 @@ export const verifyAttestStep: Step<VerifyContext> = {
       );
     const passed = exitCodeOf(ctx.report!.findings, ctx.attest!.failOn) === 0;
     const summaries = await attestRelease({
+      formats: ctx.config.signing?.formats,
       store: ctx.store!,
       releaseKey: ctx.trustedKey!,
       verifierKey: ctx.attest!.key,
