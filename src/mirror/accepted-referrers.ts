@@ -62,7 +62,11 @@ const evidence = (name: string, kind: EvidenceKind): ReferrerKind => ({
 export const ACCEPTED_REFERRERS: readonly ReferrerKind[] = [
   {
     name: 'signature',
-    matches: bundleOf(SIGNATURE_PREDICATE),
+    // A bundle naming no kind is checked as a signature too (as `checkImageSignature` reads them).
+    matches: (d) =>
+      bundleOf(SIGNATURE_PREDICATE)(d) ||
+      (d.artifactType === SIGNATURE_ARTIFACT_TYPE &&
+        d.annotations?.[BUNDLE_PREDICATE_ANNOTATION] === undefined),
     async verify(store, keys, subject) {
       const check = await checkImageSignature(store, keys.release, subject);
       return new Map(

@@ -117,6 +117,8 @@ export interface BundleKind {
   predicateType: string;
   /** Releases made before every bundle carried the bundle artifact type listed their evidence under this. */
   formerArtifactType?: string;
+  /** Also a bundle that names no predicate type (checked as this kind, so a bad one is named). */
+  unannotated?: boolean;
 }
 
 /**
@@ -133,12 +135,15 @@ export async function listBundleReferrers(
   const listed = await listReferrers(store, repository, subjectDigest);
   const found: Descriptor[] = [];
   for (const d of listed) {
-    if (kind.formerArtifactType && d.artifactType === kind.formerArtifactType) found.push(d);
-    else if (
-      (await withBundlePredicate(store, repository, d)).annotations?.[BUNDLE_PREDICATE_ANNOTATION] ===
-      kind.predicateType
-    )
+    if (kind.formerArtifactType && d.artifactType === kind.formerArtifactType) {
       found.push(d);
+      continue;
+    }
+    if (d.artifactType !== BUNDLE_ARTIFACT_TYPE) continue;
+    const predicate = (await withBundlePredicate(store, repository, d)).annotations?.[
+      BUNDLE_PREDICATE_ANNOTATION
+    ];
+    if (predicate === kind.predicateType || (kind.unannotated && predicate === undefined)) found.push(d);
   }
   return found;
 }

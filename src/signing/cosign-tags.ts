@@ -89,12 +89,14 @@ export async function writeCosignSignature(
 /**
  * Whether the image's `.sig` tag holds a signature of the trusted key for this digest, as cosign
  * checks it: the ECDSA signature over the payload's exact bytes, then the payload's digest (and
- * here also that its docker-reference names this repository). One valid layer is enough.
+ * here also that its docker-reference names this repository). One valid layer is enough, as for
+ * cosign; with `every`, each layer must be (a mirror carries the tag only then).
  */
 export async function checkCosignSignature(
   store: ImageStore,
   trusted: PublicSigningKey,
   image: CosignImage,
+  layersValid: 'any' | 'every' = 'any',
 ): Promise<CosignSignatureCheck> {
   const tag = cosignTag(image.digest, 'sig');
   let layers: CosignLayerDescriptor[];
@@ -109,14 +111,19 @@ export async function checkCosignSignature(
     return { status: 'invalid', reason: `${tag} is unreadable: ${(error as Error).message}`, tag };
   }
   const problems: string[] = [];
+  let valid = 0;
   for (const layer of layers) {
-    if (layer.mediaType !== SIMPLE_SIGNING_MEDIA_TYPE) continue;
+    if (layer.mediaType !== SIMPLE_SIGNING_MEDIA_TYPE) {
+      problems.push(`layer ${layer.digest.slice(0, 19)} is ${layer.mediaType}, not a simple-signing payload`);
+      continue;
+    }
     const problem = await checkSignatureLayer(store, trusted, image, layer);
-    if (problem === undefined)
-      return { status: 'valid', reason: `cosign signature ${tag} by key ${shortKeyId(trusted.keyId)}`, tag };
-    problems.push(problem);
+    if (problem === undefined) valid++;
+    else problems.push(problem);
   }
-  if (problems.length === 0)
+  if (valid > 0 && (layersValid === 'any' || problems.length === 0))
+    return { status: 'valid', reason: `cosign signature ${tag} by key ${shortKeyId(trusted.keyId)}`, tag };
+  if (valid === 0 && problems.length === 0)
     return { status: 'invalid', reason: `${tag} holds no simple-signing layer`, tag };
   return { status: 'invalid', reason: `cosign signature ${tag}: ${problems.join('; ')}`, tag };
 }

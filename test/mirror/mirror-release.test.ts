@@ -44,7 +44,7 @@ import { completeTags, expectedDigests, type MirrorJson } from './mirror-checks.
 const execFileP = promisify(execFile);
 const RC = 'v3.2.0-rc.1';
 const RELEASE = 'v3.2.0';
-const SET_TYPE = 'application/vnd.service-release.release-set+dsse';
+const SET_TYPE = 'https://service-release.dev/release-set/v1';
 const PASSPHRASE = 'mirror-test-passphrase';
 const env = { RELEASE_SIGNING_PASSPHRASE: PASSPHRASE };
 
