@@ -1,4 +1,5 @@
 import { IMAGE_ROLES, type ImageRole, REPOSITORY } from '../config/constants.ts';
+import { coreCommand } from '../text/command-words.ts';
 import type { Detection, FoundDockerfile } from './detect.ts';
 import type { DockerRecipe } from './dockerfile.ts';
 import { type ImageSource, imageSources } from './image-candidates.ts';
@@ -32,6 +33,20 @@ const COMMAND_ROLES: [ImageRole, RegExp][] = [
   ['api', /(?:^|[^a-z])(?:api|gunicorn|uvicorn|server)(?:[^a-z]|$)/],
 ];
 const REGISTRY = /^[a-z0-9.-]+(?::[0-9]+)?(?:\/[a-z0-9._-]+)*$/;
+// A second web client's name: an admin dashboard, a console, a docs site, another front end.
+const MORE_WEB = /(^|-)(web|webapp|frontend|ui|client|site|www|admin|dashboard|console|portal|docs|spa)($|-)/;
+// Variables only a client bundle reads at build time (Vite, Create React App, Next.js).
+const CLIENT_ARG = /^(VITE_|REACT_APP_|NEXT_PUBLIC_)/;
+
+/**
+ * The client build variables a candidate's own Dockerfile reads: none when it builds one target of
+ * a Dockerfile (its ARGs are any stage's, a server target's included).
+ */
+function clientBuildArgs(candidate: Candidate): string[] {
+  const file = candidate.source?.dockerfile;
+  if (!file || candidate.docker?.target) return [];
+  return file.facts.args.map((a) => a.name).filter((name) => CLIENT_ARG.test(name));
+}
 
 interface Candidate {
   name: string;
@@ -228,6 +243,19 @@ function assignRoles(candidates: Candidate[], plan: InitPlan): void {
       );
     }
   }
+  // Several web clients (an app, an admin dashboard, a docs site): each built image that says
+  // it is one, by its name or by the client build variables its Dockerfile reads.
+  const api = candidates.some((c) => c.role === 'api');
+  for (const c of candidates) {
+    if (c.role || c.runs) continue;
+    const named = MORE_WEB.test(c.name) || (api && /(^|-)app($|-)/.test(c.name));
+    const reads = clientBuildArgs(c);
+    if (!named && reads.length === 0) continue;
+    c.role = 'web';
+    plan.guessed.push(
+      `artifacts.${c.name}: role web, ${named ? 'from its name' : `from the client build variables its Dockerfile reads (${reads.slice(0, 3).join(', ')})`}`,
+    );
+  }
   // Several workers may run one image (a worker and a scheduler): by their command.
   const worker = COMMAND_ROLES.find(([r]) => r === 'worker')![1];
   for (const c of candidates) {
@@ -328,10 +356,14 @@ function imageArtifact(
   return { name: candidate.name, value, notes };
 }
 
-/** The command a role of one image runs: how verify, watch and upgrade tell the roles apart. */
+/**
+ * The command a role of one image runs: how verify, watch, bump and upgrade tell the roles apart.
+ * Written as the command itself, without the `sh -c` or init wrapper the compose file runs it in
+ * (every reader strips them the same way), so the config says what the role is.
+ */
 function commandOf(candidate: Candidate, value: Record<string, unknown>, plan: InitPlan): void {
   const command = candidate.source?.command;
-  if (command) value['command'] = command;
+  if (command) value['command'] = coreCommand(command);
   else if (candidate.runs)
     plan.todo.push(
       `artifacts.${candidate.name}.command: the command its containers run (the compose file gives none; one role of ${candidate.runs.name}'s image may run its default)`,
