@@ -164,8 +164,10 @@ async function addCosignSignature(
   repository: string,
   subject: string,
 ): Promise<void> {
-  if (await source.store.resolve(repository, cosignTag(subject, 'att')))
-    (set.cosignAttestations ??= []).push(`${repository}@${subject}`);
+  if (await source.store.resolve(repository, cosignTag(subject, 'att'))) {
+    set.cosignAttestations ??= [];
+    set.cosignAttestations.push(`${repository}@${subject}`);
+  }
   const tag = cosignTag(subject, 'sig');
   const manifest = await source.store.getManifest(repository, tag);
   if (!manifest) return;

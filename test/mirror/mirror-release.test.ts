@@ -62,7 +62,8 @@ let work: string;
 let deployment: InProcessDeployment;
 const archive = () => join(work, 'release.tar');
 const release = (args: string[], extra: Record<string, string> = {}) =>
-  runRelease(args, { cwd: repo.dir, env: { ...env, ...extra }, timeoutMs: 60_000 });
+  // Generous: a load writes cosign's .sig and .att beside every digest, and the machine may be busy.
+  runRelease(args, { cwd: repo.dir, env: { ...env, ...extra }, timeoutMs: 120_000 });
 /** `release mirror --version <RELEASE> [--from <from>] --to <to> [flags]`, as its arguments. */
 const mirrorArgs = (from: string | undefined, to: string, ...flags: string[]) => [
   'mirror',
@@ -139,7 +140,7 @@ async function expectCosignReadable(registry: PlainRegistry, images: MirrorJson[
   }
 }
 
-describe('release mirror: registry -> archive -> registry', { timeout: 120_000 }, () => {
+describe('release mirror: registry -> archive -> registry', { timeout: 300_000 }, () => {
   let set: MirrorJson;
 
   it('writes a reproducible archive of the whole set that skopeo reads', async () => {
