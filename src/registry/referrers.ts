@@ -195,7 +195,32 @@ export async function copyReferrers(
     copied.push(referrer);
   }
   if (copied.length > 0) await updateFallbackIndex(to, toRepository, subjectDigest, { add: copied });
+  await copyCosignTags(from, fromRepository, subjectDigest, to, toRepository);
   return copied;
+}
+
+/**
+ * cosign's signature and attestation tags of the subject (`sha256-<hex>.sig`, `.att`), copied
+ * unchanged (blobs first, the tag last) where the target has none: what `cosign copy` carries.
+ * Whether they verify is the reader's to check, as for the referrers copied with them.
+ */
+async function copyCosignTags(
+  from: ImageStore,
+  fromRepository: string,
+  subjectDigest: string,
+  to: ImageStore,
+  toRepository: string,
+): Promise<void> {
+  for (const suffix of ['.sig', '.att']) {
+    const tag = `${referrersTag(subjectDigest)}${suffix}`;
+    const manifest = await from.getManifest(fromRepository, tag);
+    if (!manifest || (await to.resolve(toRepository, tag))) continue;
+    for (const blob of referencesOf(manifest.bytes, manifest.descriptor.mediaType).blobs) {
+      if (await to.hasBlob(toRepository, blob.digest)) continue;
+      await to.putBlob(toRepository, blob.digest, await from.getBlob(fromRepository, blob.digest));
+    }
+    await to.putManifest(toRepository, tag, manifest.bytes, manifest.descriptor.mediaType);
+  }
 }
 
 /** The referrers the tag schema lists: the index tagged `sha256-<hex>`, or none. */
