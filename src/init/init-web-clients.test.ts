@@ -167,6 +167,18 @@ describe('release init on a service with several web clients', () => {
     expect(() => validateConfig({ registry: plan.registry, artifacts }, 'plan')).not.toThrow();
   });
 
+  it('with no compose file: the Dockerfiles of apps/web and apps/admin are the two web clients', () => {
+    const { 'docker-compose.yml': _, 'apps/space/Dockerfile.space': __, ...rest } = MONOREPO;
+    const { artifacts } = planOf({
+      ...rest,
+      'apps/web/Dockerfile': rest['apps/web/Dockerfile.web'],
+      'apps/admin/Dockerfile': rest['apps/admin/Dockerfile.admin'],
+    });
+    expect(roleOf(artifacts['web'], 'web')).toBe('web');
+    expect(artifacts['admin']).toMatchObject({ role: 'web', image: 'acme-admin', context: 'apps/admin' });
+    expect(roleOf(artifacts['api'], 'api')).toBe('api');
+  });
+
   it('one web client stays the one: a bare --web-url in the CI', () => {
     const { plan } = planOf({
       ...MONOREPO,
