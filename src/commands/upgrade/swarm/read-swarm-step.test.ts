@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validateConfig } from '../../../config/validate.ts';
-import { readSwarmStep } from './read-services-step.ts';
+import { readSwarmStep } from './read-swarm-step.ts';
 import type { SwarmUpgradeContext } from './swarm-context.ts';
 
 // A second web client (an admin dashboard) is an image of its own: the upgrade has a target for
