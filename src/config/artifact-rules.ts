@@ -1,7 +1,7 @@
 import type { ArtifactConfig, ImageArtifactConfig } from './artifacts-schema.ts';
 
-/** Roles several artifacts may take: a worker and a scheduler are both workers. */
-const REPEATABLE_ROLES: ReadonlySet<string> = new Set(['worker']);
+/** Roles several artifacts may take: a worker and a scheduler are both workers; a migration and a seed both jobs. */
+const REPEATABLE_ROLES: ReadonlySet<string> = new Set(['worker', 'job']);
 
 /**
  * Cross-field rules over the parsed artifacts, as `path: message`: a single role (api, web, cli)

@@ -67,6 +67,8 @@ export function fixFor(name: ArtifactName, ctx: FixContext): string {
       return `deploy ${ctx.images.api}:${tag} with ${serverVariable(ctx)}=${tag}, together with ${ctx.images.worker}:${tag} (API and worker are upgraded together)`;
     case 'worker':
       return `upgrade the API and worker together: run ${ctx.images.api}:${tag} and ${ctx.images.worker}:${tag}, both with ${serverVariable(ctx)}=${tag}`;
+    case 'job':
+      return fixForJob(ctx);
     case 'web':
       return `rebuild web with ${clientVariable(ctx)}=${tag} (or deploy the ${ctx.images.web}:${tag} image)`;
     case 'cli':
@@ -82,6 +84,8 @@ export function fixForUnversioned(name: ArtifactName, ctx: FixContext): string {
       return `set ${serverVariable(ctx)}=${tag} in the API container's environment and restart it (a production image has no source checkout to describe)`;
     case 'worker':
       return `set ${serverVariable(ctx)}=${tag} in the worker container's environment, or run ${ctx.images.worker}:${tag} as built by \`release build\``;
+    case 'job':
+      return fixForJob(ctx);
     case 'web':
       return `rebuild web with ${clientVariable(ctx)}=${tag} (or deploy the ${ctx.images.web}:${tag} image)`;
     case 'cli':
@@ -98,9 +102,20 @@ export function fixForUnreachable(name: ArtifactName, ctx: FixContext, source: s
       return source.startsWith('docker ')
         ? `check that the worker runs on this engine (--docker-host) under the image "${ctx.images.worker}" (artifacts.worker.image in the config)`
         : `check that the worker's health endpoint ${source} is up and that --worker-url is its full /healthz URL`;
+    case 'job':
+      return fixForJob(ctx);
     case 'web':
       return `check that the web client is served at --web-url and that its build emitted version.json`;
     case 'cli':
       return `reinstall the CLI: ${cliInstall(ctx)}`;
   }
+}
+
+/**
+ * How to bring a one-shot job (a migration) to the deployment's tag: run it again from the
+ * release's image, before the API (`release upgrade` runs jobs first).
+ */
+export function fixForJob(ctx: FixContext, job?: string): string {
+  const tag = displayTag(ctx.tag);
+  return `run the job${job ? ` ${job}` : ''} at ${tag} to completion before the API (\`release upgrade --to ${tag}\` runs jobs first; by hand: \`docker compose up ${job ?? '<job service>'}\`, or update its Swarm job service to ${tag})`;
 }

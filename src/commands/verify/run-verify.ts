@@ -1,5 +1,5 @@
 import { hasWebClient, imageArtifacts, imageOfRole } from '../../config/artifacts.ts';
-import { roleCommands } from '../../config/role-of-command.ts';
+import { jobImages, roleCommands } from '../../config/role-of-command.ts';
 import { SERVER_VERSION_VARIABLE, serverVersionVariables } from '../../config/version-variables.ts';
 import { currentIo } from '../../console/cli-io.ts';
 import { table } from '../../console/table.ts';
@@ -155,6 +155,7 @@ async function verifyOptions(
     web: hasWebClient(base.config),
     naming,
     workerRoles: roleCommands(base.config, worker.image),
+    jobImages: jobImages(base.config, worker.image),
     envNames: [...serverVersionVariables(base.config).slice(1), SERVER_VERSION_VARIABLE],
     images: { api: api.image, worker: worker.image, web: web.image },
     skew: base.config.skew,

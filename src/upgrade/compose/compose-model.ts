@@ -22,6 +22,8 @@ interface RawService {
   deploy?: { replicas?: number };
   depends_on?: string[] | Record<string, { condition?: string }>;
   healthcheck?: { test?: unknown; disable?: boolean };
+  entrypoint?: string | string[];
+  command?: string | string[];
 }
 
 function serviceOf(name: string, raw: RawService): ComposeService {
@@ -32,6 +34,7 @@ function serviceOf(name: string, raw: RawService): ComposeService {
         condition: d?.condition ?? 'service_started',
       }));
   const replicas = raw.deploy?.replicas ?? raw.scale ?? 1;
+  const argv = [...words(raw.entrypoint), ...words(raw.command)];
   return {
     name,
     image: raw.image,
@@ -39,7 +42,14 @@ function serviceOf(name: string, raw: RawService): ComposeService {
     replicas: Number(replicas),
     dependsOn,
     healthcheck: Boolean(raw.healthcheck && !raw.healthcheck.disable && raw.healthcheck.test),
+    ...(argv.length ? { argv } : {}),
   };
+}
+
+/** A list as it is; a string as words (what tells a role of one image by its command). */
+function words(value: string | string[] | undefined): string[] {
+  if (Array.isArray(value)) return value.map(String);
+  return typeof value === 'string' ? value.split(/\s+/).filter(Boolean) : [];
 }
 
 /**

@@ -22,6 +22,8 @@ export interface ComposeService {
   dependsOn: { service: string; condition: string }[];
   /** The model declares a healthcheck (the image's own is seen on the container). */
   healthcheck: boolean;
+  /** Its `entrypoint` then `command` as words, when the model sets them (else the image's run). */
+  argv?: string[];
 }
 
 /** One container of the project, as the engine reports it. */

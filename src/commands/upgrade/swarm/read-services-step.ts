@@ -22,7 +22,7 @@ export const readServicesStep: Step<SwarmUpgradeContext> = {
     const services = await servicesToMove(ctx);
     const [running, api, before] = await Promise.all([
       Promise.all(
-        services.map(async ({ role, name }): Promise<RunningService> => {
+        services.map(async ({ role, name, oneShot }): Promise<RunningService> => {
           const inspected = await inspectService(ctx.docker, name);
           const image = imageOfSpec(inspected.spec);
           const tasks = await readTaskVersions(
@@ -46,6 +46,7 @@ export const readServicesStep: Step<SwarmUpgradeContext> = {
               ctx.docker,
               (inspected.spec.TaskTemplate?.Networks ?? []).map((n) => n.Target ?? ''),
             ),
+            ...(oneShot ? { oneShot } : {}),
           };
         }),
       ),
@@ -72,12 +73,14 @@ export const readServicesStep: Step<SwarmUpgradeContext> = {
  * (a scheduler nobody named): one image moves everywhere it runs, in its role's phase. A found
  * service takes the role its command runs (roleOfCommand), else the worker's.
  */
-async function servicesToMove(ctx: SwarmUpgradeContext): Promise<{ role: ServiceRole; name: string }[]> {
+async function servicesToMove(
+  ctx: SwarmUpgradeContext,
+): Promise<{ role: ServiceRole; name: string; oneShot?: boolean }[]> {
   const roles = SERVICE_ROLES.filter((role) => ctx.serviceNames[role] !== undefined);
   const named = [
     ...roles.map((role) => ({ role, name: ctx.serviceNames[role]! })),
     ...Object.entries(ctx.moreServices ?? {}).map(([artifact, name]) => ({
-      role: artifactRole(ctx, artifact),
+      ...artifactRole(ctx, artifact),
       name,
     })),
   ];
@@ -88,6 +91,11 @@ async function servicesToMove(ctx: SwarmUpgradeContext): Promise<{ role: Service
     const repository = roles.map((r) => imageOfRole(ctx.config, r)).find((repo) => isImageOf(image, repo));
     if (!repository) return [];
     const role = roleOfCommand(argvOf(spec), roleCommands(ctx.config, repository))?.role ?? 'worker';
+    // A job moves with the role whose image it runs (a migration of the API's image), first.
+    if (role === 'job') {
+      const of = roles.find((r) => isImageOf(image, imageOfRole(ctx.config, r)));
+      return of ? [{ role: of, name, oneShot: true }] : [];
+    }
     // Only a role this upgrade has a target for: the image of its role is the one that moves.
     const moving = roles.includes(role) && isImageOf(image, imageOfRole(ctx.config, role)) ? role : undefined;
     return moving ? [{ role: moving, name }] : [];
@@ -95,9 +103,12 @@ async function servicesToMove(ctx: SwarmUpgradeContext): Promise<{ role: Service
   return [...named, ...found];
 }
 
-function artifactRole(ctx: SwarmUpgradeContext, artifact: string): ServiceRole {
+function artifactRole(ctx: SwarmUpgradeContext, artifact: string): { role: ServiceRole; oneShot?: boolean } {
   const found = ctx.config.artifacts[artifact];
-  return found?.kind === 'image' && found.role ? found.role : 'worker';
+  if (found?.kind !== 'image' || !found.role) return { role: 'worker' };
+  if (found.role !== 'job') return { role: found.role };
+  const of = SERVICE_ROLES.find((r) => found.image === imageOfRole(ctx.config, r));
+  return { role: of ?? 'api', oneShot: true };
 }
 
 /** A service's command as its spec gives it (Compose's `command:` is Args); the image's is unknown here. */
