@@ -31,8 +31,9 @@ const COMMAND_ROLES: [ImageRole, RegExp][] = [
   ['worker', /(?:^|[^a-z])(?:worker|celery|rq|sidekiq)(?:[^a-z]|$)/],
   ['api', /(?:^|[^a-z])(?:api|gunicorn|uvicorn|server)(?:[^a-z]|$)/],
 ];
-// A one-shot job's command: a migration (`migrate deploy`, `db:migrate`, `alembic upgrade head`).
-const JOB_COMMAND = /(?:^|[^a-z])(?:migrate|migrations?|db:migrate|alembic upgrade)(?:[^a-z]|$)/;
+// A one-shot job's command: a migration (`migrate deploy`, `db:migrate`, `alembic upgrade head`,
+// `docker-entrypoint-migrator.sh`).
+const JOB_COMMAND = /(?:^|[^a-z])(?:migrate|migrator|migrations?|db:migrate|alembic upgrade)(?:[^a-z]|$)/;
 const REGISTRY = /^[a-z0-9.-]+(?::[0-9]+)?(?:\/[a-z0-9._-]+)*$/;
 
 interface Candidate {

@@ -46,7 +46,16 @@ export interface ImageServices {
  */
 export async function readImageServices(
   docker: DockerClient,
-  query: { repository: string; envNames: readonly string[] },
+  query: {
+    repository: string;
+    envNames: readonly string[];
+    /**
+     * Whether a service running these words is a one-shot job the caller knows of (a config's
+     * job role): read by its last run whatever its mode and restart policy (a stack's migrator
+     * with `restart_policy: on-failure` completes and stays so).
+     */
+    runsOnce?: (argv: readonly string[]) => boolean;
+  },
 ): Promise<ImageServices> {
   let listed: Awaited<ReturnType<DockerClient['listServices']>>;
   try {
@@ -76,17 +85,21 @@ export async function readImageServices(
       const replicas = mode?.Replicated?.Replicas ?? (mode?.ReplicatedJob ? 1 : undefined);
       const restart = (service.Spec?.TaskTemplate as { RestartPolicy?: { Condition?: string } } | undefined)
         ?.RestartPolicy?.Condition;
-      const oneShot = Boolean(mode?.ReplicatedJob || mode?.GlobalJob) || restart === 'none';
+      const argv = [
+        ...(container?.Command ?? image?.Config?.Entrypoint ?? []),
+        ...(container?.Args ?? (container?.Command ? [] : (image?.Config?.Cmd ?? []))),
+      ];
+      const oneShot =
+        Boolean(mode?.ReplicatedJob || mode?.GlobalJob) ||
+        restart === 'none' ||
+        (query.runsOnce?.(argv) ?? false);
       const tasks = nodes.length > 1 || oneShot ? await listTasks(docker, service.ID) : [];
       return {
         id: service.ID,
         name: service.Spec?.Name,
         reference,
         ...firstEnvValue(container?.Env, query.envNames),
-        argv: [
-          ...(container?.Command ?? image?.Config?.Entrypoint ?? []),
-          ...(container?.Args ?? (container?.Command ? [] : (image?.Config?.Cmd ?? []))),
-        ],
+        argv,
         label: container?.Labels?.[OCI_VERSION_LABEL] ?? image?.Config?.Labels?.[OCI_VERSION_LABEL],
         digest: ref.digest ?? repoDigestOf(image?.RepoDigests, reference),
         replicas,

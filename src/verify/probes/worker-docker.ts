@@ -67,7 +67,13 @@ export async function probeWorkerDocker(options: DockerProbeOptions): Promise<Pr
         }),
         options.composeProject
           ? Promise.resolve({ services: [], nodes: [] })
-          : readImageServices(docker, { repository: options.image, envNames: names }),
+          : readImageServices(docker, {
+              repository: options.image,
+              envNames: names,
+              ...(options.roles?.some((r) => r.role === 'job')
+                ? { runsOnce: (argv) => roleOfCommand(argv, options.roles!)?.role === 'job' }
+                : {}),
+            }),
       ]),
       deadline,
     ]);
