@@ -4,6 +4,8 @@ export interface ArchiveEntry {
   /** Path inside the package, without npm's top-level directory (`package.json`, `svc.js`). */
   path: string;
   content: Buffer;
+  /** Its mode bits, as the header gives them (npm packs 0644 or 0755). */
+  mode: number;
 }
 
 const BLOCK = 512;
@@ -49,7 +51,12 @@ export function readPackageArchive(gz: Uint8Array): ArchiveEntry[] {
       const path = packagePath(name, type);
       if (seen.has(path)) throw new Error(`an archive with two entries for ${shownPath(name)}`);
       seen.add(path);
-      if (type === '0' || type === '\0') entries.push({ path, content });
+      if (type === '0' || type === '\0')
+        entries.push({
+          path,
+          content,
+          mode: Number.parseInt(text(header, 100, 8).trim() || '0', 8) & 0o7777,
+        });
     }
     offset = start + Math.ceil(size / BLOCK) * BLOCK;
   }

@@ -1,7 +1,5 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join, normalize } from 'node:path';
-import { npmPack } from '../archives/npm-pack.ts';
+import { normalize } from 'node:path';
+import { packNpmPackage } from '../archives/npm-package-archive.ts';
 import { readPackageArchive } from '../archives/read-package-archive.ts';
 import { CLI_ARCHIVE_INVALID, UsageError } from '../errors.ts';
 import { rewriteVersionFile, type VersionFile } from '../reversion/version-files.ts';
@@ -11,7 +9,7 @@ import { packageVersionOf } from '../version/package-version.ts';
  * Re-version an npm package archive (an `npm pack` tarball, `package/...`), any npm CLI: its
  * package.json gets the new npm `version` and, for an svc built by this toolkit, `serviceVersion`
  * (the version svc bakes in and prints, see service/svc/version.ts); every other file keeps its
- * bytes. The result is packed by `npm pack` exactly as the build packs it, so re-stamping is
+ * bytes. The result is packed as `npm pack` packs (archives/npm-package-archive.ts), as the build packs it, so re-stamping is
  * reproducible and `restampCliArchive(build(v1), v2)` is byte-identical to `build(v2)` for a
  * CLI that reads its version from package.json. A CLI that bakes its version into its code is
  * rebuilt from the rc's commit instead (src/reversion/).
@@ -65,31 +63,22 @@ export async function restampCliArchive(
       `the CLI archive has no ${absent.map((f) => f.path).join(', ')} (artifacts.cli.versionFiles)`,
       { hint: 'declare paths inside the npm package, relative to its package.json' },
     );
-  const stage = await mkdtemp(join(tmpdir(), 'svc-restamp-'));
-  try {
-    const pkg = join(stage, 'package');
-    for (const entry of entries) {
-      const path = normalize(entry.path);
-      if (!path || path.startsWith('..') || path.startsWith('/'))
-        throw new UsageError(
-          CLI_ARCHIVE_INVALID,
-          `the CLI archive has an unsafe path ${JSON.stringify(path)}`,
-        );
-      await mkdir(dirname(join(pkg, path)), { recursive: true });
-      const declared = versionFiles.find((f) => f.path === path);
-      const content =
-        path === 'package.json'
-          ? Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`)
-          : declared
-            ? rewriteVersionFile(path, entry.content, declared, wanted)
-            : entry.content;
-      await writeFile(join(pkg, path), content);
-    }
-    const packed = await npmPack(pkg, stage);
-    return await readFile(join(stage, packed));
-  } finally {
-    await rm(stage, { recursive: true, force: true });
-  }
+  const files = entries.map((entry) => {
+    const path = normalize(entry.path);
+    if (!path || path.startsWith('..') || path.startsWith('/'))
+      throw new UsageError(CLI_ARCHIVE_INVALID, `the CLI archive has an unsafe path ${JSON.stringify(path)}`);
+    const declared = versionFiles.find((f) => f.path === path);
+    const content =
+      path === 'package.json'
+        ? Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`)
+        : declared
+          ? rewriteVersionFile(path, entry.content, declared, wanted)
+          : entry.content;
+    return { path, content, mode: entry.mode };
+  });
+  // Entry for entry, in the archive's order and modes: every file but the re-versioned ones keeps
+  // its bytes, and the archive its shape.
+  return packNpmPackage(files);
 }
 
 /**

@@ -89,3 +89,30 @@ describe('roleOfCommand', () => {
     expect(roleOfCommand([...tini, '/opt/netbox/housekeeping.sh'], r)?.artifact).toBe('housekeeping');
   });
 });
+
+describe('roleOfCommand through shells and init processes', () => {
+  const config = validateConfig(
+    {
+      artifacts: {
+        api: { image: 'shop', context: '.' },
+        migrate: { role: 'worker', image: 'shop', command: ['pnpm', 'exec', 'prisma', 'migrate', 'deploy'] },
+        worker: { image: 'shop', command: ['sh', '-c', 'node dist/worker.js'] },
+        web: false,
+      },
+    },
+    'x',
+  );
+  const r = roleCommands(config, 'shop');
+  it.each([
+    ['sh', '-c', 'pnpm exec prisma migrate deploy'],
+    ['/sbin/tini', '--', '/bin/sh', '-c', 'exec pnpm exec prisma migrate deploy'],
+    ['docker-entrypoint.sh', 'pnpm', 'exec', 'prisma', 'migrate', 'deploy'],
+  ])('finds the migration in %s …', (...argv) => {
+    expect(roleOfCommand(argv, r)?.artifact).toBe('migrate');
+  });
+  it('reads a string as Compose splits it, and a role declared under sh -c as its command', () => {
+    expect(roleOfCommand('sh -c "pnpm exec prisma migrate deploy"', r)?.artifact).toBe('migrate');
+    expect(roleOfCommand(['dumb-init', '--', 'node', 'dist/worker.js'], r)?.artifact).toBe('worker');
+    expect(roleOfCommand(['node', 'dist/main.js'], r)?.artifact).toBe('api');
+  });
+});

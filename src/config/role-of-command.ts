@@ -1,3 +1,4 @@
+import { commandMatch } from '../text/command-words.ts';
 import { imageArtifacts, rolesOfImage } from './artifacts.ts';
 import type { ArtifactImageRole } from './constants.ts';
 import type { ReleaseConfig } from './schema.ts';
@@ -37,29 +38,28 @@ export function jobImages(
 
 /**
  * Which role a container or service of a shared image runs, from the words it runs (entrypoint
- * then command, as the engine reports them): the role whose `command` is a run of consecutive
- * words of it, the longest when several are (`celery -A acme beat` before `celery`); else the one
- * role that declares no command (it runs the image's default). Undefined when neither decides:
- * a container of the image that is none of its declared roles. Pure; Docker, Compose and Swarm
- * alike hand it their argv.
+ * then command, as the engine reports them or a deployment file writes them, a list or a string):
+ * the role whose `command` it runs (`commandMatch`: through `sh -c`, `tini --`, `dumb-init`, an
+ * entrypoint script), the longest when several are (`celery -A acme beat` before `celery`); else
+ * the one role that declares no command (it runs the image's default). Undefined when neither
+ * decides: a container of the image that is none of its declared roles. Pure; Docker, Compose,
+ * Swarm and the deployment files alike hand it their argv.
  */
 export function roleOfCommand(
-  argv: readonly string[],
+  argv: string | readonly string[],
   roles: readonly RoleCommand[],
 ): RoleCommand | undefined {
   if (roles.length === 1) return roles[0];
   let best: RoleCommand | undefined;
+  let bestLength = 0;
   for (const role of roles) {
-    if (!role.command || !containsRun(argv, role.command)) continue;
-    if (!best || role.command.length > best.command!.length) best = role;
+    const length = role.command ? commandMatch(argv, role.command) : 0;
+    if (length > bestLength) {
+      best = role;
+      bestLength = length;
+    }
   }
   if (best) return best;
   const defaults = roles.filter((r) => !r.command);
   return defaults.length === 1 ? defaults[0] : undefined;
-}
-
-function containsRun(argv: readonly string[], run: readonly string[]): boolean {
-  for (let start = 0; start + run.length <= argv.length; start++)
-    if (run.every((word, i) => argv[start + i] === word)) return true;
-  return false;
 }

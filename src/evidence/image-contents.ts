@@ -1,13 +1,19 @@
 import { createHash } from 'node:crypto';
 import { ExternalError } from '../errors.ts';
 import { applyLayers, readLayer } from '../oci-image/read-layer.ts';
+import { platformChildren } from '../registry/platform-children.ts';
 import type { Descriptor, ImageStore } from '../registry/store.ts';
 import type { NpmPackage } from './sbom.ts';
 
-/** What the build added on top of its base: each regular file's SHA-256 and the npm packages. */
+/**
+ * What the build added on top of its base: each regular file's SHA-256 and the npm packages. Of
+ * an index, every platform image's, each entry naming its platform, and the platform images.
+ */
 export interface AddedContents {
-  files: { path: string; sha256: string }[];
-  packages: NpmPackage[];
+  files: { path: string; sha256: string; platform?: string }[];
+  packages: (NpmPackage & { platform?: string })[];
+  /** An index's platform images (attestation manifests left out), in its order. */
+  platforms?: { platform: string; digest: string }[];
 }
 
 /**
@@ -26,6 +32,19 @@ export async function readAddedContents(
     throw new ExternalError('EVIDENCE_IMAGE_MISSING', `${store.name} has no ${repository}@${digest}`, {
       hint: 'the image must be in a store for its SBOM to be read from its layers (--push with the docker engine)',
     });
+  }
+  // An index has no layers of its own: what it holds is each platform image's (several platforms
+  // built with BuildKit, or an adopted buildx index), read the same way, each entry tagged with
+  // its platform.
+  const children = platformChildren(manifest.bytes);
+  if (children) {
+    const added: Required<AddedContents> = { files: [], packages: [], platforms: children };
+    for (const child of children) {
+      const one = await readAddedContents(store, repository, child.digest, baseLayers);
+      added.files.push(...one.files.map((f) => ({ ...f, platform: child.platform })));
+      added.packages.push(...one.packages.map((p) => ({ ...p, platform: child.platform })));
+    }
+    return added;
   }
   const layers = (JSON.parse(Buffer.from(manifest.bytes).toString('utf8')) as { layers?: Descriptor[] })
     .layers;

@@ -14,11 +14,19 @@ export interface ImageContents {
   version: string;
   /** The base it was built on, by digest. */
   base: { reference: string; digest: string };
-  /** Every regular file the build added on top of the base, absolute path and SHA-256 (hex). */
-  files: readonly { path: string; sha256: string }[];
+  /**
+   * Every regular file the build added on top of the base, absolute path and SHA-256 (hex); of an
+   * index, each platform image's, with its platform (`linux/arm64`).
+   */
+  files: readonly { path: string; sha256: string; platform?: string }[];
   /** The npm packages found among those files (a `node_modules/<name>/package.json`). */
-  packages: readonly NpmPackage[];
+  packages: readonly (NpmPackage & { platform?: string })[];
+  /** An index's platform images: each a component, its files and packages depending on it. */
+  platforms?: readonly { platform: string; digest: string }[];
 }
+
+/** The property naming the platform image a file or package of an index's SBOM is in. */
+export const PLATFORM_PROPERTY = 'service-release:platform';
 
 export interface NpmPackage {
   name: string;
@@ -61,9 +69,26 @@ export function sbomOf(contents: ImageContents, tool: SbomTool): string {
   bom.components.add(base);
   image.dependencies.add(base.bomRef);
 
+  // Of an index, each platform image is a component of its own, with its digest, and each file
+  // or package names its platform (a path is in every platform's image, with its own bytes).
+  const onPlatform = (platform: string | undefined) =>
+    platform === undefined ? [] : [new Models.Property(PLATFORM_PROPERTY, platform)];
+  const refOn = (platform: string | undefined) => (platform === undefined ? '' : `${platform}:`);
+  for (const child of contents.platforms ?? []) {
+    const component = new Models.Component(Enums.ComponentType.Container, contents.repository, {
+      bomRef: `image:${child.digest}`,
+      version: contents.version,
+      description: `platform image ${child.platform}`,
+      properties: new Models.PropertyRepository(onPlatform(child.platform)),
+    });
+    component.hashes.set(Enums.HashAlgorithm['SHA-256'], hexOf(child.digest));
+    bom.components.add(component);
+    image.dependencies.add(component.bomRef);
+  }
   for (const file of contents.files) {
     const component = new Models.Component(Enums.ComponentType.File, file.path, {
-      bomRef: `file:${file.path}`,
+      bomRef: `file:${refOn(file.platform)}${file.path}`,
+      properties: new Models.PropertyRepository(onPlatform(file.platform)),
     });
     component.hashes.set(Enums.HashAlgorithm['SHA-256'], file.sha256);
     bom.components.add(component);
@@ -72,9 +97,10 @@ export function sbomOf(contents: ImageContents, tool: SbomTool): string {
     const [namespace, name] = pkg.name.startsWith('@') ? pkg.name.split('/', 2) : [undefined, pkg.name];
     const purl = new PackageURL('npm', namespace, name!, pkg.version, undefined, undefined);
     const component = new Models.Component(Enums.ComponentType.Library, name!, {
-      bomRef: `npm:${pkg.path}`,
+      bomRef: `npm:${refOn(pkg.platform)}${pkg.path}`,
       version: pkg.version,
       purl: purl.toString(),
+      properties: new Models.PropertyRepository(onPlatform(pkg.platform)),
       ...(namespace ? { group: namespace } : {}),
     });
     if (pkg.license) component.licenses.add(licenseOf(pkg.license));

@@ -1,3 +1,4 @@
+import { commandWords } from '../text/command-words.ts';
 import type { ManifestFile, Place, ReleaseTarget, Unplaced } from './gitops-types.ts';
 import { parseImageRef, releaseImageOf } from './image-ref.ts';
 import { getAt, isMap, mappings, type Path, scalarText } from './tree.ts';
@@ -154,8 +155,7 @@ export function envPlaces(file: ManifestFile, doc: number, tree: unknown, target
   return out;
 }
 
-/** A container's or service's command as words: a list as it is, a string split as a shell would. */
+/** A container's or service's command as words: a list as it is, a string split as Compose splits it. */
 function words(value: unknown): string[] {
-  if (Array.isArray(value)) return value.map((w) => String(w));
-  return typeof value === 'string' ? value.split(/\s+/).filter(Boolean) : [];
+  return Array.isArray(value) || typeof value === 'string' ? commandWords(value) : [];
 }

@@ -254,6 +254,34 @@ describe('planBump on manifests', () => {
     const v = values('image:\n  repository: acme/api\n  tag: v1\n');
     expect(planBump([v, chart('v1')], t).unplaced).toEqual([]);
   });
+  it('Compose commands as Compose runs them: a string, sh -c "…", tini or dumb-init before it', () => {
+    // A pnpm/prisma service: the migration runs under `sh -c`, the worker under an init process.
+    const compose = file(
+      'compose.yaml',
+      'compose',
+      'services:\n  api:\n    image: acme/app:v1\n' +
+        '  migrate:\n    image: acme/app:v1\n    command: sh -c "pnpm exec prisma migrate deploy"\n' +
+        '  worker:\n    image: acme/app:v1\n    entrypoint: [/sbin/tini, --]\n    command: node dist/worker.js --queue a\n' +
+        "  cron:\n    image: acme/app:v1\n    command: ['dumb-init', '--', '/bin/bash', '-c', 'exec node dist/cron.js']\n",
+    );
+    const t = target([[['api', 'migrate', 'worker', 'cron'], 'acme/app']]);
+    t.images[0]!.commands = {
+      migrate: ['pnpm', 'exec', 'prisma', 'migrate', 'deploy'],
+      worker: ['node', 'dist/worker.js'],
+      cron: ['node', 'dist/cron.js'],
+    };
+    const plan = planBump([compose], t);
+    expect(plan.unplaced).toEqual([]);
+    expect(edits(plan).map(([, path]) => path)).toEqual([
+      'services.api.image',
+      'services.migrate.image',
+      'services.worker.image',
+      'services.cron.image',
+    ]);
+    // A role whose command the file runs nowhere is still named.
+    t.images[0]!.commands = { ...t.images[0]!.commands, cron: ['node', 'dist/other.js'] };
+    expect(planBump([compose], t).unplaced.map((u) => u.artifacts)).toEqual([['cron']]);
+  });
   it('an image no file names is unplaced, by every artifact that runs it', () => {
     const plan = planBump([], target([[['api', 'worker'], 'acme/api']]));
     expect(plan.unplaced).toEqual([expect.objectContaining({ artifacts: ['api', 'worker'] })]);

@@ -1,3 +1,4 @@
+import { runsCommand } from '../text/command-words.ts';
 import { spellLike } from '../version/image-tag.ts';
 import type { BumpPlan, ManifestFile, Place, ReleaseImage, ReleaseTarget, Unplaced } from './gitops-types.ts';
 import {
@@ -185,7 +186,8 @@ function spelledAsDeployed(place: Place, tag: string): Place {
 /**
  * Roles of one image told apart by their command (`artifacts.<name>.command`): where every place of the
  * image is a container or Compose service, so its command is in the files, each role must have
- * one that runs its command (a run of consecutive words of entrypoint, command and args);
+ * one that runs its command (`runsCommand`: a run of consecutive words of entrypoint, command and
+ * args, through `sh -c`, `tini --` or `dumb-init`, as verify reads a running container);
  * otherwise the role's deployment is not in these files and the release would leave it behind.
  * A chart or kustomization keeps commands in templates or bases: not checked there.
  */
@@ -203,12 +205,6 @@ function rolesWithoutContainer(places: Place[], target: ReleaseTarget): Unplaced
     }
   }
   return out;
-}
-
-function runsCommand(argv: string[], command: string[]): boolean {
-  for (let i = 0; i + command.length <= argv.length; i++)
-    if (command.every((word, j) => argv[i + j] === word)) return true;
-  return false;
 }
 
 function dirOf(path: string): string {

@@ -1,5 +1,5 @@
+import { commandWords } from '../text/command-words.ts';
 import { readYamlValue } from '../text/parse-yaml.ts';
-import { shellWords } from './shell-words.ts';
 
 /**
  * The services of a Compose file as `docker compose` reads them: a real YAML parser (comments,
@@ -65,7 +65,7 @@ function serviceOf(name: string, raw: Record<string, unknown>): ComposeService {
   if (typeof raw['restart'] === 'string' || raw['restart'] === false)
     service.restart = raw['restart'] === false ? 'no' : String(raw['restart']);
   const command = raw['command'];
-  if (typeof command === 'string' && command.trim()) service.command = shellWords(command);
+  if (typeof command === 'string' && command.trim()) service.command = commandWords(command);
   else if (Array.isArray(command) && command.length) service.command = command.map(String);
   const build = raw['build'];
   if (typeof build === 'string') service.build = { context: build, args: {} };

@@ -380,7 +380,7 @@ describe('release init on a service with one-shot jobs', () => {
   it.each([
     ['migrator', ['./bin/docker-entrypoint-migrator.sh'], /api waits for it to complete.*restart: "no"/],
     ['db-migration', ['npm', 'run', 'migration:latest'], /api waits for it to complete/],
-    ['prisma', ['sh', '-c', 'pnpm exec prisma migrate deploy'], /its command/],
+    ['prisma', ['pnpm', 'exec', 'prisma', 'migrate', 'deploy'], /its command/],
   ])('%s is a job role of the app image', (name, command, why) => {
     expect(artifacts[name]).toEqual({ role: 'job', image: 'acme-app', command });
     expect(plan.guessed.find((g) => g.startsWith(`artifacts.${name}: role job`))).toMatch(why);
@@ -399,5 +399,60 @@ describe('release init on a service with one-shot jobs', () => {
         .map((a) => a.name)
         .sort(),
     ).toEqual(['db-migration', 'migrator', 'prisma']);
+  });
+});
+
+describe('release init on roles run through a shell or an init process', () => {
+  // A pnpm/prisma service: the migration under `sh -c "…"`, the worker under dumb-init, the
+  // scheduler under tini with a multi-line `bash -c` script; the API runs the image's default.
+  const compose = `services:
+  app:
+    image: ghcr.io/acme/shop:latest
+    build: .
+  migrate:
+    image: ghcr.io/acme/shop:latest
+    command: sh -c "pnpm exec prisma migrate deploy"
+  worker:
+    image: ghcr.io/acme/shop:latest
+    command: ["dumb-init", "--", "node", "dist/worker.js"]
+  scheduler:
+    image: ghcr.io/acme/shop:latest
+    entrypoint: ["/sbin/tini", "--"]
+    command:
+      - /bin/bash
+      - -c
+      - |
+        exec node dist/cron.js
+  seed:
+    image: ghcr.io/acme/shop:latest
+    command: sh -c "pnpm exec prisma migrate deploy && pnpm run seed"
+`;
+  const plan = planConfig(
+    detectProject(
+      files({ 'docker-compose.yml': compose, Dockerfile: 'FROM node:22\nCMD ["node", "dist/main.js"]\n' }),
+    ),
+    { name: 'shop' },
+  );
+  const commands = Object.fromEntries(
+    plan.artifacts.map((a) => [a.name, a.value ? a.value['command'] : undefined]),
+  );
+
+  it('writes each role its command itself, without the shell or the init process around it', () => {
+    expect(commands['migrate']).toEqual(['pnpm', 'exec', 'prisma', 'migrate', 'deploy']);
+    expect(commands['worker']).toEqual(['node', 'dist/worker.js']);
+    // The entrypoint is not read by init: the command as the compose file writes it, unwrapped.
+    expect(commands['scheduler']).toEqual(['node', 'dist/cron.js']);
+    // Two commands in one line: no one of them is the role, so the line as written.
+    expect(commands['seed']).toEqual(['sh', '-c', 'pnpm exec prisma migrate deploy && pnpm run seed']);
+  });
+
+  it('reads the compose string as Compose splits it', () => {
+    const read = readComposeFile(compose);
+    if (!('services' in read)) throw new Error(read.unreadable);
+    expect(read.services.find((s) => s.name === 'migrate')?.command).toEqual([
+      'sh',
+      '-c',
+      'pnpm exec prisma migrate deploy',
+    ]);
   });
 });

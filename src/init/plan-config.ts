@@ -1,4 +1,5 @@
 import { type ArtifactImageRole, IMAGE_ROLES, type ImageRole, REPOSITORY } from '../config/constants.ts';
+import { coreCommand } from '../text/command-words.ts';
 import type { Detection, FoundDockerfile } from './detect.ts';
 import type { DockerRecipe } from './dockerfile.ts';
 import { type ImageSource, imageSources } from './image-candidates.ts';
@@ -340,10 +341,14 @@ function imageArtifact(
   return { name: candidate.name, value, notes };
 }
 
-/** The command a role of one image runs: how verify, watch and upgrade tell the roles apart. */
+/**
+ * The command a role of one image runs: how verify, watch, bump and upgrade tell the roles apart.
+ * Written as the command itself, without the `sh -c` or init wrapper the compose file runs it in
+ * (every reader strips them the same way), so the config says what the role is.
+ */
 function commandOf(candidate: Candidate, value: Record<string, unknown>, plan: InitPlan): void {
   const command = candidate.source?.command;
-  if (command) value['command'] = command;
+  if (command) value['command'] = coreCommand(command);
   else if (candidate.runs)
     plan.todo.push(
       `artifacts.${candidate.name}.command: the command its containers run (the compose file gives none; one role of ${candidate.runs.name}'s image may run its default)`,

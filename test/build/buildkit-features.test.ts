@@ -1,6 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: Dockerfile text, whose ${ARG} is its own substitution
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyLayers, readLayer, type TreeNode } from '../../src/oci-image/read-layer.ts';
@@ -99,6 +100,17 @@ async function treeOf(repository: string, digest: string) {
   };
 }
 
+interface Sbom {
+  metadata: { component: { hashes: { content: string }[] } };
+  components: {
+    type: string;
+    name: string;
+    'bom-ref': string;
+    hashes?: { content: string }[];
+    properties?: { name: string; value: string }[];
+  }[];
+}
+
 const text = (node: TreeNode | undefined) => (node as Extract<TreeNode, { type: 'file' }>).content.toString();
 
 describe('release build --engine docker with BuildKit', { timeout: 400_000 }, () => {
@@ -137,6 +149,30 @@ describe('release build --engine docker with BuildKit', { timeout: 400_000 }, ()
         'org.opencontainers.image.source': 'https://example.org/acme/app',
         'org.opencontainers.image.version': 'v1.0.0',
       });
+    }
+    // The SBOM of the index lists each platform image and its files; each platform image has its
+    // own SBOM listing its files (what a node of that platform runs).
+    const sha = (t: string) => createHash('sha256').update(t).digest('hex');
+    const evidence = (name: string) =>
+      JSON.parse(readFileSync(join(p.repo.dir, 'dist/evidence', `${name}.sbom.cdx.json`), 'utf8')) as Sbom;
+    const indexSbom = evidence('app');
+    const files = indexSbom.components.filter((c) => c.type === 'file');
+    expect(files.map((c) => [c.name, c.properties?.[0]?.value, c.hashes?.[0]?.content]).sort()).toEqual([
+      ['/app', 'linux/amd64', sha('amd64 program\n')],
+      ['/app', 'linux/arm64', sha('arm64 program\n')],
+    ]);
+    expect(
+      indexSbom.components
+        .filter((c) => c.type === 'container' && c['bom-ref'].startsWith('image:'))
+        .map((c) => c['bom-ref'])
+        .sort(),
+    ).toEqual(children.map((c) => `image:${c.digest}`).sort());
+    for (const [i, arch] of ['amd64', 'arm64'].entries()) {
+      const own = evidence(`app@linux-${arch}`);
+      expect(own.metadata.component.hashes[0]!.content).toBe(children[i]!.digest.slice('sha256:'.length));
+      expect(
+        own.components.filter((c) => c.type === 'file').map((c) => [c.name, c.hashes?.[0]?.content]),
+      ).toEqual([['/app', sha(`${arch} program\n`)]]);
     }
     // skopeo, independently, reads the index under the build tag and picks each platform's child.
     const ref = `docker://${built.reference}`;
@@ -190,6 +226,92 @@ describe('release build --engine docker with BuildKit', { timeout: 400_000 }, ()
         message: 'artifacts.app.secrets: "npm_token" comes from NPM_TOKEN, which is not set',
       }),
     );
+  });
+
+  // No buildx can be installed on this machine (Debian 12 has no package, GitHub is out of reach):
+  // real buildx was NOT run here. A stand-in `docker` (DOCKER_CLI) answers `buildx version`, records
+  // each `buildx build` argv, and runs the build with the CLI's own BuildKit, dropping what that CLI
+  // cannot take (--load: it loads anyway; --cache-to and type= cache sources: buildx only). So the
+  // argv we form for buildx is asserted, and a real BuildKit build still runs from it.
+  it('forms the buildx argv (load, target, platform, network, build args, secrets, cache) and builds from it', async () => {
+    const p = await project(
+      {
+        Dockerfile: [
+          `FROM ${SHELL} AS deps`,
+          'RUN echo deps > /deps',
+          `FROM ${SHELL} AS app`,
+          'ARG SERVICE_VERSION',
+          'COPY --from=deps /deps /deps',
+          'RUN --mount=type=secret,id=token T=$(cat /run/secrets/token) && echo "read ${#T} for $SERVICE_VERSION" > /ok',
+          `FROM ${SHELL} AS debug`,
+          'RUN echo debug > /debug',
+          '',
+        ].join('\n'),
+      },
+      {
+        target: 'app',
+        platforms: ['linux/amd64'],
+        network: 'host',
+        secrets: [{ id: 'token', env: 'BUILD_TOKEN' }],
+        cache: { from: ['type=local,src=.cache/buildx'], to: ['type=local,dest=.cache/buildx,mode=max'] },
+      },
+    );
+    const shim = join(p.repo.dir, '..', `${p.repo.dir.split('/').pop()}-docker-shim`);
+    const log = `${shim}.log`;
+    writeFileSync(
+      shim,
+      `#!${process.execPath}
+const { spawnSync } = require('node:child_process');
+const { appendFileSync } = require('node:fs');
+const args = process.argv.slice(2);
+if (args[0] === 'buildx' && args[1] === 'version') {
+  console.log('github.com/docker/buildx v0.17.1-shim 0000000');
+  process.exit(0);
+}
+let run = args;
+let env = process.env;
+if (args[0] === 'buildx' && args[1] === 'build') {
+  appendFileSync(${JSON.stringify(log)}, JSON.stringify(args) + '\\n');
+  run = ['build'];
+  for (let i = 2; i < args.length; i++) {
+    if (args[i] === '--load') continue;
+    if (args[i] === '--cache-to') { i++; continue; }
+    if (args[i] === '--cache-from' && args[i + 1].startsWith('type=')) { i++; continue; }
+    run.push(args[i]);
+  }
+  env = { ...process.env, DOCKER_BUILDKIT: '1' };
+}
+const r = spawnSync('/usr/bin/docker', run, { stdio: 'inherit', env });
+process.exit(r.status ?? 1);
+`,
+    );
+    chmodSync(shim, 0o755);
+    const result = await p.build({ DOCKER_CLI: shim, BUILD_TOKEN: SECRET });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout + result.stderr).toContain('buildx v0.17.1-shim');
+    expect(result.stdout + result.stderr).not.toContain(SECRET);
+    const argv = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as string[]);
+    expect(argv).toHaveLength(1);
+    const a = argv[0]!;
+    const valuesOf = (flag: string) => a.flatMap((x, i) => (x === flag ? [a[i + 1]] : []));
+    expect(a.slice(0, 3)).toEqual(['buildx', 'build', '--load']);
+    expect(a.at(-1)).toBe('-'); // the context we made, on stdin
+    expect(valuesOf('--target')).toEqual(['release-stamped']); // the stage we append on the project's target
+    expect(valuesOf('--platform')).toEqual(['linux/amd64']);
+    expect(valuesOf('--network')).toEqual(['host']);
+    expect(valuesOf('--secret')).toEqual(['id=token,env=BUILD_TOKEN']);
+    expect(valuesOf('--cache-from')).toEqual(['type=local,src=.cache/buildx']);
+    expect(valuesOf('--cache-to')).toEqual(['type=local,dest=.cache/buildx,mode=max']);
+    expect(valuesOf('--build-arg')).toContain('SERVICE_VERSION=v1.0.0');
+    expect(a.join(' ')).not.toContain(SECRET);
+    const built = await treeOf('app', jsonOf<BuildJson>(result).images['app']!.digest);
+    expect(text(built.tree.get('/ok'))).toBe(`read ${SECRET.length} for v1.0.0\n`);
+    expect(text(built.tree.get('/deps'))).toBe('deps\n');
+    expect(built.tree.has('/debug')).toBe(false); // the target's stage, not the last
+    expect(built.config.config.Env).toContain('SERVICE_VERSION=v1.0.0');
   });
 
   it("quotes the builder's failing step and its last output lines, escaped, and guesses nothing", async () => {

@@ -1,10 +1,10 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitRepo } from '../helpers/git-repo.ts';
+import { packedPackage } from '../helpers/packed-package.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /**
@@ -25,16 +25,10 @@ const MAX_INSTALLED_MB = 61;
  */
 describe('the package installed without its optional peers', () => {
   let repo: GitRepo;
-  let packDir: string;
 
-  beforeAll(() => {
-    packDir = mkdtempSync(join(tmpdir(), 'sr-pack-size-'));
-    execFileSync('npm', ['pack', '--pack-destination', packDir], {
-      cwd: ROOT,
-      stdio: 'ignore',
-      timeout: 240_000,
-    });
-    const tarball = join(packDir, readdirSync(packDir).find((f) => f.endsWith('.tgz'))!);
+  beforeAll(async () => {
+    // The tarball `npm pack` makes (it runs the build), shared with installed-package.test.ts.
+    const { tarball } = await packedPackage();
     repo = GitRepo.create('install-size-');
     cpSync(join(ROOT, 'fixtures/acme-oci'), repo.dir, { recursive: true });
     repo.write('package.json', JSON.stringify({ name: 'acme', private: true }));
@@ -49,7 +43,6 @@ describe('the package installed without its optional peers', () => {
 
   afterAll(() => {
     repo?.remove();
-    rmSync(packDir, { recursive: true, force: true });
   });
 
   const release = (args: string[]) =>

@@ -1,18 +1,10 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import {
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitRepo } from '../helpers/git-repo.ts';
+import { packedPackage } from '../helpers/packed-package.ts';
 import { startProcess } from '../helpers/start-process.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -30,22 +22,12 @@ const PASSPHRASE = 'correct horse battery staple';
  */
 describe('the installed package', () => {
   let repo: GitRepo;
-  let packDir: string;
   let packed: string[];
 
-  beforeAll(() => {
-    packDir = mkdtempSync(join(tmpdir(), 'sr-pack-'));
-    const out = execFileSync('npm', ['pack', '--json', '--pack-destination', packDir], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-      timeout: 240_000,
-    });
-    // prepack's build prints to stdout before npm's JSON document.
-    packed = (JSON.parse(out.slice(out.indexOf('[\n'))) as { files: { path: string }[] }[])[0]!.files.map(
-      (f) => f.path,
-    );
-    const tarball = join(packDir, readdirSync(packDir).find((f) => f.endsWith('.tgz'))!);
+  beforeAll(async () => {
+    // The tarball `npm pack` makes (it runs the build), shared with install-size.test.ts.
+    const { tarball, files } = await packedPackage();
+    packed = files;
     repo = GitRepo.create('installed-');
     repo.write('package.json', JSON.stringify({ name: 'user-project', private: true }));
     repo.write('.gitignore', 'node_modules/\ndist/\n.release/\nkeys/*.key\n');
@@ -66,7 +48,6 @@ describe('the installed package', () => {
 
   afterAll(() => {
     repo?.remove();
-    rmSync(packDir, { recursive: true, force: true });
   });
 
   const env = (extra: Record<string, string> = {}) => ({

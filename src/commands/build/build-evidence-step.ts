@@ -13,6 +13,7 @@ import { packageVersion } from '../../files/package-root.ts';
 import type { Step, StepIO } from '../../pipeline/step.ts';
 import { sha256Digest } from '../../registry/digest.ts';
 import { parseBaseImageRef } from '../../registry/image-ref.ts';
+import { platformChildren } from '../../registry/platform-children.ts';
 import { usableSigningKey } from '../../signing/key-files.ts';
 import type { SigningKey } from '../../signing/keys.ts';
 import { type BuildContext, imagesToBuild } from './build-context.ts';
@@ -20,7 +21,8 @@ import { type BuildContext, imagesToBuild } from './build-context.ts';
 /**
  * Per image: a CycloneDX SBOM read from the image's own layers and a SLSA v1 provenance
  * statement, both written beside the record; signed with the release key and attached to the
- * image as referrers when the key is at hand, else left unsigned and the build says so.
+ * image as referrers when the key is at hand, else left unsigned and the build says so. An index
+ * of several platforms has its own, and so has each platform image (`<artifact>@linux-arm64.*`).
  */
 export const buildEvidenceStep: Step<BuildContext> = {
   title: 'Write the SBOM and provenance of each image',
@@ -41,44 +43,58 @@ export const buildEvidenceStep: Step<BuildContext> = {
       }
       const store = ctx.open(built.pushed ? ctx.config.registry : LOCAL_LAYOUT);
       const time = <T>(part: string, work: () => Promise<T>) => ctx.timer.time(artifact.name, part, work);
-      const evidence = await time('sbom and provenance', async () =>
-        imageEvidence({
-          store,
-          open: ctx.open,
-          // A Dockerfile's own base, as the builder resolved it, else the configured one.
-          base:
-            built.baseLayers === undefined
-              ? parseBaseImageRef(artifact.base)
-              : { text: built.base.reference, digest: built.base.digest, layers: built.baseLayers },
-          toolVersion: builder.toolVersion,
-          provenance: {
-            repository: artifact.image,
-            digest,
-            artifact: artifact.name,
-            version: ctx.tag!,
-            engine: built.engine,
-            recipe: await recipeOf(ctx, artifact, built.engine),
-            commit: ctx.record!.commit,
-            source: ctx.source!,
-            epoch: ctx.epoch!,
-            builder,
-          },
-        }),
-      );
-      await time('validate sbom', () => validateSbom(evidence.sbom, artifact.name));
-      let bundles: { sbom: Uint8Array; provenance: Uint8Array } | undefined;
-      if (key) {
-        const target = { repository: artifact.image, digest };
-        const [sbom, provenance] = await time('sign and attach', async () => [
-          await attachEvidence(store, key, { ...target, kind: 'sbom' }, evidence.sbomStatement),
-          await attachEvidence(store, key, { ...target, kind: 'provenance' }, evidence.provenanceStatement),
-        ]);
-        bundles = { sbom: sbom.bundle, provenance: provenance.bundle };
-        io.progress(`${artifact.name}: SBOM ${sbom.status}, provenance ${provenance.status}`);
+      // A Dockerfile's own base, as the builder resolved it, else the configured one.
+      const base =
+        built.baseLayers === undefined
+          ? parseBaseImageRef(artifact.base)
+          : { text: built.base.reference, digest: built.base.digest, layers: built.baseLayers };
+      const recipe = await recipeOf(ctx, artifact, built.engine);
+      // An index (several platforms) gets its own evidence, listing every platform's files, and
+      // each platform image its own, as a node of that platform pulls it by digest.
+      const manifest = await store.getManifest(artifact.image, digest);
+      const subjects = [
+        { name: artifact.name, digest },
+        ...((manifest && platformChildren(manifest.bytes)) ?? []).map((child) => ({
+          name: `${artifact.name}@${child.platform.replaceAll('/', '-')}`,
+          digest: child.digest,
+        })),
+      ];
+      for (const subject of subjects) {
+        const evidence = await time('sbom and provenance', async () =>
+          imageEvidence({
+            store,
+            open: ctx.open,
+            base,
+            toolVersion: builder.toolVersion,
+            provenance: {
+              repository: artifact.image,
+              digest: subject.digest,
+              artifact: artifact.name,
+              version: ctx.tag!,
+              engine: built.engine,
+              recipe,
+              commit: ctx.record!.commit,
+              source: ctx.source!,
+              epoch: ctx.epoch!,
+              builder,
+            },
+          }),
+        );
+        await time('validate sbom', () => validateSbom(evidence.sbom, subject.name));
+        let bundles: { sbom: Uint8Array; provenance: Uint8Array } | undefined;
+        if (key) {
+          const target = { repository: artifact.image, digest: subject.digest };
+          const [sbom, provenance] = await time('sign and attach', async () => [
+            await attachEvidence(store, key, { ...target, kind: 'sbom' }, evidence.sbomStatement),
+            await attachEvidence(store, key, { ...target, kind: 'provenance' }, evidence.provenanceStatement),
+          ]);
+          bundles = { sbom: sbom.bundle, provenance: provenance.bundle };
+          io.progress(`${subject.name}: SBOM ${sbom.status}, provenance ${provenance.status}`);
+        }
+        await time('write evidence files', () =>
+          writeEvidenceFiles(dir, subject.name, { ...evidence, ...(bundles ? { bundles } : {}) }),
+        );
       }
-      await time('write evidence files', () =>
-        writeEvidenceFiles(dir, artifact.name, { ...evidence, ...(bundles ? { bundles } : {}) }),
-      );
     }
     if (key) ctx.evidence = { dir, signed: true };
     io.progress(`${relative(ctx.cwd, dir)}${key ? ', signed and attached' : ', unsigned'}`);

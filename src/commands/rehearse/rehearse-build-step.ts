@@ -4,6 +4,7 @@ import { IMAGE_ROLES } from '../../config/constants.ts';
 import { RuleError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { openConfiguredStore } from '../../registry/open-store.ts';
+import { startOldCliInstall } from './rehearse-cli-steps.ts';
 import { REHEARSAL, type RehearseContext } from './rehearse-context.ts';
 import { releaseJson } from './release-json.ts';
 
@@ -38,6 +39,8 @@ export const rehearseBuildStep: Step<RehearseContext> = {
         );
       }
     }
+    // The old CLI the gate step shows blocked is made from this build's archive: start it now.
+    startOldCliInstall(ctx);
     ctx.notes[this.title] =
       `engine ${json.engine}; ${images} under ${json.buildTag} (no version tag yet); cli sha256 ${json.cli?.sha256.slice(0, 12)}${signed}`;
     // Where the build's time went, per artifact and sub-step: the report shows it under the step.

@@ -1,6 +1,6 @@
-import { readFile, rename } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { buildCommandEnv, runBuildCommand } from '../../build/run-build-command.ts';
+import { restampCliArchive } from '../../cli-package/restamp-archive.ts';
 import { cliArtifact } from '../../config/artifacts.ts';
 import { loadConfig } from '../../config/load.ts';
 import { RuleError } from '../../errors.ts';
@@ -10,6 +10,7 @@ import { npmInstallCli, runSvc, svcBin } from './svc-install.ts';
 import { isolatedPath } from './workspace.ts';
 
 const DOWNLOAD_PATH = '/api/cli/download/service-cli.tar.gz';
+const OLD_CLI_PREFIX = 'cli-old';
 
 /** The operator's CLI, installed from the running API exactly as the spec tells users to. */
 export const rehearseInstallCliStep: Step<RehearseContext> = {
@@ -27,11 +28,8 @@ export const rehearseInstallCliStep: Step<RehearseContext> = {
 export const rehearseGateBlocksStep: Step<RehearseContext> = {
   title: `Show the gate blocking an old CLI (${REHEARSAL.oldCliVersion})`,
   async run(ctx) {
-    const prefix = join(ctx.workspace!, 'cli-old');
-    const archive = join(ctx.workspace!, `service-cli-${REHEARSAL.oldCliVersion}.tar.gz`);
-    await buildOldCli(ctx, archive);
-    const env = await svcEnv(ctx, prefix);
-    await npmInstallCli(prefix, archive, env);
+    await (ctx.oldCli ?? Promise.reject(new RuleError('REHEARSAL_NO_OLD_CLI', 'no old CLI was prepared')));
+    const env = await svcEnv(ctx, join(ctx.workspace!, OLD_CLI_PREFIX));
     const run = await runSvc(['status', '--url', ctx.urls!.api], env);
     const upgrade = `npm install -g ${ctx.urls!.api}${DOWNLOAD_PATH}`;
     if (run.exitCode !== 3 || !run.stderr.includes(upgrade)) {
@@ -44,12 +42,27 @@ export const rehearseGateBlocksStep: Step<RehearseContext> = {
   },
 };
 
+/**
+ * Start installing the old CLI (`npm install -g` of its archive into its own prefix) without
+ * waiting: it needs only the rc's archive, so it runs beside the promotions and the deployment,
+ * and the gate step awaits it. A failure is kept for the gate step to report, not left unhandled.
+ */
+export function startOldCliInstall(ctx: RehearseContext): void {
+  const install = (async () => {
+    const archive = join(ctx.workspace!, `service-cli-${REHEARSAL.oldCliVersion}.tar.gz`);
+    await writeOldCliArchive(ctx, archive);
+    const prefix = join(ctx.workspace!, OLD_CLI_PREFIX);
+    await npmInstallCli(prefix, archive, await svcEnv(ctx, prefix));
+  })();
+  install.catch(() => undefined);
+  ctx.oldCli = install;
+}
+
 /** `svc update --url`: the old CLI replaces itself from the API and then passes the gate. */
 export const rehearseSvcUpdateStep: Step<RehearseContext> = {
   title: 'Update the old CLI with svc update --url',
   async run(ctx) {
-    const prefix = join(ctx.workspace!, 'cli-old');
-    const env = await svcEnv(ctx, prefix);
+    const env = await svcEnv(ctx, join(ctx.workspace!, OLD_CLI_PREFIX));
     const update = await runSvc(['update', '--url', ctx.urls!.api], env);
     if (update.exitCode !== 0) {
       throw new RuleError('REHEARSAL_UPDATE', `svc update exited ${update.exitCode}\n${update.stderr}`);
@@ -76,24 +89,17 @@ export const rehearseSvcUpdateStep: Step<RehearseContext> = {
 };
 
 /**
- * The project's CLI at an older version: its own build command (as `release build` runs it) with
- * SERVICE_VERSION set to that version and the release's public key to bake in, as a signed build
- * of that version would have; the archive is moved out of the project to `archive`.
+ * The project's CLI at an older version: the rc's own archive (its code, the release's public key
+ * baked in) re-stamped as that version, as `release promote` re-stamps a release's archive, in
+ * this process: a second run of the CLI's build command would cost a Node start and a bundle to
+ * make the same code with another version string.
  */
-async function buildOldCli(ctx: RehearseContext, archive: string): Promise<void> {
+async function writeOldCliArchive(ctx: RehearseContext, archive: string): Promise<void> {
   const { config, dir } = await loadConfig({ cwd: ctx.repo! });
   const cli = cliArtifact(config);
   if (!cli?.build) throw new RuleError('REHEARSAL_NO_CLI', 'the rehearsal project declares no CLI build');
-  await runBuildCommand({
-    at: `artifacts.${cli.name}.build.command`,
-    command: cli.build.command,
-    cwd: dir,
-    env: buildCommandEnv({ ...ctx.releaseEnv }, REHEARSAL.oldCliVersion, {
-      SERVICE_CLI_PUBLIC_KEY: await readFile(resolve(dir, config.signing!.publicKey!), 'utf8'),
-    }),
-    progress: () => undefined,
-  });
-  await rename(join(dir, cli.build.archive), archive);
+  const rc = await readFile(resolve(dir, cli.build.archive));
+  await writeFile(archive, await restampCliArchive(rc, REHEARSAL.oldCliVersion));
 }
 
 /** PATH with this prefix's bin first, and nothing else that could hold an `svc`. */

@@ -39,6 +39,11 @@ export interface RehearseContext extends BaseContext {
   publish?: boolean;
   npmRegistry?: LocalNpmRegistry;
   urls?: { api: string; web: string; workerHealth: string };
+  /**
+   * The old CLI (below the minimum) installed in its own prefix: started once the build has made
+   * the rc's archive, beside the promotions, and awaited by the gate step.
+   */
+  oldCli?: Promise<void>;
   /** What each step found, one line per step title, for the report. */
   notes: Record<string, string>;
   /** Where a step's time went (the build's `timing` from `release build --json`), by step title. */

@@ -53,6 +53,8 @@ export async function runRehearse(options: RehearseOptions): Promise<void> {
 }
 
 async function cleanUp(ctx: RehearseContext): Promise<void> {
+  // The old CLI's install may still run (a step failed before the gate): let it end first.
+  await ctx.oldCli?.catch(() => undefined);
   await Promise.all([
     ...ctx.services.map((service) => service.process.stop()),
     ...ctx.containers.map((container) => container.stop()),

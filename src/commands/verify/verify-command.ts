@@ -1,7 +1,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { deploymentOptions } from '../../deployment-targets/deployment-options.ts';
 import { VSA_CHECKS } from '../../evidence/vsa-checks.ts';
-import type { VerifyFlags } from './run-verify.ts';
+import type { VerifyFlags } from './verify-flags.ts';
 
 export function verifyCommand(program: Command): void {
   deploymentOptions(

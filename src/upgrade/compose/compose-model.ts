@@ -34,7 +34,6 @@ function serviceOf(name: string, raw: RawService): ComposeService {
         condition: d?.condition ?? 'service_started',
       }));
   const replicas = raw.deploy?.replicas ?? raw.scale ?? 1;
-  const argv = [...words(raw.entrypoint), ...words(raw.command)];
   return {
     name,
     image: raw.image,
@@ -42,14 +41,9 @@ function serviceOf(name: string, raw: RawService): ComposeService {
     replicas: Number(replicas),
     dependsOn,
     healthcheck: Boolean(raw.healthcheck && !raw.healthcheck.disable && raw.healthcheck.test),
-    ...(argv.length ? { argv } : {}),
+    ...(raw.entrypoint !== undefined ? { entrypoint: raw.entrypoint } : {}),
+    ...(raw.command !== undefined ? { command: raw.command } : {}),
   };
-}
-
-/** A list as it is; a string as words (what tells a role of one image by its command). */
-function words(value: string | string[] | undefined): string[] {
-  if (Array.isArray(value)) return value.map(String);
-  return typeof value === 'string' ? value.split(/\s+/).filter(Boolean) : [];
 }
 
 /**

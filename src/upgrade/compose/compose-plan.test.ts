@@ -74,13 +74,9 @@ describe('planComposeUpgrade', () => {
       },
     };
     const services = composeServices(m);
-    expect(services.find((s) => s.name === 'migrate')!.argv).toEqual([
-      'pnpm',
-      'exec',
-      'prisma',
-      'migrate',
-      'deploy',
-    ]);
+    expect(services.find((s) => s.name === 'migrate')).toMatchObject({
+      command: 'pnpm exec prisma migrate deploy',
+    });
     const withJob = planComposeUpgrade({
       tag: 'v2.0.0',
       roles: { api: 'api', worker: 'worker' },

@@ -1,4 +1,5 @@
 import type { Step } from '../../../pipeline/step.ts';
+import { commandWords } from '../../../text/command-words.ts';
 import { planComposeUpgrade } from '../../../upgrade/compose/compose-plan.ts';
 import { checkCliMinimum } from '../cli-minimum-check.ts';
 import { jobServiceNames } from '../job-services.ts';
@@ -17,7 +18,11 @@ export const planComposeStep: Step<ComposeUpgradeContext> = {
       containers: ctx.containersBefore!,
       jobs: jobServiceNames(
         ctx.config,
-        ctx.services!.map((s) => ({ name: s.name, image: s.image, argv: s.argv ?? [] })),
+        ctx.services!.map((s) => ({
+          name: s.name,
+          image: s.image,
+          argv: [...commandWords(s.entrypoint ?? []), ...commandWords(s.command ?? [])],
+        })),
       ),
     });
     checkCliMinimum(ctx);

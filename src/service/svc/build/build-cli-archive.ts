@@ -1,9 +1,9 @@
 import { createHash, type KeyObject } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { SIGNATURE_SUFFIX, signArchive, signatureFileText } from '../../../archives/archive-signature.ts';
-import { npmPack } from '../../../archives/npm-pack.ts';
+import { packNpmPackage } from '../../../archives/npm-package-archive.ts';
 import { UsageError } from '../../../errors.ts';
 import { writeFileAtomically } from '../../../files/atomic-write.ts';
 import { bundleSvc } from './bundle-svc.ts';
@@ -26,8 +26,8 @@ export interface ArchiveSigning {
 
 /**
  * Build `service-cli.tar.gz`: svc bundled into one file with `version` baked in, plus its
- * package.json, packed by `npm pack` (the format `npm install -g <file-or-url>` reads; npm fixes
- * every entry's time, so equal inputs give equal bytes). `outFile` is replaced atomically.
+ * package.json, packed as `npm pack` packs (the format `npm install -g <file-or-url>` reads, with
+ * npm's fixed entry times, so equal inputs give equal bytes; archives/npm-package-archive.ts). `outFile` is replaced atomically.
  */
 export async function buildCliArchive(options: {
   version: string;
@@ -55,9 +55,11 @@ export async function buildCliArchive(options: {
         ? { publicKeyPem: options.signing?.publicKeyPem ?? options.publicKeyPem! }
         : {}),
     });
-    await writeFile(join(pkg, 'package.json'), `${JSON.stringify(cliPackageJson(version), null, 2)}\n`);
-    const packed = await npmPack(pkg, stage);
-    const bytes = await readFile(join(stage, packed));
+    const svc = join(pkg, 'svc.js');
+    const bytes = await packNpmPackage([
+      { path: 'package.json', content: Buffer.from(`${JSON.stringify(cliPackageJson(version), null, 2)}\n`) },
+      { path: 'svc.js', content: await readFile(svc), mode: (await stat(svc)).mode },
+    ]);
     const path = resolve(options.outFile);
     const signaturePath = `${path}${SIGNATURE_SUFFIX}`;
     await writeFileAtomically(path, bytes);
