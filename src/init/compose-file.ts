@@ -67,6 +67,12 @@ function serviceOf(name: string, raw: Record<string, unknown>): ComposeService {
   const command = raw['command'];
   if (typeof command === 'string' && command.trim()) service.command = commandWords(command);
   else if (Array.isArray(command) && command.length) service.command = command.map(String);
+  // `entrypoint: ["sh", "-c"]` with the script as the command (a migration written so): the script
+  // is a shell's payload, and what the container runs is both.
+  const entrypoint = raw['entrypoint'];
+  const shell = typeof entrypoint === 'string' || Array.isArray(entrypoint) ? commandWords(entrypoint) : [];
+  if (service.command && shell.length > 1 && shell.at(-1) === '-c')
+    service.command = [...shell, ...service.command];
   const build = raw['build'];
   if (typeof build === 'string') service.build = { context: build, args: {} };
   else if (record(build)) {

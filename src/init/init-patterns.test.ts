@@ -341,7 +341,8 @@ describe('paths, context and hostile files', () => {
 // One-shot jobs as real services write them: a migration the API waits for to complete (a
 // `migrator` with `restart: "no"` and a script for a command, as Plane's; a `db-migration` running
 // `npm run migration:latest`, as Infisical's), one that nothing waits for but whose command says
-// it migrates (`sh -c "pnpm exec prisma migrate deploy"`), and a worker that must stay a worker.
+// it migrates (`sh -c "pnpm exec prisma migrate deploy"`), a script under `entrypoint: [sh, -c]`
+// that another job waits for (Formbricks'), and a worker that must stay a worker.
 describe('release init on a service with one-shot jobs', () => {
   const compose = `services:
   api:
@@ -364,6 +365,17 @@ describe('release init on a service with one-shot jobs', () => {
   prisma:
     image: ghcr.io/acme/acme-app:\${TAG:-latest}
     command: sh -c "pnpm exec prisma migrate deploy"
+  apply:
+    image: ghcr.io/acme/acme-app:\${TAG:-latest}
+    restart: "no"
+    entrypoint: ["sh", "-c"]
+    command: ["node validate-env.mjs && node dist/apply-schema.js"]
+  notify:
+    image: ghcr.io/acme/acme-app:\${TAG:-latest}
+    command: node dist/notify.js
+    depends_on:
+      apply:
+        condition: service_completed_successfully
   worker:
     image: ghcr.io/acme/acme-app:\${TAG:-latest}
     command: celery -A acme worker
@@ -381,6 +393,13 @@ describe('release init on a service with one-shot jobs', () => {
     ['migrator', ['./bin/docker-entrypoint-migrator.sh'], /api waits for it to complete.*restart: "no"/],
     ['db-migration', ['npm', 'run', 'migration:latest'], /api waits for it to complete/],
     ['prisma', ['pnpm', 'exec', 'prisma', 'migrate', 'deploy'], /its command/],
+    // A shell entrypoint with the script as the command, awaited by a service that is no API
+    // (Formbricks' chain of migrations): both words kept, so verify matches the container.
+    [
+      'apply',
+      ['sh', '-c', 'node validate-env.mjs && node dist/apply-schema.js'],
+      /notify waits for it to complete.*restart: "no"/,
+    ],
   ])('%s is a job role of the app image', (name, command, why) => {
     expect(artifacts[name]).toEqual({ role: 'job', image: 'acme-app', command });
     expect(plan.guessed.find((g) => g.startsWith(`artifacts.${name}: role job`))).toMatch(why);
@@ -398,7 +417,7 @@ describe('release init on a service with one-shot jobs', () => {
         .filter((a) => a.kind === 'image' && a.role === 'job')
         .map((a) => a.name)
         .sort(),
-    ).toEqual(['db-migration', 'migrator', 'prisma']);
+    ).toEqual(['apply', 'db-migration', 'migrator', 'prisma']);
   });
 });
 
