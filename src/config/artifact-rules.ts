@@ -1,10 +1,14 @@
 import type { ArtifactConfig, ImageArtifactConfig } from './artifacts-schema.ts';
 
-/** Roles several artifacts may take: a worker and a scheduler are both workers; a migration and a seed both jobs. */
-const REPEATABLE_ROLES: ReadonlySet<string> = new Set(['worker', 'job']);
+/**
+ * Roles several artifacts may take: a worker and a scheduler are both workers; an app and an
+ * admin dashboard are both web clients, each its own image read at its own URL; a migration and
+ * a seed are both jobs.
+ */
+const REPEATABLE_ROLES: ReadonlySet<string> = new Set(['worker', 'web', 'job']);
 
 /**
- * Cross-field rules over the parsed artifacts, as `path: message`: a single role (api, web, cli)
+ * Cross-field rules over the parsed artifacts, as `path: message`: a single role (api, cli)
  * taken twice, a role's undeclared default on a declared image, roles of one image that cannot be
  * told apart by their command, `cliArchive` where no API serves it.
  */

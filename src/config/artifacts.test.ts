@@ -10,6 +10,7 @@ import {
   imageArtifactNames,
   imageArtifacts,
   rolesOfImage,
+  webClients,
 } from './artifacts.ts';
 import { validateConfig } from './validate.ts';
 
@@ -76,8 +77,29 @@ describe('artifacts', () => {
       // web is not declared: its default image is the one taken.
       'artifacts.web.image: "service-web" is already the image of artifacts.scheduler (declare web with its role and command to run it from that image, or give it another image)',
     ]);
-    expect(problemsOf({ artifacts: { web: {}, site: { role: 'web', image: 'site' } } })).toEqual([
-      'artifacts.site.role: the role "web" is already taken by artifacts.web',
+    expect(problemsOf({ artifacts: { cli: {}, tool: { role: 'cli', package: 'x' } } })).toEqual([
+      'artifacts.tool.role: the role "cli" is already taken by artifacts.cli',
+    ]);
+  });
+
+  it('takes several web clients, each its own image (an app and an admin dashboard)', () => {
+    const artifacts = {
+      api: { image: 'acme-api', context: 'api' },
+      worker: false,
+      admin: { role: 'web', image: 'acme-admin', context: 'apps/admin' },
+      web: { image: 'acme-web', context: 'apps/web' },
+    };
+    const config = validateConfig({ artifacts }, 'x');
+    expect(webClients(config).map((a) => [a.name, a.image])).toEqual([
+      ['web', 'acme-web'],
+      ['admin', 'acme-admin'],
+    ]);
+    expect(builtImageArtifacts(config).map((a) => a.name)).toEqual(['api', 'web', 'admin']);
+    // Two web clients sharing one image cannot be told apart by a URL's image: still refused.
+    expect(
+      problemsOf({ artifacts: { web: { image: 'site' }, admin: { role: 'web', image: 'site' } } }),
+    ).toEqual([
+      'artifacts.admin.command: artifacts.web also runs "site" with its default command; give every role of one image but one the command its containers run',
     ]);
   });
 
@@ -100,6 +122,26 @@ describe('artifacts', () => {
       'x',
     );
     expect(imageArtifactNames(config)).toEqual(['api', 'worker', 'web', 'migrate', 'seed']);
+    // With an admin dashboard beside the app: two web clients and a job, accepted together.
+    const withAdmin = validateConfig(
+      {
+        artifacts: {
+          api: { image: 'acme-app', dockerfile: 'Dockerfile' },
+          migrate: { role: 'job', image: 'acme-app', command: ['node', 'migrate.js'] },
+          web: { image: 'acme-web', dockerfile: 'web/Dockerfile' },
+          admin: { role: 'web', image: 'acme-admin', dockerfile: 'admin/Dockerfile' },
+          cli: false,
+        },
+      },
+      'x',
+    );
+    expect(Object.values(withAdmin.artifacts).map((a) => [a.name, a.role])).toEqual(
+      expect.arrayContaining([
+        ['migrate', 'job'],
+        ['web', 'web'],
+        ['admin', 'web'],
+      ]),
+    );
     expect(builtImageArtifacts(config).map((a) => a.name)).toEqual(['api', 'web']);
     expect(config.artifacts['migrate']).toMatchObject({ role: 'job', roleOf: 'api' });
     // A job is never a role's default: a config without one has none.

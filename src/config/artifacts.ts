@@ -72,9 +72,19 @@ export function cliArtifact(config: WithArtifacts): CliArtifactConfig | undefine
  * one (`--web-url`), as for a CLI the config does not declare.
  */
 export function hasWebClient(config: WithArtifacts): boolean {
-  const web = artifactWithRole(config, 'web');
-  if (!web) return false;
-  return !web.implicit || imageArtifacts(config).every((a) => a.implicit);
+  return webClients(config).length > 0;
+}
+
+/**
+ * The web clients to check, in image order: every artifact with the `web` role (an app and an
+ * admin dashboard are two, each its own image at its own URL), or the default web of a config
+ * that declares no image at all; none when images are declared without a web.
+ */
+export function webClients(config: WithArtifacts): ImageArtifactConfig[] {
+  const webs = imageArtifacts(config).filter((a) => a.role === 'web');
+  const declared = webs.filter((a) => !a.implicit);
+  if (declared.length > 0) return declared;
+  return imageArtifacts(config).every((a) => a.implicit) ? webs : [];
 }
 
 /** The image repository of a role, else the spec's default name (`service-worker`). */

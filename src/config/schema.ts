@@ -29,6 +29,10 @@ export const configSchema = z.strictObject({
         name: z.string().min(1),
         url: z.url({ protocol: /^https?$/, error: 'expected the API base URL (http:// or https://)' }),
         webUrl: z.url({ protocol: /^https?$/, error: 'expected the web client URL' }).optional(),
+        /** Several web clients (an app, an admin dashboard): each web artifact's URL, by its name. */
+        webUrls: z
+          .record(z.string(), z.url({ protocol: /^https?$/, error: 'expected the web client URL' }))
+          .optional(),
         workerUrl: z.url({ protocol: /^https?$/, error: "expected the worker's /healthz URL" }).optional(),
         /** `release upgrade --deployment <name>`: the Swarm service of each role (docs/guides/upgrading-a-deployment.md). */
         services: z

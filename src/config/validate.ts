@@ -1,6 +1,7 @@
 import type * as z from 'zod';
 import { ConfigError } from '../errors.ts';
 import { artifactRuleProblems } from './artifact-rules.ts';
+import { webClients } from './artifacts.ts';
 import { configSchema, type ReleaseConfig } from './schema.ts';
 
 /**
@@ -27,7 +28,11 @@ export function validateConfig(raw: unknown, where: string): ReleaseConfig {
   const problems = [
     ...reserved,
     ...(result.success
-      ? [...artifactRuleProblems(result.data.artifacts), ...deploymentServiceProblems(result.data)]
+      ? [
+          ...artifactRuleProblems(result.data.artifacts),
+          ...deploymentServiceProblems(result.data),
+          ...deploymentWebProblems(result.data),
+        ]
       : formatIssues(result.error)),
   ];
   if (result.success && problems.length === 0) return result.data;
@@ -66,6 +71,29 @@ function deploymentServiceProblems(config: ReleaseConfig): string[] {
           `deployments.${index}.services.${key}: expected api, worker, web or the name of an image artifact`,
       ),
   );
+}
+
+/**
+ * `deployments[].webUrls` names web artifacts of the config; `webUrl` beside it would leave which
+ * web client it is unsaid.
+ */
+function deploymentWebProblems(config: ReleaseConfig): string[] {
+  const webs = webClients(config).map((a) => a.name);
+  return config.deployments.flatMap((deployment, index) => {
+    const at = `deployments.${index}`;
+    if (!deployment.webUrls) return [];
+    return [
+      ...(deployment.webUrl
+        ? [`${at}.webUrl: give the web clients' URLs in webUrls only (leave webUrl out)`]
+        : []),
+      ...Object.keys(deployment.webUrls)
+        .filter((key) => !webs.includes(key))
+        .map(
+          (key) =>
+            `${at}.webUrls.${key}: expected the name of a web artifact (${webs.join(', ') || 'the config declares none'})`,
+        ),
+    ];
+  });
 }
 
 export function formatIssues(error: z.ZodError): string[] {

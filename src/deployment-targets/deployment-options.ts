@@ -14,7 +14,11 @@ export function deploymentOptions(
 ): Command {
   command
     .option('--url <api>', urlDescription)
-    .option('--web-url <url>', 'the web client (reads version.json, else the page meta tag)')
+    .option(
+      '--web-url <url>',
+      'the web client (reads version.json, else the page meta tag); with several web clients, name=URL for each (repeatable)',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .addOption(new Option('--worker-url <url>', "the worker's health URL (…/healthz)"));
   for (const option of engineTargetOptions(engines)) command.addOption(option);
   return command;

@@ -12,11 +12,11 @@ const wording = (command: 'verify' | 'watch'): TargetWording => ({
   allHint: 'drop them',
 });
 
-function base(deployments: unknown[] = []): BaseContext {
+function base(deployments: unknown[] = [], artifacts?: unknown): BaseContext {
   return {
     cwd: '/srv',
     configDir: '/srv/conf',
-    config: validateConfig({ deployments }, 'test'),
+    config: validateConfig({ deployments, ...(artifacts ? { artifacts } : {}) }, 'test'),
     env: {},
     dryRun: false,
     json: false,
@@ -98,6 +98,61 @@ describe('deploymentTargets', () => {
         `${command.toUpperCase()}_${code}`,
       );
     }
+  });
+
+  describe('several web clients (an app and an admin dashboard)', () => {
+    const artifacts = {
+      api: { image: 'acme-api', context: 'api' },
+      worker: false,
+      app: { role: 'web', image: 'acme-app', context: 'apps/web' },
+      admin: { role: 'web', image: 'acme-admin', context: 'apps/admin' },
+    };
+
+    it('reads each at its --web-url name=URL, for either command; a bare URL names the choices', async () => {
+      for (const command of ['verify', 'watch'] as const) {
+        const [target] = await deploymentTargets(
+          { url: 'http://api', webUrl: ['app=http://app/', 'admin=http://admin'] },
+          base([], artifacts),
+          wording(command),
+        );
+        expect(target).toEqual({ url: 'http://api', webUrls: { app: 'http://app', admin: 'http://admin' } });
+        expect(
+          await codeOf(
+            deploymentTargets(
+              { url: 'http://api', webUrl: ['http://app'] },
+              base([], artifacts),
+              wording(command),
+            ),
+          ),
+        ).toBe(`${command.toUpperCase()}_WEB_URL_AMBIGUOUS`);
+      }
+    });
+
+    it('--all: each deployment with its webUrls; --web-url beside --all refused', async () => {
+      const config = base(
+        [{ name: 'prod', url: 'http://api', webUrls: { app: 'http://app', admin: 'http://admin/' } }],
+        artifacts,
+      );
+      expect(await deploymentTargets({ all: true }, config, wording('watch'))).toEqual([
+        { name: 'prod', url: 'http://api', webUrls: { app: 'http://app', admin: 'http://admin' } },
+      ]);
+      expect(
+        await codeOf(deploymentTargets({ all: true, webUrl: ['app=http://a'] }, config, wording('verify'))),
+      ).toBe('VERIFY_ALL_WITH_TARGET');
+    });
+
+    it('the config refuses webUrls naming no web artifact, and webUrl beside webUrls', () => {
+      expect(() =>
+        base([{ name: 'p', url: 'http://a', webUrl: 'http://w', webUrls: { docs: 'http://d' } }], artifacts),
+      ).toThrow(
+        expect.objectContaining({
+          problems: [
+            "deployments.0.webUrl: give the web clients' URLs in webUrls only (leave webUrl out)",
+            'deployments.0.webUrls.docs: expected the name of a web artifact (admin, app)',
+          ],
+        }),
+      );
+    });
   });
 
   it('a URL that is not http(s) is refused for either command', async () => {

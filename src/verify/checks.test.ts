@@ -241,3 +241,52 @@ describe('checkWorkerEvidence', () => {
 function ctx() {
   return { apiUrl: URL, images, tag: 'v1.4.0' };
 }
+
+describe('several web clients', () => {
+  const admin = (version: string | undefined, error?: string): ProbeResult => ({
+    name: 'web',
+    role: 'admin',
+    source: 'http://127.0.0.1:8083/version.json',
+    version,
+    ...(error ? { error } : {}),
+  });
+  const naming = { clientVariable: 'VITE_ACME_VERSION', webImages: { web: 'acme-web', admin: 'acme-admin' } };
+
+  it('names the web client that drifted, and its own image in the fix', () => {
+    const { findings } = check([api('v1.3.0'), web('v1.3.0'), admin('v1.2.0')], { naming });
+    expect(findings).toEqual([
+      expect.objectContaining({
+        code: 'TAG_MISMATCH',
+        message: 'web admin at http://127.0.0.1:8083/version.json is v1.2.0, but the api is v1.3.0',
+        fix: 'rebuild admin with VITE_ACME_VERSION=v1.3.0 (or deploy the acme-admin:v1.3.0 image)',
+        artifact: 'web',
+      }),
+    ]);
+  });
+
+  it('says which web client could not be read, or says unknown, and where', () => {
+    const unreachable = check([api('v1.3.0'), admin(undefined, 'connect ECONNREFUSED')], { naming });
+    expect(unreachable.findings[0]).toMatchObject({
+      code: 'WEB_UNREACHABLE',
+      message:
+        'web admin: could not read the version at http://127.0.0.1:8083/version.json: connect ECONNREFUSED',
+      fix: 'check that admin is served at http://127.0.0.1:8083 (--web-url admin=<url>) and that its build emitted version.json',
+    });
+    const unknown = check([api('v1.3.0'), admin('unknown')], { naming });
+    expect(unknown.findings[0]).toMatchObject({
+      code: 'VERSION_UNKNOWN',
+      message: expect.stringContaining(
+        'the web client admin at http://127.0.0.1:8083/version.json reports "unknown"',
+      ),
+      fix: 'rebuild admin with VITE_ACME_VERSION=v1.3.0 (or deploy the acme-admin:v1.3.0 image)',
+    });
+  });
+
+  it('keeps the one web client as it was', () => {
+    const { findings } = check([api('v1.3.0'), web('v1.2.0')]);
+    expect(findings[0]).toMatchObject({
+      message: 'web at http://127.0.0.1:8082/version.json is v1.2.0, but the api is v1.3.0',
+      fix: 'rebuild web with SERVICE_CLIENT_VERSION=v1.3.0 (or deploy the service-web:v1.3.0 image)',
+    });
+  });
+});

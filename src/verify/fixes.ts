@@ -20,6 +20,8 @@ export interface FixContext {
 export interface Naming {
   serverVariable?: string;
   clientVariable?: string;
+  /** Several web clients: each web artifact's image, by its name (`admin` -> `acme-admin`). */
+  webImages?: Record<string, string>;
   cli?: {
     program: string;
     /** The install command, `{url}` standing for the archive's URL on the API. */
@@ -59,8 +61,22 @@ export function displayTag(tag: string | undefined): string {
   return tag === undefined ? '<release tag>' : imageTagOf(parseVersion(tag));
 }
 
-/** How to bring one artifact to the deployment's tag: the command or change, concretely. */
-export function fixFor(name: ArtifactName, ctx: FixContext): string {
+/** A reading's name in a message: `web admin` for one of several web clients, else the artifact. */
+export function readingLabel(r: { name: string; role?: string | undefined }): string {
+  return r.name === 'web' && r.role && r.role !== r.name ? `web ${r.role}` : r.name;
+}
+
+/** How to rebuild a web client: the one, or one of several by its artifact name (`admin`). */
+function webFix(ctx: FixContext, tag: string, role: string | undefined): string {
+  const image = (role && ctx.naming?.webImages?.[role]) || ctx.images.web;
+  return `rebuild ${role ?? 'web'} with ${clientVariable(ctx)}=${tag} (or deploy the ${image}:${tag} image)`;
+}
+
+/**
+ * How to bring one artifact to the deployment's tag: the command or change, concretely. `role`:
+ * which of several web clients (`admin`).
+ */
+export function fixFor(name: ArtifactName, ctx: FixContext, role?: string): string {
   const tag = displayTag(ctx.tag);
   switch (name) {
     case 'api':
@@ -70,14 +86,14 @@ export function fixFor(name: ArtifactName, ctx: FixContext): string {
     case 'job':
       return fixForJob(ctx);
     case 'web':
-      return `rebuild web with ${clientVariable(ctx)}=${tag} (or deploy the ${ctx.images.web}:${tag} image)`;
+      return webFix(ctx, tag, role);
     case 'cli':
       return cliUpdate(ctx);
   }
 }
 
 /** The fix when an artifact cannot say its version (`unknown`, a hash, garbage). */
-export function fixForUnversioned(name: ArtifactName, ctx: FixContext): string {
+export function fixForUnversioned(name: ArtifactName, ctx: FixContext, role?: string): string {
   const tag = displayTag(ctx.tag);
   switch (name) {
     case 'api':
@@ -87,14 +103,19 @@ export function fixForUnversioned(name: ArtifactName, ctx: FixContext): string {
     case 'job':
       return fixForJob(ctx);
     case 'web':
-      return `rebuild web with ${clientVariable(ctx)}=${tag} (or deploy the ${ctx.images.web}:${tag} image)`;
+      return webFix(ctx, tag, role);
     case 'cli':
       return cliUpdate(ctx);
   }
 }
 
 /** The fix when a probe asked for could not read its artifact. */
-export function fixForUnreachable(name: ArtifactName, ctx: FixContext, source: string): string {
+export function fixForUnreachable(
+  name: ArtifactName,
+  ctx: FixContext,
+  source: string,
+  role?: string,
+): string {
   switch (name) {
     case 'api':
       return `check that the API at ${ctx.apiUrl} is up and that --url is its base URL (${source} must answer the version document)`;
@@ -105,7 +126,9 @@ export function fixForUnreachable(name: ArtifactName, ctx: FixContext, source: s
     case 'job':
       return fixForJob(ctx);
     case 'web':
-      return `check that the web client is served at --web-url and that its build emitted version.json`;
+      return role
+        ? `check that ${role} is served at ${source.replace(/\/version\.json$/, '')} (--web-url ${role}=<url>) and that its build emitted version.json`
+        : `check that the web client is served at --web-url and that its build emitted version.json`;
     case 'cli':
       return `reinstall the CLI: ${cliInstall(ctx)}`;
   }

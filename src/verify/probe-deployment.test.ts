@@ -29,4 +29,22 @@ describe('probeDeployment: the web row', () => {
     expect(without.notChecked.map((n) => n.name)).not.toContain('web');
     expect(without.probed).not.toContain('web');
   });
+
+  it('with several web clients, one row each: read at its own URL, or named as not read', async () => {
+    const webs = ['app', 'admin'];
+    const none = await probeDeployment(target, { ...options, cli: false, webs });
+    expect(none.notChecked.filter((n) => n.name === 'web')).toEqual([
+      { name: 'web', role: 'app', reason: 'pass --web-url app=<url> to read it' },
+      { name: 'web', role: 'admin', reason: 'pass --web-url admin=<url> to read it' },
+    ]);
+    const one = await probeDeployment(
+      { ...target, webUrls: { admin: 'http://127.0.0.1:9/admin' } },
+      { ...options, cli: false, webs },
+    );
+    expect(one.probed).toContain('web');
+    expect(
+      one.results.filter((r) => r.name === 'web').map((r) => [r.role, r.source, r.error !== undefined]),
+    ).toEqual([['admin', 'http://127.0.0.1:9/admin/version.json', true]]);
+    expect(one.notChecked.filter((n) => n.name === 'web').map((n) => n.role)).toEqual(['app']);
+  });
 });

@@ -10,7 +10,10 @@ import { deploymentEngine, type EngineTarget, nodesEngine, type WorkerEngine } f
 export interface VerifyTarget {
   name?: string;
   url: string;
+  /** The one web client's URL. */
   webUrl?: string;
+  /** Several web clients (an app, an admin dashboard): each web artifact's URL, by its name. */
+  webUrls?: Record<string, string>;
   /** The worker's full health URL (`http://host:8081/healthz`). */
   workerUrl?: string;
   /**
@@ -66,6 +69,11 @@ export interface ProbeOptions {
    * one there is no web row, unless `--web-url` names one to read.
    */
   web?: boolean;
+  /**
+   * The web artifacts by name, when the config declares several: each is its own row (`web
+   * admin`), read at its own `--web-url name=URL`, and one not given is named as not checked.
+   */
+  webs?: readonly string[];
   cliResults?: ProbeResult[];
 }
 
@@ -123,9 +131,19 @@ export async function probeDeployment(
       );
   }
 
-  if (target.webUrl) {
+  const webs = options.webs ?? [];
+  if (target.webUrls) {
+    probed.push('web');
+    for (const [name, url] of Object.entries(target.webUrls))
+      pending.push(probeWeb(url, http).then((r) => ({ ...r, role: name })));
+    for (const name of webs.filter((w) => target.webUrls![w] === undefined))
+      notChecked.push({ name: 'web', role: name, reason: `pass --web-url ${name}=<url> to read it` });
+  } else if (target.webUrl) {
     probed.push('web');
     pending.push(probeWeb(target.webUrl, http));
+  } else if (webs.length > 1) {
+    for (const name of webs)
+      notChecked.push({ name: 'web', role: name, reason: `pass --web-url ${name}=<url> to read it` });
   } else if (options.web !== false) {
     notChecked.push({ name: 'web', reason: 'pass --web-url <url> to read it' });
   }

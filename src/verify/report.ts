@@ -121,6 +121,7 @@ export function buildReport(
   for (const skipped of probed.notChecked) {
     rows.push({
       name: skipped.name,
+      ...(skipped.role ? { role: skipped.role } : {}),
       source: '-',
       version: undefined,
       status: 'skipped',

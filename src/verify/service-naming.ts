@@ -1,6 +1,6 @@
 import { open } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import { declaredCliArtifact } from '../config/artifacts.ts';
+import { declaredCliArtifact, webClients } from '../config/artifacts.ts';
 import type { ReleaseConfig } from '../config/schema.ts';
 import { archiveFiles } from '../reversion/archive-files.ts';
 import type { Naming } from './fixes.ts';
@@ -10,7 +10,8 @@ const MAX_ARCHIVE = 64 * 1024 * 1024;
 
 /**
  * The service's own names for verify and watch, from its config: the variable its server and web
- * client read (the first of `versionVariables`, else the standard one) and its CLI, only when the
+ * client read (the first of `versionVariables`, else the standard one), the images of several web
+ * clients by artifact name, and its CLI, only when the
  * config declares one: its program is `artifacts.cli.bin`, else the bin of the package in its
  * built archive, else the package's unscoped name (npm's own default for a single bin).
  */
@@ -22,9 +23,11 @@ export async function serviceNaming(
   const client = config.versionVariables?.client?.[0];
   const cli = declaredCliArtifact(config);
   const archive = cli?.build ? resolve(configDir, cli.build.archive) : undefined;
+  const webs = webClients(config);
   return {
     ...(server ? { serverVariable: server } : {}),
     ...(client ? { clientVariable: client } : {}),
+    ...(webs.length > 1 ? { webImages: Object.fromEntries(webs.map((w) => [w.name, w.image])) } : {}),
     ...(cli
       ? {
           cli: {

@@ -89,6 +89,8 @@ export interface ArtifactRow {
 /** Artifacts the operator did not ask to check, with how to ask. */
 export interface NotChecked {
   name: ArtifactName;
+  /** One of several web clients (`admin`): the artifact its row is named by. */
+  role?: string;
   reason: string;
 }
 
@@ -204,7 +206,8 @@ export interface PlatformProvenance extends ImageProvenance {
 
 /** One release image by its tag; a multi-platform index also per platform. */
 export interface ProvenanceReading extends ImageProvenance {
-  artifact: ArtifactName;
+  /** api, worker, web, or another web client of the config (an `admin` dashboard). */
+  artifact: string;
   repository: string;
   tag: string;
   /** The tag is not in the store. */

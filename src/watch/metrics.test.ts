@@ -71,6 +71,20 @@ describe('WatchMetrics', () => {
     ]);
   });
 
+  it('exports each web client as an artifact of its own, the digest only of the one it was read for', async () => {
+    const m = new WatchMetrics();
+    const r = report('site-a', 'v1.4.0', 0);
+    r.artifacts.push(
+      { name: 'web', source: 'w', version: 'v1.4.0', status: 'ok', why: '' },
+      { name: 'web', role: 'admin', source: 'a', version: 'v1.3.0', status: 'drift', why: '' },
+    );
+    m.update(round([r], { digests: new Map([['site-a', { web: 'sha256:aaaa' }]]) }));
+    expect(series(await m.metrics(), 'service_release_artifact_info').slice(2)).toEqual([
+      'service_release_artifact_info{deployment="site-a",artifact="web",version="v1.4.0",digest="sha256:aaaa"} 1',
+      'service_release_artifact_info{deployment="site-a",artifact="admin",version="v1.3.0",digest="none"} 1',
+    ]);
+  });
+
   it('exports versions, in step and skew, and replaces a version rather than adding one', async () => {
     const m = new WatchMetrics();
     m.update(round([report('site-a', 'v1.4.0', 0)]));

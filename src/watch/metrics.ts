@@ -87,7 +87,11 @@ export class WatchMetrics {
           deployment,
           artifact: labelValue(artifact),
           version: labelValue(row.version),
-          digest: labelValue(digests[row.name as keyof typeof digests]),
+          // The digest read is the first of the artifact's image; another web client (an admin
+          // dashboard) is another image, whose digest is not among them.
+          digest: labelValue(
+            row.name === 'web' && row.role ? undefined : digests[row.name as keyof typeof digests],
+          ),
         });
       }
       this.replace(`info ${deployment}`, this.artifactInfo, info, () => 1);

@@ -119,8 +119,7 @@ describe('release build: artifacts that cannot be built as configured', () => {
           api: { image: 'acme', context: 'api' },
           scheduler: { image: 'acme', context: 'scheduler' },
           cron: { image: 'acme' },
-          backend: { role: 'web' },
-          web: {},
+          backend: { role: 'api', image: 'other', context: 'api' },
         },
       }),
     );
@@ -133,13 +132,12 @@ describe('release build: artifacts that cannot be built as configured', () => {
         artifacts: {
           api: { image: 'acme', context: 'api' },
           cron: { image: 'acme' },
-          backend: { role: 'web' },
-          web: {},
+          backend: { role: 'api', image: 'other', context: 'api' },
         },
       }),
     );
     const stderr = refusal(await p.build('oci'));
-    expect(stderr).toContain('artifacts.web.role: the role "web" is already taken by artifacts.backend');
+    expect(stderr).toContain('artifacts.backend.role: the role "api" is already taken by artifacts.api');
     expect(stderr).toContain(
       'artifacts.cron.command: artifacts.api also runs "acme" with its default command; give every role of one image but one the command its containers run',
     );

@@ -34,12 +34,14 @@ export const verifyAttestStep: Step<VerifyContext> = {
     ]);
     // Only what this run read and checked is vouched for: an image left out (no --web-url) gets
     // no summary, and then neither does the release set.
-    const checked = new Set((ctx.evidence ?? []).filter((e) => e.digest).map((e) => e.artifact));
+    // By image: evidence names a web client `web` or by its own name (`admin`), a role by the
+    // first role that runs its image; what was checked is the image either way.
+    const checked = new Set((ctx.evidence ?? []).filter((e) => e.digest).map((e) => e.repository));
     const artifacts = imageArtifacts(ctx.config).map((a) => ({ name: a.name, repository: a.image }));
-    const leftOut = artifacts.filter((a) => !checked.has(a.name)).map((a) => a.name);
+    const leftOut = artifacts.filter((a) => !checked.has(a.repository)).map((a) => a.name);
     const images = await releaseImages(
       ctx.store!,
-      artifacts.filter((a) => checked.has(a.name)),
+      artifacts.filter((a) => checked.has(a.repository)),
       tag,
     );
     if (leftOut.length > 0)

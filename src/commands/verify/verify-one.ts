@@ -72,9 +72,11 @@ export async function verifyOne(run: VerifyRun): Promise<void> {
         }
       : {}),
     ...(attest ? { attest } : {}),
+    // Extra images, and every web client but the one `web.image` names (an admin dashboard):
+    // released in step with the rest, each checked in the store under its own name.
     extraImages: Object.fromEntries(
       imageArtifacts(base.config)
-        .filter((artifact) => !artifact.role)
+        .filter((artifact) => !artifact.role || (artifact.role === 'web' && artifact.image !== web.image))
         .map((artifact) => [artifact.name, artifact.image]),
     ),
     startedAt: performance.now(),

@@ -1,3 +1,4 @@
+import { webClients } from '../../config/artifacts.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { probeProvenance } from '../../verify/probes/provenance.ts';
 import { deployedVersion, storeTagOf } from './deployed-images.ts';
@@ -21,18 +22,19 @@ export const verifyProvenanceStep: Step<VerifyContext> = {
     const tag = await storeTagOf(ctx, version);
     // The roles of one image (api, worker and scheduler of `acme-app`) are one image to check,
     // named by the first of them: its tag, its rc and their signatures are read once.
-    const artifacts = (['api', 'worker', 'web'] as const).filter(
-      (artifact, i, all) =>
-        all.findIndex((other) => ctx.options.images[other] === ctx.options.images[artifact]) === i,
+    const roles = (['api', 'worker', 'web'] as const).map((artifact) => ({
+      artifact: artifact as string,
+      repository: ctx.options.images[artifact],
+    }));
+    // Every other web client (an admin dashboard) is a release image of its own, checked alike.
+    const webs = webClients(ctx.config)
+      .filter((a) => a.image !== ctx.options.images.web)
+      .map((a) => ({ artifact: a.name, repository: a.image }));
+    const subjects = [...roles, ...webs].filter(
+      (s, i, all) => all.findIndex((other) => other.repository === s.repository) === i,
     );
     ctx.provenance = await Promise.all(
-      artifacts.map((artifact) =>
-        probeProvenance(ctx.store!, ctx.trustedKey, {
-          artifact,
-          repository: ctx.options.images[artifact],
-          tag,
-        }),
-      ),
+      subjects.map((subject) => probeProvenance(ctx.store!, ctx.trustedKey, { ...subject, tag })),
     );
     io.progress(ctx.provenance.map((p) => `${p.artifact}: ${p.imageVersion ?? '?'}`).join(', '));
   },

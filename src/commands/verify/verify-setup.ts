@@ -1,4 +1,4 @@
-import { hasWebClient, imageOfRole } from '../../config/artifacts.ts';
+import { hasWebClient, imageOfRole, webClients } from '../../config/artifacts.ts';
 import { jobImages, roleCommands } from '../../config/role-of-command.ts';
 import { SERVER_VERSION_VARIABLE, serverVersionVariables } from '../../config/version-variables.ts';
 import { checkedExpect } from '../../deployment-targets/checked-expect.ts';
@@ -63,6 +63,7 @@ export async function verifyOptions({
     cli: flags.cli !== false,
     ...(naming.cli ? { cliProgram: naming.cli.program } : {}),
     web: hasWebClient(base.config),
+    webs: webClients(base.config).map((a) => a.name),
     naming,
     workerRoles: roleCommands(base.config, worker.image),
     jobImages: jobImages(base.config, worker.image),

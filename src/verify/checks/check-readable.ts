@@ -1,4 +1,11 @@
-import { cliInstall, cliProgram, displayTag, type FixContext, fixForUnreachable } from '../fixes.ts';
+import {
+  cliInstall,
+  cliProgram,
+  displayTag,
+  type FixContext,
+  fixForUnreachable,
+  readingLabel,
+} from '../fixes.ts';
 import type { ArtifactName, Finding, ProbeResult } from '../types.ts';
 
 /** Probes that could not read their artifact, and asked-for artifacts nothing was found of. */
@@ -7,8 +14,8 @@ export function checkReadable(results: ProbeResult[], probed: ArtifactName[], ct
     .filter((r) => r.error !== undefined)
     .map((r) => ({
       code: r.name === 'cli' ? 'CLI_BROKEN' : `${r.name.toUpperCase()}_UNREACHABLE`,
-      message: `${r.name}: could not read the version at ${r.source}: ${r.error}`,
-      fix: fixForUnreachable(r.name, ctx, r.source),
+      message: `${readingLabel(r)}: could not read the version at ${r.source}: ${r.error}`,
+      fix: fixForUnreachable(r.name, ctx, r.source, r.name === 'web' ? r.role : undefined),
       // A broken local svc is drift the operator can fix, not an outside system failing.
       severity: r.name === 'cli' ? 'drift' : 'unreachable',
       artifact: r.name,

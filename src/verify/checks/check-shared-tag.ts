@@ -1,6 +1,6 @@
 import { sameTag } from '../../version/compare.ts';
 import { DEFAULT_SKEW_POLICY, gradeSkew, type SkewPolicy } from '../../version/skew.ts';
-import { type FixContext, fixFor } from '../fixes.ts';
+import { type FixContext, fixFor, readingLabel } from '../fixes.ts';
 import { isComparable, type Reference } from '../reference.ts';
 import type { Finding, ProbeResult } from '../types.ts';
 import { checkCli } from './check-cli.ts';
@@ -37,9 +37,9 @@ export function checkSharedTag(
     findings.push({
       code: expecting ? 'NOT_EXPECTED_TAG' : 'TAG_MISMATCH',
       message: expecting
-        ? `${r.name} at ${r.source} is ${r.version}, expected ${reference.tag}`
-        : `${r.name} at ${r.source} is ${r.version}, but the ${reference.from} is ${reference.tag}`,
-      fix: fixFor(r.name, ctx),
+        ? `${readingLabel(r)} at ${r.source} is ${r.version}, expected ${reference.tag}`
+        : `${readingLabel(r)} at ${r.source} is ${r.version}, but the ${reference.from} is ${reference.tag}`,
+      fix: fixFor(r.name, ctx, r.role),
       severity: verdict?.grade ?? 'drift',
       artifact: r.name,
       source: r.source,

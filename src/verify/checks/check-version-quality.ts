@@ -1,6 +1,6 @@
 import { LONGEST_VERSION, parseVersion } from '../../version/parse.ts';
 import { DEFAULT_SKEW_POLICY, type SkewPolicy } from '../../version/skew.ts';
-import { type FixContext, fixFor, fixForUnversioned, serverVariable } from '../fixes.ts';
+import { type FixContext, fixFor, fixForUnversioned, readingLabel, serverVariable } from '../fixes.ts';
 import type { Finding, ProbeResult } from '../types.ts';
 
 /**
@@ -25,14 +25,14 @@ export function checkVersionQuality(
 function versionQualityFindings(r: ProbeResult, ctx: FixContext): Finding[] {
   const version = parseVersion(r.version!);
   const base = { severity: 'drift' as const, artifact: r.name, source: r.source };
-  const where = `${r.name} at ${r.source}`;
+  const where = `${readingLabel(r)} at ${r.source}`;
   if (version.kind === 'unknown') {
     return [
       {
         ...base,
         code: 'VERSION_UNKNOWN',
         message: unknownMessage(r, ctx),
-        fix: fixForUnversioned(r.name, ctx),
+        fix: fixForUnversioned(r.name, ctx, r.role),
       },
     ];
   }
@@ -49,7 +49,7 @@ function versionQualityFindings(r: ProbeResult, ctx: FixContext): Finding[] {
         ...base,
         code: 'VERSION_INVALID',
         message: `${where} reports "${r.version}", which is not a version (${reason})`,
-        fix: fixForUnversioned(r.name, ctx),
+        fix: fixForUnversioned(r.name, ctx, r.role),
       },
     ];
   }
@@ -59,7 +59,7 @@ function versionQualityFindings(r: ProbeResult, ctx: FixContext): Finding[] {
         ...base,
         code: 'VERSION_BARE_HASH',
         message: `${where} reports the bare commit hash "${r.version}": it was built from a checkout with no tags (a shallow clone?)`,
-        fix: `build from a checkout with tags (git fetch --tags), or ${fixForUnversioned(r.name, ctx)}`,
+        fix: `build from a checkout with tags (git fetch --tags), or ${fixForUnversioned(r.name, ctx, r.role)}`,
       },
     ];
   }
@@ -69,7 +69,7 @@ function versionQualityFindings(r: ProbeResult, ctx: FixContext): Finding[] {
         ...base,
         code: 'VERSION_DIRTY',
         message: `${where} reports "${r.version}": it was built from a tree with uncommitted changes`,
-        fix: `rebuild from a clean checkout: ${fixFor(r.name, ctx)}`,
+        fix: `rebuild from a clean checkout: ${fixFor(r.name, ctx, r.role)}`,
       },
     ];
   }
@@ -85,7 +85,7 @@ function unknownMessage(r: ProbeResult, ctx: FixContext): string {
     case 'job':
       return `the last run of job ${r.role ?? ''} at ${r.source} reports version "unknown"${r.detail ? ` (${r.detail})` : ''}`;
     case 'web':
-      return `the web client at ${r.source} reports "unknown": it was built without SERVICE_CLIENT_VERSION`;
+      return `the ${r.role ? `web client ${r.role}` : 'web client'} at ${r.source} reports "unknown": it was built without SERVICE_CLIENT_VERSION`;
     case 'cli':
       return `${r.source} reports "unknown": it was installed from a development checkout without version metadata`;
   }

@@ -6,14 +6,14 @@ import type { PublicSigningKey } from '../../signing/keys.ts';
 import { printable } from '../../text/printable.ts';
 import { imageTagOf } from '../../version/image-tag.ts';
 import { parseVersion } from '../../version/parse.ts';
-import type { ArtifactName, PlatformProvenance, ProvenanceReading } from '../types.ts';
+import type { PlatformProvenance, ProvenanceReading } from '../types.ts';
 import { madeFromOf, manifestProvenance, type ProvenanceSource, readImage } from './image-provenance.ts';
 
 /** Read one image's provenance from the store. Never throws: an unreadable store gives `error`. */
 export async function probeProvenance(
   store: ImageStore,
   trusted: PublicSigningKey | undefined,
-  subject: { artifact: ArtifactName; repository: string; tag: string },
+  subject: { artifact: string; repository: string; tag: string },
 ): Promise<ProvenanceReading> {
   const { repository, tag } = subject;
   const reading: ProvenanceReading = { ...subject, digest: undefined };

@@ -2,6 +2,7 @@ import { imageOfRole } from '../../../config/artifacts.ts';
 import { roleCommands, roleOfCommand } from '../../../config/role-of-command.ts';
 import { versionReadOrder } from '../../../config/version-variables.ts';
 import { inspectService, listServiceSpecs, networkNames } from '../../../deployment-engines/swarm/swarm.ts';
+import { UsageError } from '../../../errors.ts';
 import type { Step } from '../../../pipeline/step.ts';
 import { isImageOf } from '../../../registry/image-ref.ts';
 import { pinnedDigest, SERVICE_ROLES, type ServiceRole } from '../../../upgrade/deployment-types.ts';
@@ -106,9 +107,22 @@ async function servicesToMove(
 function artifactRole(ctx: SwarmUpgradeContext, artifact: string): { role: ServiceRole; oneShot?: boolean } {
   const found = ctx.config.artifacts[artifact];
   if (found?.kind !== 'image' || !found.role) return { role: 'worker' };
-  if (found.role !== 'job') return { role: found.role };
-  const of = SERVICE_ROLES.find((r) => found.image === imageOfRole(ctx.config, r));
-  return { role: of ?? 'api', oneShot: true };
+  if (found.role === 'job') {
+    const of = SERVICE_ROLES.find((r) => found.image === imageOfRole(ctx.config, r));
+    return { role: of ?? 'api', oneShot: true };
+  }
+  // Each role moves to its own image's target: a second web client (an admin dashboard) is
+  // another image, which this upgrade has no target for. Refused before anything changes, never
+  // moved to the first web client's digest.
+  if (found.role === 'web' && found.image !== imageOfRole(ctx.config, 'web'))
+    throw new UsageError(
+      'UPGRADE_SECOND_WEB',
+      `artifacts.${artifact} is a web client of its own image (${found.image}), not ${imageOfRole(ctx.config, 'web')}: release upgrade moves one web client`,
+      {
+        hint: `leave ${artifact} out of --service and the deployment's services, and roll its image out on its own`,
+      },
+    );
+  return { role: found.role };
 }
 
 /** A service's command as its spec gives it (Compose's `command:` is Args); the image's is unknown here. */
