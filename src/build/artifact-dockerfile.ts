@@ -2,7 +2,12 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ImageArtifactConfig } from '../config/artifacts-schema.ts';
 import { dockerfileOf } from './check-artifacts.ts';
-import { BASE_IMAGE_ARG, type DockerfileFindings, dockerfileFindings } from './dockerfile-findings.ts';
+import {
+  BASE_IMAGE_ARG,
+  configuredBaseArg,
+  type DockerfileFindings,
+  dockerfileFindings,
+} from './dockerfile-findings.ts';
 import { type ParsedDockerfile, parseDockerfile } from './dockerfile-stages.ts';
 
 /** Read far enough for any Dockerfile a person writes; a larger file is refused, not read whole. */
@@ -40,8 +45,27 @@ export function readArtifactDockerfile(
   const parsed = parseDockerfile(text);
   const findings = dockerfileFindings(parsed, {
     target: artifact.target,
-    buildArgs: { [BASE_IMAGE_ARG]: artifact.base, ...(artifact.buildArgs ?? {}), ...versionArgs },
+    buildArgs: {
+      // A Dockerfile that defaults BASE_IMAGE itself keeps its own base (buildArgs may still set it).
+      ...(configuredBaseArg(parsed) ? { [BASE_IMAGE_ARG]: artifact.base } : {}),
+      ...(artifact.buildArgs ?? {}),
+      ...versionArgs,
+    },
     versionNames,
+    platform: artifact.platforms?.[0] ?? machinePlatform(),
   });
   return { path, text, parsed, findings };
+}
+
+/** This machine's platform as BuildKit names it (`linux/amd64`): what a build without `platforms` targets. */
+function machinePlatform(): string {
+  const arch = {
+    x64: 'amd64',
+    arm64: 'arm64',
+    arm: 'arm/v7',
+    ppc64: 'ppc64le',
+    s390x: 's390x',
+    riscv64: 'riscv64',
+  }[process.arch as string];
+  return `linux/${arch ?? process.arch}`;
 }

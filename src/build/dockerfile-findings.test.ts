@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: Dockerfile text, whose ${ARG} is its own substitution
 import { describe, expect, it } from 'vitest';
-import { dockerfileFindings, substitute } from './dockerfile-findings.ts';
+import { configuredBaseArg, dockerfileFindings, substitute } from './dockerfile-findings.ts';
 import { parseDockerfile } from './dockerfile-stages.ts';
 
 const VERSION_NAMES = ['SERVICE_VERSION', 'SERVICE_CLIENT_VERSION', 'ACME_VERSION'];
@@ -158,6 +158,72 @@ describe('dockerfileFindings', () => {
     expect(found.usesBaseImage).toBe(true);
     expect(found.bases).toEqual([]);
     expect(find(MONOREPO, 'backend').usesBaseImage).toBe(false);
+  });
+
+  // A Node monitoring service's production file: `ARG BASE_IMAGE=<its own base>` before the
+  // stages, and its release stage `FROM $BASE_IMAGE` (bare, no braces). Its CI builds on that
+  // default; a build arg of ours must not put the configured Node base in its place.
+  it('leaves a BASE_IMAGE the Dockerfile defaults itself to the Dockerfile', () => {
+    const own = [
+      'ARG BASE_IMAGE=acme/monitor:base2',
+      'FROM acme/monitor:builder-go AS build_healthcheck',
+      'FROM acme/monitor:base2 AS build',
+      'RUN npm ci --omit=dev',
+      'COPY --from=build_healthcheck /app/extra/healthcheck /app/extra/healthcheck',
+      'FROM $BASE_IMAGE AS release',
+      'COPY --from=build /app /app',
+      'FROM release AS rootless',
+      '',
+    ].join('\n');
+    for (const target of ['release', 'rootless']) {
+      const found = find(own, target);
+      expect(configuredBaseArg(parseDockerfile(own))).toBe(false);
+      expect(found.usesBaseImage).toBe(false);
+      expect(found.bases.map((b) => [b.image, b.stage])).toEqual([
+        ['acme/monitor:builder-go', 'build_healthcheck'],
+        ['acme/monitor:base2', 'build'],
+        ['acme/monitor:base2', 'release'],
+      ]);
+      expect(found.root).toBe('acme/monitor:base2');
+    }
+    // The project may still name another base for it, as `docker build --build-arg` would.
+    const given = find(own, 'release', { BASE_IMAGE: 'registry.example/monitor:base3' });
+    expect(given.usesBaseImage).toBe(false);
+    expect(given.bases.at(-1)?.image).toBe('registry.example/monitor:base3');
+    // Without a default, `FROM $BASE_IMAGE` (bare) is the configured base, as `${BASE_IMAGE}` is.
+    const bare = find('ARG BASE_IMAGE\nFROM $BASE_IMAGE\n', undefined, {
+      BASE_IMAGE: 'oci-layout:.release/base/node:20',
+    });
+    expect(bare.usesBaseImage).toBe(true);
+    expect(bare.bases).toEqual([]);
+  });
+
+  // A Go service's file: global ARGs built on TARGETPLATFORM (which BuildKit sets in the global
+  // scope) with `${VAR/from/to}`, and a FROM naming the result. Not an arg nobody gives.
+  it('knows the platform args BuildKit sets globally, and ${VAR/from/to}, #, % substitution', () => {
+    const go = [
+      'ARG GO_VERSION=PLEASE_PROVIDE_GO_VERSION',
+      'ARG __DASHES=${TARGETPLATFORM/\\//-}',
+      'ARG __GO=${__DASHES/arm\\/v7/arm-7}',
+      'FROM --platform=${BUILDPLATFORM} acme/build:${GO_VERSION}-${__GO} AS builder',
+      'RUN make',
+      'FROM debian:sid-slim',
+      'COPY --from=builder /target /',
+      '',
+    ].join('\n');
+    const at = (platform: string, buildArgs: Record<string, string> = { GO_VERSION: '1.25.1' }) =>
+      dockerfileFindings(parseDockerfile(go), { buildArgs, versionNames: VERSION_NAMES, platform });
+    expect(at('linux/amd64').unresolved).toEqual([]);
+    expect(at('linux/amd64').bases.map((b) => b.image)).toEqual([
+      'acme/build:1.25.1-linux-amd64',
+      'debian:sid-slim',
+    ]);
+    expect(at('linux/arm/v7').bases[0]!.image).toBe('acme/build:1.25.1-linux-arm-7');
+    expect(at('linux/arm64', {}).bases[0]!.image).toBe('acme/build:PLEASE_PROVIDE_GO_VERSION-linux-arm64');
+    const values = { V: 'v2.7.3-rc.1', P: 'a/b/c' };
+    expect(substitute('${V#v}|${V%-rc.1}|${V#x}|${P//\\//-}|${P/\\//-}|${NOPE/a/b}', values)).toBe(
+      '2.7.3-rc.1|v2.7.3|v2.7.3-rc.1|a-b-c|a-b/c|${NOPE/a/b}',
+    );
   });
 
   it('lists the secret ids RUN --mount=type=secret reads (by id, else by target file name)', () => {

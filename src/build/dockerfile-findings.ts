@@ -46,13 +46,15 @@ export function dockerfileFindings(
     /** Every build arg the build passes (the artifact's, the version's, BASE_IMAGE). */
     buildArgs: Record<string, string>;
     versionNames: readonly string[];
+    /** The platform built (the first of several): the platform args BuildKit sets. */
+    platform?: string | undefined;
   },
 ): DockerfileFindings {
   const byName = new Map(parsed.stages.filter((s) => s.name).map((s) => [s.name!, s]));
   const stageOf = (ref: string): DockerfileStage | undefined =>
     byName.get(ref.toLowerCase()) ?? (/^\d+$/.test(ref) ? parsed.stages[Number(ref)] : undefined);
   const stage = options.target ? byName.get(options.target.toLowerCase()) : parsed.stages.at(-1);
-  const args = globalArgValues(parsed, options.buildArgs);
+  const args = globalArgValues(parsed, options.buildArgs, options.platform);
   const reached = new Set<DockerfileStage>();
   const visit = (s: DockerfileStage) => {
     if (reached.has(s)) return;
@@ -76,13 +78,18 @@ export function dockerfileFindings(
   const runsOnTarget: string[] = [];
   const labelKeys = new Set<string>();
   let usesBaseImage = false;
+  // `FROM ${BASE_IMAGE}` is the configured base only where the Dockerfile gives BASE_IMAGE no
+  // default of its own: `ARG BASE_IMAGE=acme/base:2` names the project's own base (as its CI
+  // builds it), which a build arg of ours must not replace.
+  const ours = configuredBaseArg(parsed);
+  const namesOurBase = (from: string) => ours && /\$\{?BASE_IMAGE\b/.test(from);
   for (const s of stages) {
     const label = s.name ?? String(s.index);
-    if (/\$\{?BASE_IMAGE\b/.test(s.from)) usesBaseImage = true;
+    if (namesOurBase(s.from)) usesBaseImage = true;
     if (!parentStage(s, parsed.stages, stageOf, args)) {
       const image = substitute(s.from, args);
       if (/\$/.test(image)) unresolved.push({ from: s.from, line: s.line });
-      else if (image.toLowerCase() !== 'scratch' && !/\$\{?BASE_IMAGE\b/.test(s.from))
+      else if (image.toLowerCase() !== 'scratch' && !namesOurBase(s.from))
         bases.push({ image, stage: label, line: s.line, platform: s.platform });
     }
     if (s.platform) features.add('FROM --platform');
@@ -164,29 +171,81 @@ function stageRefs(s: DockerfileStage): string[] {
 }
 
 /** The global ARGs' values for FROM lines: their defaults, overridden by the build args passed. */
+/**
+ * Whether `${BASE_IMAGE}` in this Dockerfile means the configured base: its global `ARG
+ * BASE_IMAGE` has no default (or it declares none). Pure.
+ */
+export function configuredBaseArg(parsed: ParsedDockerfile): boolean {
+  return !parsed.globalArgs.some((a) => a.name === BASE_IMAGE_ARG && a.default !== undefined);
+}
+
 function globalArgValues(
   parsed: ParsedDockerfile,
   buildArgs: Record<string, string>,
+  platform: string | undefined,
 ): Record<string, string> {
-  const values: Record<string, string> = {};
+  // BuildKit sets the platform args in the global scope itself, so an ARG default before the first
+  // FROM may build on them (`ARG DASHES=${TARGETPLATFORM/\//-}`), and so may a FROM line.
+  const values: Record<string, string> = platform ? platformArgs(platform) : {};
   for (const arg of parsed.globalArgs) {
     const given = buildArgs[arg.name];
-    const value = given ?? (arg.default === undefined ? undefined : substitute(arg.default, values));
+    const value = given ?? (arg.default === undefined ? values[arg.name] : substitute(arg.default, values));
     if (value !== undefined) values[arg.name] = unquote(value);
   }
   return values;
 }
 
-/** `$NAME`, `${NAME}`, `${NAME:-default}` and `${NAME:+alt}` as Dockerfile substitution reads them. */
+/** TARGETPLATFORM, TARGETOS, TARGETARCH, TARGETVARIANT and the BUILD* ones, for one platform (`linux/arm/v7`). */
+export function platformArgs(platform: string): Record<string, string> {
+  const [os = 'linux', arch = 'amd64', variant = ''] = platform.split('/');
+  const args: Record<string, string> = {};
+  for (const side of ['TARGET', 'BUILD']) {
+    args[`${side}PLATFORM`] = platform;
+    args[`${side}OS`] = os;
+    args[`${side}ARCH`] = arch;
+    args[`${side}VARIANT`] = variant;
+  }
+  return args;
+}
+
+/**
+ * `$NAME`, `${NAME}`, `${NAME:-default}`, `${NAME:+alt}`, and the literal forms of
+ * `${NAME/from/to}`, `${NAME//from/to}`, `${NAME#prefix}` and `${NAME%suffix}` (a `\/` in a
+ * pattern is a slash), as Dockerfile substitution reads them. An unset name stays as written.
+ */
 export function substitute(text: string, values: Record<string, string>): string {
   return text.replace(
-    /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::([-+])([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))/g,
-    (whole, braced: string | undefined, op: string | undefined, word: string | undefined, bare) => {
+    /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::([-+])([^}]*)|(\/\/?)((?:\\.|[^/}\\])*)(?:\/([^}]*))?|(##?|%%?)([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))/g,
+    (
+      whole,
+      braced: string | undefined,
+      op: string | undefined,
+      word: string | undefined,
+      replace: string | undefined,
+      from: string | undefined,
+      to: string | undefined,
+      trim: string | undefined,
+      affix: string | undefined,
+      bare: string | undefined,
+    ) => {
       const name = braced ?? bare;
       const value = values[name as string];
       if (op === '-') return value ? value : (word ?? '');
       if (op === '+') return value ? (word ?? '') : '';
-      return value ?? whole;
+      if (value === undefined) return whole;
+      if (replace !== undefined) {
+        // `${P/\//-}` reaches us unescaped as `${P///-}` (the parser drops the backslash of an
+        // unquoted value): one slash replaced, not an empty pattern replaced everywhere.
+        if (replace === '//' && from === '' && to !== undefined) [replace, from] = ['/', '/'];
+        const pattern = (from ?? '').replace(/\\(.)/g, '$1');
+        const target = (to ?? '').replace(/\\(.)/g, '$1');
+        if (!pattern) return value;
+        return replace === '//' ? value.split(pattern).join(target) : value.replace(pattern, () => target);
+      }
+      if (trim?.startsWith('#')) return affix && value.startsWith(affix) ? value.slice(affix.length) : value;
+      if (trim?.startsWith('%'))
+        return affix && value.endsWith(affix) ? value.slice(0, -affix.length) : value;
+      return value;
     },
   );
 }

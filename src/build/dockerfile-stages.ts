@@ -1,5 +1,8 @@
 import { DockerfileParser, type Instruction } from 'dockerfile-ast';
 
+/** A position range in the file, as the parser gives it (lines and characters from 0). */
+type Range = { start: { line: number; character: number }; end: { line: number; character: number } };
+
 /**
  * A Dockerfile read into stages and instructions, as BuildKit reads it: the `# syntax=` directive,
  * the ARGs before the first FROM (what FROM lines may use), and per stage its base, name,
@@ -52,6 +55,16 @@ export interface ParsedDockerfile {
   stages: DockerfileStage[];
 }
 
+/**
+ * A one-line ARG value as written: the parser drops the backslash of `${P/\//-}`, and the
+ * substitution must see it to tell the pattern's slash from the one before the replacement.
+ */
+function rawValue(text: string, property: { getValueRange(): Range | null }): string | undefined {
+  const range = property.getValueRange();
+  if (!range || range.start.line !== range.end.line) return undefined;
+  return text.split('\n')[range.start.line]?.slice(range.start.character, range.end.character);
+}
+
 export function parseDockerfile(text: string): ParsedDockerfile {
   const dockerfile = DockerfileParser.parse(text);
   const syntax = dockerfile
@@ -61,7 +74,7 @@ export function parseDockerfile(text: string): ParsedDockerfile {
   const globalArgs = dockerfile.getInitialARGs().flatMap((arg) => {
     const property = arg.getProperty();
     const name = property?.getName();
-    return name ? [{ name, default: property?.getValue() ?? undefined }] : [];
+    return name ? [{ name, default: rawValue(text, property!) ?? property?.getValue() ?? undefined }] : [];
   });
   const stages: DockerfileStage[] = [];
   for (const instruction of dockerfile.getInstructions()) {

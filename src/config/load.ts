@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { ConfigError } from '../errors.ts';
 import { toolkitCacheDir } from './config-cache.ts';
@@ -80,8 +81,7 @@ async function validatedConfig(raw: unknown, filepath: string): Promise<ReleaseC
 
 /**
  * The first of SEARCH_PLACES in `dir` that holds a config; a package.json only with a `release`
- * key, as cosmiconfig reads it. A handful of existence checks: cosmiconfig itself (with its YAML
- * and JSON parsers) cost more to load than the rest of `release stamp` with a JSON config.
+ * key. A handful of existence checks, and only the reader of the form found is loaded.
  */
 async function search(dir: string): Promise<{ config: unknown; filepath: string } | null> {
   for (const place of SEARCH_PLACES) {
@@ -96,23 +96,49 @@ async function search(dir: string): Promise<{ config: unknown; filepath: string 
   return null;
 }
 
-/** One config file, by its extension: our loaders for the forms we document, cosmiconfig's for the rest. */
+/**
+ * One config file, by its extension: a module (`.ts`, `.mjs`, `.js`, `.cjs`), JSON, a package.json's
+ * `release` key, else YAML (`.yaml`, `.yml`, a file without an extension), which JSON also is.
+ */
 async function loadFile(path: string): Promise<{ config: unknown; filepath: string } | null> {
   const extension = extname(path);
   if (extension === '.ts') return { config: await importTypeScriptConfig(path), filepath: path };
   if (extension === '.mjs' || extension === '.js')
     return { config: await importConfigModule(path), filepath: path };
-  if (extension === '.json' && basename(path) !== 'package.json') {
-    return { config: parseJson(await readFile(path, 'utf8'), path), filepath: path };
+  if (extension === '.cjs') return { config: requireFresh(path), filepath: path };
+  const text = await readFile(path, 'utf8');
+  if (basename(path) === 'package.json') {
+    const manifest = parseJson(text, path) as Record<string, unknown> | undefined;
+    return { config: manifest?.['release'], filepath: path };
   }
-  // YAML, .cjs, a package.json named with --config, a file without an extension: as cosmiconfig
-  // reads them, loaded only here. A CommonJS package: its module.exports is the import's default
-  // everywhere (bundled, it is nothing else), its names only where Node reads them from the source.
-  const { cosmiconfig } = (await import('cosmiconfig')).default;
-  return cosmiconfig('release', { searchStrategy: 'none' }).load(path);
+  if (extension === '.json') return { config: parseJson(text, path), filepath: path };
+  return { config: await parseYamlConfig(text, path), filepath: path };
 }
 
-/** JSON as a config file holds it: an empty file is no config (the defaults), as in cosmiconfig. */
+/** A CommonJS config's `module.exports`, read afresh: a run in the same process sees an edited file. */
+function requireFresh(path: string): unknown {
+  const require = createRequire(path);
+  delete require.cache[path];
+  return require(path);
+}
+
+/**
+ * YAML as a config file holds it: its first document, with the YAML reader's bounds; an empty
+ * file is no config (the defaults); a key given twice is refused, never one of them kept silently.
+ */
+async function parseYamlConfig(text: string, path: string): Promise<unknown> {
+  if (text.trim() === '') return undefined;
+  const { readYamlValue } = await import('../text/parse-yaml.ts');
+  const read = readYamlValue(text);
+  if ('problem' in read)
+    throw new Error(`YAML Error in ${path}: ${read.problem.message} (line ${read.problem.line})`);
+  const [twice] = read.duplicates;
+  if (twice)
+    throw new Error(`YAML Error in ${path}: the key "${twice.key}" is given twice (line ${twice.line})`);
+  return read.value;
+}
+
+/** JSON as a config file holds it: an empty file is no config (the defaults). */
 function parseJson(text: string, path: string): unknown {
   if (text.trim() === '') return undefined;
   try {

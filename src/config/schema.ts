@@ -34,7 +34,7 @@ export const configSchema = z.strictObject({
           .record(z.string(), z.url({ protocol: /^https?$/, error: 'expected the web client URL' }))
           .optional(),
         workerUrl: z.url({ protocol: /^https?$/, error: "expected the worker's /healthz URL" }).optional(),
-        /** `release upgrade --deployment <name>`: the Swarm service of each role (docs/guides/upgrading-a-deployment.md). */
+        /** `release upgrade --deployment <name>`: the service of each role, as its engine names it (docs/guides/upgrading-a-deployment.md). */
         services: z
           .object({
             api: z.string().min(1),

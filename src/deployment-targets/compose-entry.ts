@@ -38,7 +38,7 @@ export const composeEntry: DeploymentEngineEntry = {
     const { composeProjectOf } = await import('./compose-project.ts');
     const project = await composeProjectOf(files, name, base, host);
     return {
-      docker: { ...(host ? { host } : {}), ...composeTarget(project) },
+      engine: { ...composeTarget(project), ...(host ? { host } : {}) },
       ...(flags['urlPerNode'] ? { urlPerNode: true } : {}),
     };
   },
@@ -47,13 +47,17 @@ export const composeEntry: DeploymentEngineEntry = {
     const { composeProjectOf } = await import('./compose-project.ts');
     const files = deployment.compose.files.map((f) => resolve(base.configDir, f));
     return {
-      docker: composeTarget(await composeProjectOf(files, deployment.compose.projectName, base, undefined)),
+      engine: composeTarget(await composeProjectOf(files, deployment.compose.projectName, base, undefined)),
     };
   },
   reader: async () => (await import('../verify/engines/compose-reader.ts')).composeReader,
 };
 
-/** The engine part of a Compose target: its project's containers, its one-shot jobs known. */
+/** The engine part of a Compose target, named for its reader: its project's containers, its one-shot jobs known. */
 function composeTarget(project: { name: string; oneShots: string[] }) {
-  return { composeProject: project.name, ...(project.oneShots.length ? { oneShots: project.oneShots } : {}) };
+  return {
+    name: 'compose',
+    composeProject: project.name,
+    ...(project.oneShots.length ? { oneShots: project.oneShots } : {}),
+  };
 }

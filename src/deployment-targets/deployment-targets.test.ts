@@ -82,7 +82,7 @@ describe('deploymentTargets', () => {
     expect(target).toEqual({
       name: 'prod',
       url: 'http://api:8080',
-      docker: { host: 'unix:///d.sock' },
+      engine: { name: 'docker', host: 'unix:///d.sock' },
       urlPerNode: true,
     });
   });

@@ -33,7 +33,10 @@ export const dockerEntry: DeploymentEngineEntry = {
   fromFlags: async (flags) => {
     const host = flags['dockerHost'] as string | undefined;
     if (!flags['docker'] && !host) return undefined;
-    return { docker: { ...(host ? { host } : {}) }, ...(flags['urlPerNode'] ? { urlPerNode: true } : {}) };
+    return {
+      engine: { name: 'docker', ...(host ? { host } : {}) },
+      ...(flags['urlPerNode'] ? { urlPerNode: true } : {}),
+    };
   },
   reader: async () => (await import('../verify/engines/docker-reader.ts')).dockerReader,
 };

@@ -26,7 +26,14 @@ export interface AttestOptions {
   verifierKey: SigningKey;
   verifier: { id: string; version: string };
   images: ReleaseImage[];
+  /** What was checked of every image; `in-step` is added per image by `inStep`. */
   policy: VsaPolicy;
+  /**
+   * The images (by repository) a live deployment was seen running in step: their summaries add the
+   * `in-step` check, and the release set's does when it covers them all. A release verified in the
+   * registry alone vouches for no deployment.
+   */
+  inStep?: readonly string[];
   passed: boolean;
   /**
    * Whether every image of the release was checked: only then is the release set vouched for
@@ -116,14 +123,21 @@ export async function attestRelease(options: AttestOptions): Promise<SignedSumma
     everyInput.push(...inputs);
     const resourceUri = `oci://${image.repository}@${image.digest}`;
     const subjects = [image.digest, ...image.children].map((d) => imageSubject(image.repository, d));
-    const bundle = await sign(options, subjects, resourceUri, inputs, [level]);
+    const bundle = await sign(options, subjects, resourceUri, inputs, [level], inStep(options, [image]));
     summaries.push({ about: image.artifact, resourceUri, bundle, attached: [] });
   }
   if (set && options.wholeRelease) {
     // The release as a whole is as strong as its weakest image.
     const weakest = [...levels].sort()[0] ?? 'SLSA_BUILD_LEVEL_0';
     const resourceUri = `urn:service-release:release-set:${options.policy.version}`;
-    const bundle = await sign(options, set.subjects, resourceUri, [...set.inputs, ...everyInput], [weakest]);
+    const bundle = await sign(
+      options,
+      set.subjects,
+      resourceUri,
+      [...set.inputs, ...everyInput],
+      [weakest],
+      inStep(options, options.images),
+    );
     summaries.push({ about: 'release-set', resourceUri, bundle, attached: [] });
   }
   if (options.passed) await attachAll(options, summaries);
@@ -136,19 +150,27 @@ async function sign(
   resourceUri: string,
   inputs: InputAttestation[],
   levels: string[],
+  inStep: boolean,
 ): Promise<Uint8Array> {
+  const checks = options.policy.checks.filter((c) => c !== 'in-step');
   const statement = vsaStatement({
     subjects,
     verifier: options.verifier,
     timeVerified: options.timeVerified,
     resourceUri,
-    policy: options.policy,
+    policy: { ...options.policy, checks: inStep ? ['in-step', ...checks] : checks },
     inputAttestations: dedupe(inputs),
     passed: options.passed,
     // The spec's value for a failed policy: no level is asserted.
     verifiedLevels: options.passed ? levels : ['FAILED'],
   });
   return signStatement(options.verifierKey, statement);
+}
+
+/** Whether every one of `images` was seen running in step (an empty list never is). */
+function inStep(options: AttestOptions, images: readonly ReleaseImage[]): boolean {
+  const live = new Set(options.inStep ?? []);
+  return images.length > 0 && images.every((i) => live.has(i.repository));
 }
 
 async function attachAll(options: AttestOptions, summaries: SignedSummary[]): Promise<void> {

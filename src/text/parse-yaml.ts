@@ -199,13 +199,16 @@ function duplicateKeys(documents: Document.Parsed[], lines: LineCounter): Duplic
 export function readYamlValue(
   text: string,
   options: YamlOptions = {},
-): { value: unknown } | { problem: YamlProblem } {
+): { value: unknown; duplicates: DuplicateKey[] } | { problem: YamlProblem } {
   const read = readYaml(text, options);
   if (read.problem) return { problem: read.problem };
   const doc = read.documents[0];
-  if (!doc) return { value: null };
+  if (!doc) return { value: null, duplicates: [] };
   try {
-    return { value: doc.toJS({ maxAliasCount: options.maxAliases ?? YAML_LIMITS.maxAliases }) };
+    return {
+      value: doc.toJS({ maxAliasCount: options.maxAliases ?? YAML_LIMITS.maxAliases }),
+      duplicates: read.duplicates,
+    };
   } catch (error) {
     // toJS throws past maxAliasCount (a "billion laughs" file) and on an alias with no anchor.
     return {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { planSwarmUpgrade, servicesToRestore } from './swarm/swarm-plan.ts';
 import type { RunningService } from './swarm/swarm-types.ts';
-import { planUpgrade, servicesToRestore } from './swarm/upgrade-plan.ts';
 import { decideOutcome } from './upgrade-outcome.ts';
 
 const svc = (role: RunningService['role']): RunningService => ({
@@ -15,7 +15,7 @@ const svc = (role: RunningService['role']): RunningService => ({
   versionSource: 'test',
   networks: [],
 });
-const plan = planUpgrade(
+const plan = planSwarmUpgrade(
   'v2.0.0',
   [svc('api'), svc('worker'), svc('web')],
   (['api', 'worker', 'web'] as const).map((role) => ({

@@ -16,7 +16,7 @@ export interface Proof {
   tag: string | undefined;
   /** One line per finding, when not in step. */
   findings: string[];
-  /** Swarm nodes that were not `ready` when the checks ran: what they run is unknown. */
+  /** An engine's nodes (a Swarm's) that were not `ready` when the checks ran: what they run is unknown. */
   lostNodes?: string[];
 }
 

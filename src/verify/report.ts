@@ -53,6 +53,8 @@ export const WHY: Record<string, string> = {
   REGISTRY_UNREACHABLE: 'registry unreachable',
   REGISTRY_TAG_MISSING: 'tag not in the registry',
   REGISTRY_DIGEST_UNKNOWN: 'no registry digest (built locally?)',
+  IMAGE_VERSION_MISMATCH: 'states another version than its tag',
+  IMAGE_VERSION_UNKNOWN: 'states no version',
   EVIDENCE_MISSING: 'no signed SBOM or provenance',
   EVIDENCE_INVALID: 'SBOM or provenance does not verify',
   EVIDENCE_UNCHECKED: 'evidence could not be read',
@@ -161,7 +163,8 @@ export function exitCodeOf(findings: Finding[], failOn: FailOn = 'drift'): 0 | 1
 /** `--fail-on`: the lowest grade that makes verify (and `watch --once`) exit 1. */
 export type FailOn = 'drift' | 'warn';
 
-function statusOf(findings: Finding[]): { status: ArtifactStatus; why: string } {
+/** A row's status and "why" from the findings about it: the worst of them, in words. */
+export function statusOf(findings: Finding[]): { status: ArtifactStatus; why: string } {
   const worst = [...findings].sort((a, b) => RANK[b.severity] - RANK[a.severity])[0];
   if (!worst) return { status: 'ok', why: '' };
   const words = WHY[worst.code] ?? worst.code.toLowerCase().replace(/_/g, ' ');

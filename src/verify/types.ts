@@ -206,7 +206,8 @@ export interface PlatformProvenance extends ImageProvenance {
 
 /** One release image by its tag; a multi-platform index also per platform. */
 export interface ProvenanceReading extends ImageProvenance {
-  /** api, worker, web, or another web client of the config (an `admin` dashboard). */
+  /** api, worker, web, another web client of the config (an `admin` dashboard), or (a release
+   * verified in the registry alone) any image artifact. */
   artifact: string;
   repository: string;
   tag: string;

@@ -6,7 +6,7 @@ import { jsonOf, type RunResult, runRelease } from '../helpers/run-release.ts';
 
 // Every form a config may take, found or named, read by the sources in process and by the release
 // bundle (the bin): the bundle reads the documented forms itself and leaves the rest to
-// cosmiconfig, loaded only then.
+// our own YAML and CommonJS readers, loaded only then.
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -90,5 +90,22 @@ describe.each([
     const result = await runRelease(['stamp', '--dry-run'], { cwd: dir, subprocess });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/could not read the configuration: JSON Error in .*release\.config\.json/);
+  });
+
+  it.each([
+    ['broken YAML', 'registry: [localhost\n', /YAML Error in .*release\.yaml: .*\(line \d+\)/],
+    [
+      'a key given twice',
+      'registry: a.example/x\nregistry: b.example/y\n',
+      /the key "registry" is given twice \(line 2\)/,
+    ],
+  ])('refuses %s with the file named: exit 2', async (_, text, message) => {
+    const dir = project({ 'release.yaml': text });
+    const result = await runRelease(['stamp', '--dry-run', '--config', 'release.yaml'], {
+      cwd: dir,
+      subprocess,
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
   });
 });

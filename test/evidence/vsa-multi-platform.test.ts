@@ -4,10 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attestRelease, releaseImages } from '../../src/evidence/attest-release.ts';
 import { vsasFromStore } from '../../src/evidence/read-vsa.ts';
 import { RegistryStore } from '../../src/registry/registry-store.ts';
+import { signImage } from '../../src/signing/image-signature.ts';
 import { writeKeyPair } from '../../src/signing/key-files.ts';
 import { parsePrivateKey, parsePublicKey } from '../../src/signing/keys.ts';
 import { judgeVsas } from '../../src/verify/checks/check-vsa.ts';
 import type { GitRepo } from '../helpers/git-repo.ts';
+import { makeImage, pushImage } from '../helpers/make-image.ts';
 import { type RunningRegistry, startRegistry } from '../helpers/registry.ts';
 import { runRelease } from '../helpers/run-release.ts';
 import { ARTIFACTS, pushRelease, REPOS, recordDigests, stampedProject } from '../promote/project.ts';
@@ -101,5 +103,66 @@ describe('verification summaries of a two-platform release', () => {
     // Without the release set's summary, each child is still covered by its image's own.
     const own = readings.filter((r) => !r.claim?.resourceUri.startsWith('urn:'));
     expect(judgeVsas(own, { version: RC, images: digests }, []).uncovered).toEqual([]);
+  });
+
+  it('a verify of the registry alone reads every platform image: an unsigned one is drift', async () => {
+    const verify = (tag: string) =>
+      runRelease(['verify', '--registry', '--expect', tag, '--require-signature', '--json'], {
+        cwd: repo.dir,
+        env: { RELEASE_SIGNING_PASSPHRASE: PASSPHRASE },
+      });
+    type Report = {
+      findings: { code: string; artifact?: string }[];
+      signatures: {
+        repository: string;
+        status: string;
+        platforms?: { platform: string; status: string }[];
+      }[];
+    };
+    const signed = await verify(RC);
+    expect(signed.code, signed.stdout + signed.stderr).toBe(0);
+    const platforms = (JSON.parse(signed.stdout) as Report).signatures.map((s) =>
+      s.platforms?.map((p) => `${p.platform} ${p.status}`),
+    );
+    expect(platforms).toEqual(ARTIFACTS.map(() => ['linux/amd64 valid', 'linux/arm64 valid']));
+    // rc.2: the api index signed, its amd64 image the rc's (signed), its arm64 image new and
+    // signed by nobody; the other images the rc's.
+    const RC2 = 'v2.0.0-rc.2';
+    const api = (await store.getManifest(REPOS.api, RC))!;
+    const rcIndex = JSON.parse(Buffer.from(api.bytes).toString('utf8')) as { manifests: unknown[] };
+    const arm64 = makeImage({ architecture: 'arm64' });
+    await pushImage(store, REPOS.api, arm64);
+    const indexBytes = Buffer.from(
+      JSON.stringify({ ...rcIndex, manifests: [rcIndex.manifests[0], arm64.descriptor] }),
+    );
+    const indexDigest = (await store.putManifest(REPOS.api, RC2, indexBytes, api.descriptor.mediaType))
+      .digest;
+    await signImage(
+      store,
+      parsePrivateKey(
+        readFileSync(join(repo.dir, 'keys/release-signing.key'), 'utf8'),
+        PASSPHRASE,
+        'release',
+      ),
+      {
+        repository: REPOS.api,
+        digest: indexDigest,
+      },
+    );
+    for (const a of ARTIFACTS.filter((a) => a !== 'api')) {
+      const rc = (await store.getManifest(REPOS[a], RC))!;
+      await store.putManifest(REPOS[a], RC2, rc.bytes, rc.descriptor.mediaType);
+    }
+    const unsigned = await verify(RC2);
+    expect(unsigned.code, unsigned.stdout + unsigned.stderr).toBe(1);
+    const report = JSON.parse(unsigned.stdout) as Report;
+    expect(
+      report.signatures
+        .find((s) => s.repository === REPOS.api)
+        ?.platforms?.map((p) => `${p.platform} ${p.status}`),
+    ).toEqual(['linux/amd64 valid', 'linux/arm64 missing']);
+    expect(
+      report.findings.filter((f) => f.code.startsWith('SIGNATURE_')).map((f) => [f.code, f.artifact]),
+    ).toEqual([['SIGNATURE_MISSING', 'api']]);
   });
 });

@@ -164,9 +164,12 @@ describe('release verify --attest', { timeout: 120_000 }, () => {
         expect(statement.predicate).toMatchObject({ verificationResult: 'PASSED', slsaVersion: '1.0' });
         // Built on this host, not by a hosted CI: provenance supports level 1, never more.
         expect(statement.predicate.verifiedLevels).toEqual(['SLSA_BUILD_LEVEL_1']);
-        expect(statement.predicate.policy.annotations.checks).toEqual(
-          expect.arrayContaining(['in-step', 'signature', 'sbom', 'provenance', 'release-set']),
-        );
+        const checks = statement.predicate.policy.annotations.checks;
+        expect(checks).toEqual(expect.arrayContaining(['signature', 'sbom', 'provenance', 'release-set']));
+        // in-step only where the deployment showed the image: the scheduler (no engine read) and
+        // so the release set are vouched for in the registry alone.
+        const seen = !statement.predicate.resourceUri.match(/acme-scheduler|release-set/);
+        expect(checks.includes('in-step'), statement.predicate.resourceUri).toBe(seen);
         expect(Date.now() - Date.parse(statement.predicate.timeVerified)).toBeLessThan(120_000);
         // Each input attestation is a referrer of the release's digests that is there to fetch.
         const inputs = statement.predicate.inputAttestations;
@@ -280,16 +283,41 @@ describe('release verify --attest', { timeout: 120_000 }, () => {
     expect(refused.stdout).toContain('verificationResult is FAILED, not PASSED');
   });
 
-  it('vouches only for what it read: no --web-url, no summary for web nor the release set', async () => {
+  it('vouches for every image, in-step only for what it showed: no --web-url, web checked at its tag', async () => {
     const run = await attest(deployment, join(work, 'partial.jsonl'), false);
     expect(run.code, run.stderr).toBe(0);
-    const json = jsonOf<{ summaries: { about: string }[]; warnings: string[] }>(run);
-    expect(json.summaries.map((s) => s.about).sort()).toEqual(['api', 'scheduler', 'worker']);
-    expect(json.warnings.join()).toContain('no verification summary for web');
-    const refused = await checkVsa(join(work, 'partial.jsonl'));
+    const json = jsonOf<{ summaries: { about: string }[]; warnings?: string[] }>(run);
+    expect(json.summaries.map((s) => s.about).sort()).toEqual([
+      'api',
+      'release-set',
+      'scheduler',
+      'web',
+      'worker',
+    ]);
+    expect(json.warnings ?? []).toEqual([]);
+    const checks = readFileSync(join(work, 'partial.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(verifyDsse(line, verifierPub())!.toString('utf8')) as Statement)
+      .map((s) => [
+        s.predicate.resourceUri.replace(/@.*/, ''),
+        s.predicate.policy.annotations.checks.includes('in-step'),
+      ]);
+    expect(checks.sort()).toEqual([
+      [`oci://acme-api`, true],
+      [`oci://acme-scheduler`, false],
+      [`oci://acme-web`, false],
+      [`oci://acme-worker`, true],
+      [`urn:service-release:release-set:${RC}`, false],
+    ]);
+    expect((await checkVsa(join(work, 'partial.jsonl'))).code).toBe(0);
+    // A gate that wants a deployment seen running the release refuses what none showed.
+    const refused = await checkVsa(join(work, 'partial.jsonl'), '--require-check', 'in-step');
     expect(refused.code).toBe(1);
-    const web = (await store.resolve('acme-web', RC))!.digest;
-    expect(jsonOf<{ uncovered: string[] }>(refused).uncovered).toEqual([`acme-web@${web}`]);
+    const [web, scheduler] = await Promise.all(
+      ['acme-web', 'acme-scheduler'].map(async (r) => `${r}@${(await store.resolve(r, RC))!.digest}`),
+    );
+    expect(jsonOf<{ uncovered: string[] }>(refused).uncovered.sort()).toEqual([scheduler, web]);
   });
 
   it('refuses --attest with the release key as the verifier key', async () => {

@@ -13,9 +13,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
  * charts with a real YAML parser. The package ships the TypeScript of the reference service (and
  * what it imports) only: the toolkit's own is compiled in lib/ (test/package/shipped-sources.test.ts).
  */
-// 60.3 MB measured with dockerfile-ast and its language-server types (0.9 MB), which `release
-// build --dry-run` reads Dockerfiles with; the goal stays 60.
-const MAX_INSTALLED_MB = 61;
+const MAX_INSTALLED_MB = 60;
 
 /**
  * `npm install service-release` into an empty project, as a team releasing its own service does:

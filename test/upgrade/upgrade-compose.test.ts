@@ -114,7 +114,9 @@ async function expectBackOnV1(result: RunResult, kind: string): Promise<ComposeU
   return out;
 }
 
-describe.sequential('release upgrade --compose', () => {
+// A deadline only, as long as an upgrade's own (150 s) and its verify: each test waits on real
+// containers, several times the default on a loaded machine.
+describe.sequential('release upgrade --compose', { timeout: 240_000 }, () => {
   it('--dry-run prints the plan, writes no override and changes no container', async () => {
     const before = await rig.docker.listContainers({ all: true });
     const result = await upgrade(['--to', 'v2.0.0', '--dry-run']);

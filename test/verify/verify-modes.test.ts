@@ -39,7 +39,19 @@ const cases: [mode: string, args: string[], message: string][] = [
   ['all', ['--all'], 'no deployments are configured for --all'],
   ['one', ['--url', API, '--verifier-key', 'k.pem'], '--out and --verifier-key go with --attest'],
   ['one', ['--url', API, '--registry', 'not a ref!'], '--registry "not a ref!" is not a registry reference'],
+  ['release', ['--registry'], 'which release? --registry without a deployment needs --expect <tag>'],
+  [
+    'release',
+    ['--registry', '--expect', 'v1.0.0', '--out', 'vsa.jsonl'],
+    '--out and --verifier-key go with --attest',
+  ],
+  [
+    'release',
+    ['--registry', 'not a ref!', '--expect', 'v1.0.0'],
+    '--registry "not a ref!" is not a registry reference',
+  ],
   ['one', [], 'which deployment? --url <api base URL> is required'],
+  ['one', ['--expect', 'v1.0.0'], 'or --registry --expect <tag> for a release in the registry alone'],
 ];
 
 describe('release verify: one mode per flag set, each refusing what it does not take', () => {

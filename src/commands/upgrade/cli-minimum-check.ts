@@ -12,7 +12,7 @@ type CliMinimumContext = BaseContext &
 
 /**
  * Does the target raise `min_cli_version`? A warning with the pinned install command, or, with
- * `--require-cli-compatible`, a refusal before anything changes. Swarm and Compose alike.
+ * `--require-cli-compatible`, a refusal before anything changes. Every engine alike.
  */
 export function checkCliMinimum(ctx: CliMinimumContext): void {
   const change = raiseOver(ctx, ctx.targetMinCli);

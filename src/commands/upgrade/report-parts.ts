@@ -5,7 +5,7 @@ import type { UpgradeRunContext } from './upgrade-context.ts';
 export const shortDigest = (digest: string | undefined) => (digest ? digest.slice(0, 19) : '-');
 
 /**
- * What happened after the plan, for a person, on Swarm and on Compose alike: the timeline, the
+ * What happened after the plan, for a person, whatever the engine: the timeline, the
  * failure, each service put back, and what verify still found.
  */
 export function outcomeLines(ctx: UpgradeRunContext): string[] {

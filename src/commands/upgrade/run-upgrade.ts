@@ -76,7 +76,7 @@ export async function runUpgrade(flags: UpgradeFlags, proveDeployment: ProveDepl
   }
   if (base.config.registry.startsWith(OCI_LAYOUT_PREFIX)) {
     throw new UsageError('UPGRADE_NEEDS_REGISTRY', `the engine cannot pull from ${base.config.registry}`, {
-      hint: 'set registry: in the config to the registry the Swarm nodes pull from (release promote publishes there)',
+      hint: 'set registry: in the config to the registry the deployment pulls from (release promote publishes there)',
     });
   }
   const engine = selectEngine(flags, deployment);
@@ -121,7 +121,7 @@ function parseServices(values: string[], config: ReleaseConfig): Record<string, 
       (SERVICE_ROLES as readonly string[]).includes(key) || config.artifacts[key]?.kind === 'image';
     if (!match || !known(match[1]!)) {
       throw new UsageError('UPGRADE_BAD_SERVICE', `--service "${value}" is not role=name`, {
-        hint: `give the role (${SERVICE_ROLES.join(', ')}, or an image artifact such as a scheduler) and the Swarm (or Compose) service name, like --service api=svc_api`,
+        hint: `give the role (${SERVICE_ROLES.join(', ')}, or an image artifact such as a scheduler) and the service's name on the engine, like --service api=svc_api`,
       });
     }
     const role = match[1]!;

@@ -17,7 +17,7 @@ export function upgradeCommand(program: Command, loadProof: () => Promise<ProveD
     .requiredOption('--to <tag>', 'the release tag to run (resolved to digests in the configured registry)')
     .option(
       '--service <role=name>',
-      'a Swarm (with --compose: Compose) service and its role: api=, worker=, web=, or an image artifact run as a role (scheduler=) (repeatable)',
+      'a service of the deployment, as its engine names it, and its role: api=, worker=, web=, or an image artifact run as a role (scheduler=) (repeatable)',
       collect,
       [],
     )

@@ -20,7 +20,7 @@ export interface UpgradeRunContext extends BaseContext {
   /**
    * More services, by the artifact each runs as (`scheduler` -> `acme_cron`): roles run from a
    * shared image, named in `--service` or the deployment's `services`. Any other service of the
-   * image is found on the engine (swarm/read-services-step.ts).
+   * image is found on the engine (swarm/read-swarm-step.ts).
    */
   moreServices?: Record<string, string>;
   apiUrl: string;

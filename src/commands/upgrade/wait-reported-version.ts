@@ -11,7 +11,7 @@ export interface ReportedVersions {
 
 /**
  * Wait until a service that runs the target digest reports `version` (the API over HTTP, the
- * others from their tasks or containers: `read` knows where), on Swarm and on Compose alike. A
+ * others from their tasks or containers: `read` knows where), whatever the engine. A
  * wrong version that lasts is final at once (`judgeVersions`): an image that reports another tag
  * will not change its mind. Throws UpgradeStop for that, and at the deadline.
  */

@@ -1,3 +1,4 @@
+import { builtImageArtifacts } from '../../config/artifacts.ts';
 import { spelledTagReadIn } from '../../registry/spelled-tag.ts';
 import type { Descriptor } from '../../registry/store.ts';
 import { referenceOf } from '../../verify/checks.ts';
@@ -68,12 +69,18 @@ export function deployedImages(ctx: VerifyContext, tag: string): DeployedImage[]
       ? found.map((r) => ({ artifact, repository: r.repository, tag, running: r.running }))
       : [{ artifact, repository, tag, running: [] }];
   };
-  return onePerDigest([
+  const images = onePerDigest([
     ...(['api', 'worker', 'web'] as const)
       .filter((name) => ctx.probed!.probed.includes(name))
       .flatMap((artifact) => of(artifact, ctx.options.images[artifact])),
     ...Object.entries(ctx.extraImages ?? {}).flatMap(([artifact, repository]) => of(artifact, repository)),
   ]);
+  if (!ctx.attest) return images;
+  // --attest vouches for the whole release: an image the deployment did not show (no --web-url)
+  // is checked at its tag, as a verify of the registry alone checks it.
+  const read = new Set(images.map((i) => i.repository));
+  const rest = builtImageArtifacts(ctx.config).filter((a) => !read.has(a.image));
+  return [...images, ...rest.map((a) => ({ artifact: a.name, repository: a.image, tag, running: [] }))];
 }
 
 /** Drop what an earlier entry of the same repository already reads: a running digest, or its tag. */

@@ -1,17 +1,18 @@
-import { imageArtifacts } from '../../config/artifacts.ts';
-import { writeFilesAtomically } from '../../files/atomic-write.ts';
-import { packageVersion } from '../../files/package-root.ts';
+import { builtImageArtifacts, imageArtifact } from '../../config/artifacts.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { exitCodeOf } from '../../verify/report.ts';
 import { deployedVersion, storeTagOf } from './deployed-images.ts';
+import { signSummaries } from './sign-summaries.ts';
 import type { VerifyContext } from './verify-context.ts';
 
 /**
  * `--attest`: once the deployment was checked, sign what was found as SLSA verification summaries
- * (one per image, one for the release set) with the verifier's key. In step: PASSED, attached to
- * every digest as referrers and written to `--out`. Drift: FAILED, written to `--out` only (a
- * gate must never find a failure stored as if it vouched for the image). Unreachable: nothing
- * was proved, so nothing is signed.
+ * (one per image, one for the release set) with the verifier's key. Every image of the release is
+ * vouched for (those the deployment did not show were checked in the registry, deployed-images.ts);
+ * `in-step` only for those it showed running. In step: PASSED, attached to every digest as
+ * referrers and written to `--out`. Drift: FAILED, written to `--out` only (a gate must never find
+ * a failure stored as if it vouched for the image). Unreachable: nothing was proved, so nothing is
+ * signed.
  */
 export const verifyAttestStep: Step<VerifyContext> = {
   title: 'Sign the verification summaries',
@@ -29,72 +30,54 @@ export const verifyAttestStep: Step<VerifyContext> = {
       return;
     }
     const tag = await storeTagOf(ctx, version);
-    const [{ attestRelease, releaseImages }] = await Promise.all([
-      import('../../evidence/attest-release.ts'),
-    ]);
-    // Only what this run read and checked is vouched for: an image left out (no --web-url) gets
-    // no summary, and then neither does the release set.
-    // By image: evidence names a web client `web` or by its own name (`admin`), a role by the
-    // first role that runs its image; what was checked is the image either way.
+    // Only what this run read and checked is vouched for (by repository: roles of one image are one).
     const checked = new Set((ctx.evidence ?? []).filter((e) => e.digest).map((e) => e.repository));
-    const artifacts = imageArtifacts(ctx.config).map((a) => ({ name: a.name, repository: a.image }));
+    const artifacts = builtImageArtifacts(ctx.config).map((a) => ({ name: a.name, repository: a.image }));
     const leftOut = artifacts.filter((a) => !checked.has(a.repository)).map((a) => a.name);
-    const images = await releaseImages(
-      ctx.store!,
-      artifacts.filter((a) => checked.has(a.repository)),
-      tag,
-    );
     if (leftOut.length > 0)
       ctx.warnings.push(
-        `no verification summary for ${leftOut.join(', ')} (not read by this verify: pass its URL or --docker), nor for the release set`,
+        `no verification summary for ${leftOut.join(', ')} (not read by this verify), nor for the release set`,
       );
     const passed = exitCodeOf(ctx.report!.findings, ctx.attest!.failOn) === 0;
-    const summaries = await attestRelease({
+    ctx.summaries = await signSummaries({
       store: ctx.store!,
       releaseKey: ctx.trustedKey!,
-      verifierKey: ctx.attest!.key,
-      verifier: { id: ctx.attest!.verifierId, version: packageVersion() },
-      images,
-      policy: {
-        // What --attest made this verify require: what the summary may say was checked.
-        checks: [
-          'in-step',
-          'signature',
-          'sbom',
-          'provenance',
-          'release-set',
-          ...(ctx.provenance?.length ? (['rc-restamp'] as const) : []),
-        ],
-        releaseKey: ctx.trustedKey!.keyId,
-        version: tag,
-      },
-      passed,
+      attest: ctx.attest!,
+      artifacts: artifacts.filter((a) => checked.has(a.repository)),
+      tag,
+      // What --attest made this verify require: what the summary may say was checked.
+      checks: [
+        'signature',
+        'sbom',
+        'provenance',
+        'release-set',
+        ...(ctx.provenance?.length ? (['rc-restamp'] as const) : []),
+      ],
+      inStep: liveRepositories(ctx),
       wholeRelease: leftOut.length === 0,
-      madeFrom: rcDigests(ctx),
-      timeVerified: new Date().toISOString(),
+      passed,
+      provenance: ctx.provenance ?? [],
     });
-    if (ctx.attest!.out) {
-      const lines = summaries.map((s) => `${Buffer.from(s.bundle).toString('utf8')}\n`).join('');
-      await writeFilesAtomically([{ path: ctx.attest!.out, content: lines }]);
-    }
-    ctx.summaries = summaries.map((s) => ({
-      about: s.about,
-      resourceUri: s.resourceUri,
-      result: passed ? 'PASSED' : 'FAILED',
-      attached: s.attached,
-    }));
+    const attached = ctx.summaries.reduce((n, s) => n + s.attached.length, 0);
     io.progress(
-      `${summaries.length} ${passed ? 'PASSED' : 'FAILED'} summaries${passed ? `, ${summaries.reduce((n, s) => n + s.attached.length, 0)} referrer(s) attached` : ''}`,
+      `${ctx.summaries.length} ${passed ? 'PASSED' : 'FAILED'} summaries${passed ? `, ${attached} referrer(s) attached` : ''}`,
     );
   },
 };
 
-/** The rc digests a release's images (and their platform images) name, by repository. */
-function rcDigests(ctx: VerifyContext): Record<string, string[]> {
-  const found: Record<string, string[]> = {};
-  for (const p of ctx.provenance ?? []) {
-    const digests = [p.madeFrom, ...(p.platforms ?? []).map((c) => c.madeFrom)];
-    found[p.repository] = digests.filter((d): d is string => d !== undefined);
-  }
-  return found;
+/**
+ * The images the deployment showed, by repository: one a probe read a version from (by URL or on
+ * its engine), or whose containers the engine runs. An image read only at its tag (no --web-url)
+ * is the release's, but no deployment was seen running it.
+ */
+function liveRepositories(ctx: VerifyContext): string[] {
+  const read = (ctx.probed?.results ?? [])
+    .filter((r) => r.version !== undefined && r.running !== false && r.name !== 'cli')
+    .map(
+      (r) =>
+        (r.role ? imageArtifact(ctx.config, r.role)?.image : undefined) ??
+        ctx.options.images[r.name as 'api'],
+    );
+  const running = (ctx.registry ?? []).filter((r) => r.running.length > 0).map((r) => r.repository);
+  return [...new Set([...read, ...running])];
 }

@@ -19,7 +19,7 @@ export function verifyCommand(program: Command): void {
     .option('--expect <tag>', 'require every artifact to be this tag')
     .option(
       '--registry [registry]',
-      "the store of the release tags (default: the config's registry): each image's version and, for a release, that it is its signed rc re-stamped; with --docker also the digests running",
+      "the store of the release tags (default: the config's registry): each image's version and, for a release, that it is its signed rc re-stamped; with --docker also the digests running. With no deployment named (no --url), the release --expect names in the store alone",
     )
     .option(
       '--require-signature',

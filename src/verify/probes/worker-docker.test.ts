@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ImageService } from '../../deployment-engines/swarm/image-services.ts';
+import type { ImageService } from '../../deployment-engines/swarm/swarm-image-services.ts';
 import type { NodeView } from '../../deployment-engines/swarm/swarm-views.ts';
 import { workerVersionOf } from '../../docker-client/container-facts.ts';
 import { serviceReadings } from './worker-docker.ts';

@@ -1,6 +1,6 @@
 import { type RoleCommand, roleOfCommand } from '../../config/role-of-command.ts';
-import { type ImageService, readImageServices } from '../../deployment-engines/swarm/image-services.ts';
 import type { SwarmTask } from '../../deployment-engines/swarm/swarm.ts';
+import { type ImageService, readImageServices } from '../../deployment-engines/swarm/swarm-image-services.ts';
 import type { NodeView } from '../../deployment-engines/swarm/swarm-views.ts';
 import { firstEnvValue, workerVersionOf } from '../../docker-client/container-facts.ts';
 import { dockerClientAt, engineAddress } from '../../docker-client/engine-address.ts';

@@ -6,7 +6,7 @@ import type { EngineFlags } from '../upgrade-input.ts';
 export const COMPOSE_OPTIONS: readonly Option[] = [
   new Option(
     '--compose <file>',
-    'a Compose project instead of Swarm: its files, first file first (repeatable); --service names Compose services',
+    'upgrade a Compose project: its files, first file first (repeatable); --service names Compose services',
   )
     .argParser(collect)
     .default([]),

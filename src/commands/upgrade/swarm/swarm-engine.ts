@@ -4,15 +4,15 @@ import { openDockerEngine } from '../docker/docker-engine.ts';
 import type { UpgradeEngine } from '../upgrade-engine.ts';
 import { runContextOf } from '../upgrade-input.ts';
 import type { SwarmUpgradeContext } from './swarm-context.ts';
-import { upgradePipeline } from './upgrade-pipeline.ts';
-import { renderUpgrade, upgradeJson } from './upgrade-report.ts';
+import { swarmUpgradePipeline } from './swarm-pipeline.ts';
+import { renderSwarmUpgrade, swarmUpgradeJson } from './swarm-report.ts';
 
 /** `release upgrade` on Docker Swarm: the services of a stack, through a manager's Engine API. */
 export const swarmEngine: UpgradeEngine = {
   async run(input) {
     const engine = await openDockerEngine(input);
     const ctx: SwarmUpgradeContext = { ...runContextOf(input), ...engine, touched: new Set() };
-    await runPipeline(upgradePipeline, ctx, {
+    await runPipeline(swarmUpgradePipeline, ctx, {
       json: ctx.json || !currentIo().stderr.isTTY,
       env: ctx.env,
       dryRun: ctx.dryRun,
@@ -21,7 +21,7 @@ export const swarmEngine: UpgradeEngine = {
       ctx,
       plan: ctx.plan!,
       fromTag: ctx.running?.find((s) => s.role === 'api')?.version,
-      report: { json: () => upgradeJson(ctx), lines: () => renderUpgrade(ctx) },
+      report: { json: () => swarmUpgradeJson(ctx), lines: () => renderSwarmUpgrade(ctx) },
     };
   },
   raisesCliMinimumAfterRun: true,

@@ -1,11 +1,11 @@
 import { table } from '../../../console/table.ts';
-import { nodeTrouble, tagOf } from '../../../upgrade/swarm/node-report.ts';
+import { nodeTrouble, tagOf } from '../../../upgrade/swarm/swarm-node-report.ts';
 import { outcomeHead, outcomeLines, outcomeResult, outcomeTail, shortDigest } from '../report-parts.ts';
 import { MIN_CLI_LABEL } from '../resolve-targets-step.ts';
 import type { SwarmUpgradeContext } from './swarm-context.ts';
 
 /** The plan, what happened, and the verdict, for a person. */
-export function renderUpgrade(ctx: SwarmUpgradeContext): string[] {
+export function renderSwarmUpgrade(ctx: SwarmUpgradeContext): string[] {
   const plan = ctx.plan!;
   const lines = [`plan: upgrade to ${plan.tag}${ctx.dryRun ? ' (dry run)' : ''}`];
   lines.push(
@@ -63,7 +63,7 @@ export function renderUpgrade(ctx: SwarmUpgradeContext): string[] {
 }
 
 /** One JSON document: the plan, the timeline, the failure, each rollback and the verdict. */
-export function upgradeJson(ctx: SwarmUpgradeContext) {
+export function swarmUpgradeJson(ctx: SwarmUpgradeContext) {
   const plan = ctx.plan!;
   return {
     ...outcomeHead(ctx, plan.tag, ctx.outcome!),

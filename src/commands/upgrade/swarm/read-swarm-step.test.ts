@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { validateConfig } from '../../../config/validate.ts';
-import { readServicesStep } from './read-services-step.ts';
+import { readSwarmStep } from './read-swarm-step.ts';
 import type { SwarmUpgradeContext } from './swarm-context.ts';
 
 // A second web client (an admin dashboard) is an image of its own: the upgrade has a target for
 // the web role's image only, so naming the admin's service is refused before the engine is asked
 // anything (the context has no engine: a call to it would fail otherwise).
-describe('readServicesStep: a second web client', () => {
+describe('readSwarmStep: a second web client', () => {
   it('refuses to move it to the first web client digest (exit 2, naming both images)', async () => {
     const config = validateConfig(
       {
@@ -24,7 +24,7 @@ describe('readServicesStep: a second web client', () => {
       serviceNames: { api: 'acme_api', worker: 'acme_worker', web: 'acme_web' },
       moreServices: { admin: 'acme_admin' },
     } as unknown as SwarmUpgradeContext;
-    const error = await Promise.resolve(readServicesStep.run(ctx, { progress: () => {} } as never)).catch(
+    const error = await Promise.resolve(readSwarmStep.run(ctx, { progress: () => {} } as never)).catch(
       (e: unknown) => e,
     );
     expect(error).toMatchObject({

@@ -7,11 +7,11 @@ import {
 } from '../../../deployment-engines/swarm/swarm.ts';
 import type { DockerClient } from '../../../docker-client/connect.ts';
 import { POLL_MS, type UpgradeFailure, UpgradeStop } from '../../../upgrade/deployment-types.ts';
-import { judgeConvergence } from '../../../upgrade/swarm/convergence.ts';
+import { judgeSwarmConvergence } from '../../../upgrade/swarm/swarm-convergence.ts';
+import { forcedPass } from '../../../upgrade/swarm/swarm-plan.ts';
 import type { ServiceSpec } from '../../../upgrade/swarm/swarm-types.ts';
-import { forcedPass } from '../../../upgrade/swarm/upgrade-plan.ts';
 
-export interface ConvergeRequest {
+export interface SwarmConvergeRequest {
   docker: DockerClient;
   serviceId: string;
   name: string;
@@ -42,7 +42,7 @@ const MAX_RESUMES = 5;
  * running, so a remote engine's clock does not matter; tasks already running before count as
  * stable.
  */
-export async function waitConverged(request: ConvergeRequest): Promise<void> {
+export async function waitSwarmConverged(request: SwarmConvergeRequest): Promise<void> {
   const image = request.spec.TaskTemplate?.ContainerSpec?.Image ?? '';
   const replicas = request.spec.Mode?.Replicated ? (request.spec.Mode.Replicated.Replicas ?? 1) : undefined;
   const firstSeen = new Map<string, number>();
@@ -66,7 +66,7 @@ export async function waitConverged(request: ConvergeRequest): Promise<void> {
     }
     const idle = inspected.updateState === undefined || inspected.updateState === 'completed';
     idleSince = idle ? (idleSince ?? now) : undefined;
-    const verdict = judgeConvergence({
+    const verdict = judgeSwarmConvergence({
       tasks: tasks.map((t) => ({ ...t, since: firstSeen.get(t.id) ?? now })),
       image,
       before: request.before,

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
-  type ConvergenceInput,
-  judgeConvergence,
+  judgeSwarmConvergence,
   LOST_NODE_FAILURES_TOLERATED,
   STALLED_AFTER_MS,
-} from './convergence.ts';
+  type SwarmConvergenceInput,
+} from './swarm-convergence.ts';
 import type { NodeView, TaskView } from './swarm-types.ts';
 
-// judgeConvergence on a multi-node Swarm: what a node that is not `ready` changes.
+// judgeSwarmConvergence on a multi-node Swarm: what a node that is not `ready` changes.
 
 const NEW = 'reg/acme/service-api:v2.0.0@sha256:new';
 const OLD = 'reg/acme/service-api:v1.0.0@sha256:old';
@@ -24,8 +24,8 @@ const node = (id: string, state = 'ready'): NodeView => ({
 const task = (id: string, image: string, state: string, nodeId: string, extra: Partial<TaskView> = {}) =>
   ({ id, image, desired: 'running', state, since: NOW - 10_000, nodeId, ...extra }) as TaskView;
 
-const judge = (tasks: TaskView[], extra: Partial<ConvergenceInput> = {}) =>
-  judgeConvergence({
+const judge = (tasks: TaskView[], extra: Partial<SwarmConvergenceInput> = {}) =>
+  judgeSwarmConvergence({
     tasks,
     image: NEW,
     before: new Set(),
@@ -35,7 +35,7 @@ const judge = (tasks: TaskView[], extra: Partial<ConvergenceInput> = {}) =>
     ...extra,
   });
 
-describe('judgeConvergence with nodes', () => {
+describe('judgeSwarmConvergence with nodes', () => {
   it('never counts a task on a down node as running, and names the node', () => {
     const tasks = [
       task('a', NEW, 'running', '1'),

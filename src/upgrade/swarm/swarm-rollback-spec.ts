@@ -1,5 +1,5 @@
+import type { UpdateOrder } from './swarm-plan.ts';
 import { type ServiceSpec, SWARM_DEFAULT_UPDATE_CONFIG } from './swarm-types.ts';
-import type { UpdateOrder } from './upgrade-plan.ts';
 
 /**
  * The spec a rollback writes first: the previous spec, whole, except how Swarm carries the update

@@ -2,13 +2,13 @@ import { versionReadOrder } from '../../../config/version-variables.ts';
 import { listTasks, updateService } from '../../../deployment-engines/swarm/swarm.ts';
 import type { Step, StepIO } from '../../../pipeline/step.ts';
 import { failureOf } from '../../../upgrade/deployment-types.ts';
-import type { PlannedService } from '../../../upgrade/swarm/upgrade-plan.ts';
-import { nextSpec } from '../../../upgrade/swarm/upgrade-plan.ts';
+import type { PlannedService } from '../../../upgrade/swarm/swarm-plan.ts';
+import { nextSpec } from '../../../upgrade/swarm/swarm-plan.ts';
 import { record } from '../upgrade-context.ts';
 import { reportedApiVersion, waitReportedVersion } from '../wait-reported-version.ts';
-import { waitConverged } from './converge.ts';
-import { readTaskVersions } from './service-readings.ts';
 import type { SwarmUpgradeContext } from './swarm-context.ts';
+import { readTaskVersions } from './swarm-service-readings.ts';
+import { waitSwarmConverged } from './swarm-wait.ts';
 import { waitJobRun } from './wait-job-run.ts';
 
 /**
@@ -20,7 +20,7 @@ import { waitJobRun } from './wait-job-run.ts';
  * update just written, a task of the old image being stopped): it is waited for, under the same
  * deadline, rather than proved half-way and reported as drift.
  */
-export const applyUpgradeStep: Step<SwarmUpgradeContext> = {
+export const applySwarmStep: Step<SwarmUpgradeContext> = {
   title: 'Upgrade the services',
   writes: true,
   skip: (ctx) => (ctx.plan!.upToDate && ctx.inStepBefore ? `every service already runs ${ctx.tag}` : false),
@@ -80,7 +80,7 @@ async function runPhase(ctx: SwarmUpgradeContext, phase: PlannedService[], deadl
               throw error;
             },
           )
-        : waitConverged({
+        : waitSwarmConverged({
             docker: ctx.docker,
             serviceId: service.id,
             name: planned.name,
@@ -113,7 +113,7 @@ async function settlePhase(ctx: SwarmUpgradeContext, phase: PlannedService[], de
       .filter((planned) => !planned.oneShot)
       .map(async (planned) => {
         const service = ctx.running!.find((s) => s.name === planned.name)!;
-        await waitConverged({
+        await waitSwarmConverged({
           docker: ctx.docker,
           serviceId: service.id,
           name: planned.name,

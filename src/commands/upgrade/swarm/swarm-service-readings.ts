@@ -61,7 +61,7 @@ export async function readTaskVersions(
  * The verify checks on Swarm (verify-checks.ts), and the nodes that are not ready: findings that
  * only name those are a lost node's, which the outcome tells apart (upgrade-outcome.ts).
  */
-export async function proveInStep(ctx: SwarmUpgradeContext, expect: string | undefined): Promise<Proof> {
+export async function proveSwarmInStep(ctx: SwarmUpgradeContext, expect: string | undefined): Promise<Proof> {
   const proof = await verifyChecks(ctx, { engine: { host: ctx.dockerHost } }, expect);
   const lostNodes = (await listNodes(ctx.docker).catch(() => []))
     .filter((n) => n.state !== 'ready')

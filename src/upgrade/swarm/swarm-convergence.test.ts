@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type ConvergenceInput, judgeConvergence } from './convergence.ts';
+import { judgeSwarmConvergence, type SwarmConvergenceInput } from './swarm-convergence.ts';
 import type { TaskView } from './swarm-types.ts';
 
 const NEW = 'reg/acme/service-api:v2.0.0@sha256:new';
@@ -15,8 +15,8 @@ const task = (id: string, image: string, state: string, extra: Partial<TaskView>
   ...extra,
 });
 
-const judge = (tasks: TaskView[], extra: Partial<ConvergenceInput> = {}) =>
-  judgeConvergence({
+const judge = (tasks: TaskView[], extra: Partial<SwarmConvergenceInput> = {}) =>
+  judgeSwarmConvergence({
     tasks,
     image: NEW,
     before: new Set(['old1']),
@@ -26,7 +26,7 @@ const judge = (tasks: TaskView[], extra: Partial<ConvergenceInput> = {}) =>
     ...extra,
   });
 
-describe('judgeConvergence', () => {
+describe('judgeSwarmConvergence', () => {
   it('converged: the new task runs, long enough, and the old one stopped', () => {
     expect(
       judge([task('old1', OLD, 'shutdown', { desired: 'shutdown' }), task('n1', NEW, 'running')]),
@@ -88,7 +88,7 @@ describe('judgeConvergence', () => {
 
   it('a rollback to tasks that never stopped converges at once (they are stable)', () => {
     expect(
-      judgeConvergence({
+      judgeSwarmConvergence({
         tasks: [
           task('keep', OLD, 'running', { since: 0 }),
           task('n1', NEW, 'shutdown', { desired: 'shutdown' }),

@@ -1,6 +1,6 @@
 import { listNodes, listTasks } from '../../../deployment-engines/swarm/swarm.ts';
 import type { Step } from '../../../pipeline/step.ts';
-import { nodeReport } from '../../../upgrade/swarm/node-report.ts';
+import { nodeReport } from '../../../upgrade/swarm/swarm-node-report.ts';
 import type { SwarmUpgradeContext } from './swarm-context.ts';
 
 /**
@@ -8,7 +8,7 @@ import type { SwarmUpgradeContext } from './swarm-context.ts';
  * of the deployment, which is lost, what could not be placed. The report shows it when something
  * needs a person's eye; `--json` always carries it.
  */
-export const readNodesStep: Step<SwarmUpgradeContext> = {
+export const readSwarmNodesStep: Step<SwarmUpgradeContext> = {
   title: 'Read the cluster per node',
   skip: (ctx) => (ctx.running?.length ? false : 'no service was read'),
   async run(ctx) {

@@ -5,7 +5,7 @@ const FAILED_STATES = new Set(['failed', 'rejected']);
 /** Ended on its own: a long-running service's task should never do that. */
 const ENDED_STATES = new Set(['complete', 'orphaned', 'remove']);
 
-export interface ConvergenceInput {
+export interface SwarmConvergenceInput {
   /** Every task of the service the engine lists. */
   tasks: TaskView[];
   /** The image the service should now run (exactly as in its spec). */
@@ -51,7 +51,7 @@ export const STALLED_AFTER_MS = 15_000;
 /** How many failures on live nodes after a node loss are taken as its casualties, at most. */
 export const LOST_NODE_FAILURES_TOLERATED = 5;
 
-export type Convergence =
+export type SwarmConvergence =
   | { status: 'converged'; running: number; degraded?: string }
   /** `resume`: write the spec again (a paused update); `force`: force a new pass over every task. */
   | { status: 'waiting'; reason: string; resume?: true; force?: true }
@@ -64,7 +64,7 @@ export type Convergence =
  * unhealthy container, an image the node cannot pull), or Swarm paused the update. Pure: the
  * adapter polls and hands the tasks in.
  */
-export function judgeConvergence(input: ConvergenceInput): Convergence {
+export function judgeSwarmConvergence(input: SwarmConvergenceInput): SwarmConvergence {
   const nodes = new Map((input.nodes ?? []).map((n) => [n.id, n]));
   // Without a node list (an engine that is no manager), every task's reading is taken as it is.
   const trusted = (t: TaskView) => !input.nodes || nodeIsReady(nodes.get(t.nodeId ?? ''));

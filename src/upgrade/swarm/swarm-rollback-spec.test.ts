@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { previousSpecAgain, rollbackSpec } from './rollback-spec.ts';
+import { previousSpecAgain, rollbackSpec } from './swarm-rollback-spec.ts';
 import type { ServiceSpec } from './swarm-types.ts';
 import { SWARM_DEFAULT_UPDATE_CONFIG } from './swarm-types.ts';
 

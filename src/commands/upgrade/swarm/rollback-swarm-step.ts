@@ -1,14 +1,14 @@
 import { listNodes, listTasks } from '../../../deployment-engines/swarm/swarm.ts';
 import type { Step, StepIO } from '../../../pipeline/step.ts';
 import { failureOf } from '../../../upgrade/deployment-types.ts';
-import { previousSpecAgain, rollbackSpec } from '../../../upgrade/swarm/rollback-spec.ts';
+import type { PlannedService } from '../../../upgrade/swarm/swarm-plan.ts';
+import { servicesToRestore } from '../../../upgrade/swarm/swarm-plan.ts';
+import { previousSpecAgain, rollbackSpec } from '../../../upgrade/swarm/swarm-rollback-spec.ts';
 import { imageOfSpec, type RunningService } from '../../../upgrade/swarm/swarm-types.ts';
-import type { PlannedService } from '../../../upgrade/swarm/upgrade-plan.ts';
-import { servicesToRestore } from '../../../upgrade/swarm/upgrade-plan.ts';
 import type { RestoreResult } from '../../../upgrade/upgrade-outcome.ts';
 import { record } from '../upgrade-context.ts';
-import { waitConverged } from './converge.ts';
 import type { SwarmUpgradeContext } from './swarm-context.ts';
+import { waitSwarmConverged } from './swarm-wait.ts';
 import { waitJobRun } from './wait-job-run.ts';
 import { writeAtCurrentIndex } from './write-at-current-index.ts';
 
@@ -17,7 +17,7 @@ import { writeAtCurrentIndex } from './write-at-current-index.ts';
  * at once, each at its current version index; then each must converge on it. A service that
  * cannot be put back is reported with its state; the others are still put back.
  */
-export const rollbackStep: Step<SwarmUpgradeContext> = {
+export const rollbackSwarmStep: Step<SwarmUpgradeContext> = {
   title: 'Roll back every touched service',
   writes: true,
   skip: (ctx) => (ctx.failure ? false : 'nothing failed'),
@@ -63,7 +63,7 @@ async function rollBack(
   record(ctx, `${planned.name}: previous spec put back (${previous.image})`);
   let result: RestoreResult;
   try {
-    await waitConverged({
+    await waitSwarmConverged({
       docker: ctx.docker,
       serviceId: previous.id,
       name: planned.name,

@@ -1,9 +1,9 @@
 import { proveRollbackStepWith } from '../prove-steps.ts';
-import { proveInStep } from './service-readings.ts';
 import type { SwarmUpgradeContext } from './swarm-context.ts';
+import { proveSwarmInStep } from './swarm-service-readings.ts';
 
 /** After a rollback, the verify checks on the tag the API reported before (prove-steps.ts). */
-export const proveRollbackStep = proveRollbackStepWith<SwarmUpgradeContext>(
-  proveInStep,
+export const proveSwarmRollbackStep = proveRollbackStepWith<SwarmUpgradeContext>(
+  proveSwarmInStep,
   (ctx) => ctx.running?.find((s) => s.role === 'api')?.version,
 );

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pinnedImage, type TargetImage } from '../deployment-types.ts';
+import { forcedPass, nextSpec, planSwarmUpgrade, updateOrder } from './swarm-plan.ts';
 import { type RunningService, type ServiceSpec, SWARM_DEFAULT_UPDATE_CONFIG } from './swarm-types.ts';
-import { forcedPass, nextSpec, planUpgrade, updateOrder } from './upgrade-plan.ts';
 
 const REPO = '127.0.0.1:5000/acme';
 const digest = (c: string) => `sha256:${c.repeat(64)}`;
@@ -43,7 +43,7 @@ const target = (role: TargetImage['role'], c: string): TargetImage => ({
   digest: digest(c),
 });
 
-describe('planUpgrade', () => {
+describe('planSwarmUpgrade', () => {
   it('runs a job of the API image in a phase of its own, first; its spec gets the image alone', () => {
     const migrate = running('api', `${REPO}/service-api:v1.0.0@${digest('a')}`, {
       name: 'svc_migrate',
@@ -52,7 +52,7 @@ describe('planUpgrade', () => {
     });
     migrate.spec.Mode = { ReplicatedJob: { MaxConcurrent: 1, TotalCompletions: 1 } } as never;
     delete migrate.spec.UpdateConfig;
-    const plan = planUpgrade(
+    const plan = planSwarmUpgrade(
       'v2.0.0',
       [
         running('api', `${REPO}/service-api:v1.0.0@${digest('a')}`),
@@ -78,7 +78,7 @@ describe('planUpgrade', () => {
       name: 'svc_scheduler',
       id: 'id-scheduler',
     });
-    const plan = planUpgrade(
+    const plan = planSwarmUpgrade(
       'v2.0.0',
       [
         running('worker', `${REPO}/service-worker:v1.0.0@${digest('b')}`),
@@ -94,7 +94,7 @@ describe('planUpgrade', () => {
   });
 
   it('puts API and worker in one phase, web after them, each pinned to its digest', () => {
-    const plan = planUpgrade(
+    const plan = planSwarmUpgrade(
       'v2.0.0',
       [
         running('web', `${REPO}/service-web:v1.0.0@${digest('c')}`),
@@ -112,7 +112,7 @@ describe('planUpgrade', () => {
   it('marks a service already on the exact target as unchanged; all unchanged is up to date', () => {
     const api = target('api', 'd');
     const worker = target('worker', 'e');
-    const plan = planUpgrade(
+    const plan = planSwarmUpgrade(
       'v2.0.0',
       [running('api', pinnedImage(api)), running('worker', `${REPO}/service-worker:v1.0.0@${digest('b')}`)],
       [api, worker],
@@ -121,7 +121,7 @@ describe('planUpgrade', () => {
       ['api', false],
       ['worker', true],
     ]);
-    const done = planUpgrade(
+    const done = planSwarmUpgrade(
       'v2.0.0',
       [running('api', pinnedImage(api)), running('worker', pinnedImage(worker))],
       [api, worker],
@@ -131,7 +131,7 @@ describe('planUpgrade', () => {
 
   it('a tag-only spec image on the same digest still changes: it is pinned now', () => {
     const api = target('api', 'd');
-    const plan = planUpgrade('v2.0.0', [running('api', `${REPO}/service-api:v2.0.0`)], [api]);
+    const plan = planSwarmUpgrade('v2.0.0', [running('api', `${REPO}/service-api:v2.0.0`)], [api]);
     expect(plan.services[0]!.changes).toBe(true);
   });
 });
@@ -160,7 +160,7 @@ describe('nextSpec', () => {
   it('changes only the image, the order and the failure action; the input is not touched', () => {
     const current = running('api', `${REPO}/service-api:v1.0.0@${digest('a')}`);
     const before = structuredClone(current.spec);
-    const [planned] = planUpgrade('v2.0.0', [current], [target('api', 'd')]).services;
+    const [planned] = planSwarmUpgrade('v2.0.0', [current], [target('api', 'd')]).services;
     const next = nextSpec(current.spec, planned!);
     expect(current.spec).toEqual(before);
     expect(next).toEqual({
@@ -176,7 +176,7 @@ describe('nextSpec', () => {
   it("keeps Swarm's defaults for a service without an update config: one task at a time, not all at once", () => {
     const current = running('worker', `${REPO}/service-worker:v1.0.0@${digest('a')}`);
     delete current.spec.UpdateConfig;
-    const [planned] = planUpgrade('v2.0.0', [current], [target('worker', 'd')]).services;
+    const [planned] = planSwarmUpgrade('v2.0.0', [current], [target('worker', 'd')]).services;
     expect(nextSpec(current.spec, planned!).UpdateConfig).toEqual({
       ...SWARM_DEFAULT_UPDATE_CONFIG,
       Order: planned!.order,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nodeReport, nodeTrouble, tagOf, UNPLACED } from './node-report.ts';
+import { nodeReport, nodeTrouble, tagOf, UNPLACED } from './swarm-node-report.ts';
 import type { NodeView, TaskView } from './swarm-types.ts';
 
 const node = (id: string, state = 'ready'): NodeView => ({

@@ -9,15 +9,15 @@ import { pinnedDigest, SERVICE_ROLES, type ServiceRole } from '../../../upgrade/
 import { imageOfSpec, type RunningService, type ServiceSpec } from '../../../upgrade/swarm/swarm-types.ts';
 import { readApiVersion } from '../read-api-version.ts';
 import { record } from '../upgrade-context.ts';
-import { proveInStep, readTaskVersions } from './service-readings.ts';
 import type { SwarmUpgradeContext } from './swarm-context.ts';
+import { proveSwarmInStep, readTaskVersions } from './swarm-service-readings.ts';
 
 /**
  * Each service as it runs now: its whole spec and version index (what a rollback puts back and
  * the update is checked against), the digest its tasks run and the version they report; and
  * whether the deployment is in step before anything changes.
  */
-export const readServicesStep: Step<SwarmUpgradeContext> = {
+export const readSwarmStep: Step<SwarmUpgradeContext> = {
   title: 'Read the running services',
   async run(ctx, io) {
     const services = await servicesToMove(ctx);
@@ -52,7 +52,7 @@ export const readServicesStep: Step<SwarmUpgradeContext> = {
         }),
       ),
       readApiVersion(ctx.apiUrl, ctx.probeTimeoutMs),
-      proveInStep(ctx, undefined),
+      proveSwarmInStep(ctx, undefined),
     ]);
     const apiService =
       running.find((s) => s.name === ctx.serviceNames.api) ?? running.find((s) => s.role === 'api');

@@ -26,7 +26,7 @@ export interface PlannedService {
  * The upgrade as data: the phases in order (the jobs, then API and worker together, then web),
  * each a list of services updated at once. `--dry-run` prints it; the apply step carries it out.
  */
-export interface UpgradePlan {
+export interface SwarmPlan {
   tag: string;
   phases: PlannedService[][];
   /** Every service, in phase order. */
@@ -60,7 +60,7 @@ export function updateOrder(spec: ServiceSpec, networks: string[]): { order: Upd
  * whether it changes at all. API and worker are one phase (they move together, spec 9.5); web
  * follows once they are proved.
  */
-export function planUpgrade(tag: string, running: RunningService[], targets: TargetImage[]): UpgradePlan {
+export function planSwarmUpgrade(tag: string, running: RunningService[], targets: TargetImage[]): SwarmPlan {
   const planned = running.map((service): PlannedService => {
     const target = targets.find((t) => t.role === service.role);
     if (!target) throw new Error(`no target image for ${service.role}`);
@@ -142,7 +142,7 @@ function roleRank(role: ServiceRole): number {
  * (a failing web puts API and worker back too). Never only the one that failed: API and worker
  * on different tags is the state the spec forbids (section 9, item 5).
  */
-export function servicesToRestore(plan: UpgradePlan, touched: ReadonlySet<string>): PlannedService[] {
+export function servicesToRestore(plan: SwarmPlan, touched: ReadonlySet<string>): PlannedService[] {
   // By service name: one image may run several services of one role (a worker and a scheduler).
   return plan.services.filter((s) => touched.has(s.name));
 }

@@ -1,0 +1,65 @@
+import type { VsaCheck } from '../../evidence/vsa-checks.ts';
+import { writeFilesAtomically } from '../../files/atomic-write.ts';
+import { packageVersion } from '../../files/package-root.ts';
+import type { ImageStore } from '../../registry/store.ts';
+import type { PublicSigningKey } from '../../signing/keys.ts';
+import type { ProvenanceReading } from '../../verify/types.ts';
+import type { VerifyContext } from './verify-context.ts';
+
+export type SignedSummaries = NonNullable<VerifyContext['summaries']>;
+
+/**
+ * `--attest`, after a verify of a deployment or of the registry alone: sign a summary for each
+ * image of `artifacts` (one per image, however many roles run it) and, when they are the whole
+ * release, one for the release set, with the checks that verify held them to; `in-step` only for
+ * the images a live deployment was seen running. PASSED ones are attached to every digest they
+ * cover; all are written to `--out` (a FAILED one only there).
+ */
+export async function signSummaries(input: {
+  store: ImageStore;
+  releaseKey: PublicSigningKey;
+  attest: NonNullable<VerifyContext['attest']>;
+  artifacts: { name: string; repository: string }[];
+  tag: string;
+  checks: VsaCheck[];
+  inStep: readonly string[];
+  wholeRelease: boolean;
+  passed: boolean;
+  provenance: readonly ProvenanceReading[];
+}): Promise<SignedSummaries> {
+  const { attestRelease, releaseImages } = await import('../../evidence/attest-release.ts');
+  const images = await releaseImages(input.store, input.artifacts, input.tag);
+  const summaries = await attestRelease({
+    store: input.store,
+    releaseKey: input.releaseKey,
+    verifierKey: input.attest.key,
+    verifier: { id: input.attest.verifierId, version: packageVersion() },
+    images,
+    policy: { checks: input.checks, releaseKey: input.releaseKey.keyId, version: input.tag },
+    inStep: input.inStep,
+    passed: input.passed,
+    wholeRelease: input.wholeRelease,
+    madeFrom: rcDigests(input.provenance),
+    timeVerified: new Date().toISOString(),
+  });
+  if (input.attest.out) {
+    const lines = summaries.map((s) => `${Buffer.from(s.bundle).toString('utf8')}\n`).join('');
+    await writeFilesAtomically([{ path: input.attest.out, content: lines }]);
+  }
+  return summaries.map((s) => ({
+    about: s.about,
+    resourceUri: s.resourceUri,
+    result: input.passed ? 'PASSED' : 'FAILED',
+    attached: s.attached,
+  }));
+}
+
+/** The rc digests a release's images (and their platform images) name, by repository. */
+function rcDigests(provenance: readonly ProvenanceReading[]): Record<string, string[]> {
+  const found: Record<string, string[]> = {};
+  for (const p of provenance) {
+    const digests = [p.madeFrom, ...(p.platforms ?? []).map((c) => c.madeFrom)];
+    found[p.repository] = digests.filter((d): d is string => d !== undefined);
+  }
+  return found;
+}
