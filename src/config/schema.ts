@@ -115,6 +115,21 @@ export const configSchema = z.strictObject({
     .strictObject({
       publicKey: z.string().min(1).optional(),
       privateKey: z.string().min(1).optional(),
+      /**
+       * The formats every signature and attestation is written in: `bundle` (Sigstore bundles
+       * attached as OCI referrers: what `release verify` reads, always written) and `legacy`
+       * (cosign's `sha256-<hex>.sig` and `.att` tags, for Kyverno's Cosign verifier,
+       * policy-controller and Ratify). Both unless set.
+       */
+      formats: z
+        .array(z.enum(['bundle', 'legacy']))
+        .min(1)
+        .refine((f) => f.includes('bundle'), {
+          message:
+            "must include 'bundle' (what release verify reads); add 'legacy' for cosign's .sig/.att tags",
+        })
+        .refine((f) => new Set(f).size === f.length, { message: 'names a format twice' })
+        .optional(),
     })
     .optional(),
   /**

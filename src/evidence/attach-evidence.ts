@@ -1,13 +1,19 @@
 import { ExternalError } from '../errors.ts';
 import { sha256Digest } from '../registry/digest.ts';
-import { attachArtifact, listReferrers } from '../registry/referrers.ts';
+import {
+  attachArtifact,
+  BUNDLE_ARTIFACT_TYPE,
+  BUNDLE_PREDICATE_ANNOTATION,
+  listBundleReferrers,
+  listReferrers,
+} from '../registry/referrers.ts';
 import type { Descriptor, ImageStore } from '../registry/store.ts';
 import { openBundle, signStatement } from '../signing/bundle.ts';
-import { SIGNATURE_ARTIFACT_TYPE } from '../signing/image-signature.ts';
+import { type SigningFormat, writeCosignAttestation, writesCosignTags } from '../signing/cosign-tags.ts';
 import type { PublicSigningKey, SigningKey } from '../signing/keys.ts';
 import {
-  ARTIFACT_TYPE,
   type EvidenceKind,
+  FORMER_ARTIFACT_TYPE,
   type ParsedStatement,
   PREDICATE,
   parseStatement,
@@ -15,6 +21,9 @@ import {
 
 /** An evidence bundle carries its statement (an SBOM of a large image runs to megabytes): read at most this. */
 const MAX_EVIDENCE_BYTES = 64 * 1024 * 1024;
+/** Kyverno's SigstoreBundle verifier refuses a bundle above this, and a digest with more referrers. */
+export const VERIFIER_MAX_BUNDLE_BYTES = 10 * 1024 * 1024;
+export const VERIFIER_MAX_REFERRERS = 50;
 
 export interface EvidenceTarget {
   repository: string;
@@ -36,16 +45,25 @@ export interface EvidenceEntry {
 }
 
 /**
- * Sign a statement and attach it to the image as a referrer of its kind's artifact type. When a
- * referrer of that kind already carries exactly this statement under this key, nothing is added:
- * signatures are not deterministic (ECDSA), so a re-run must not pile up equal statements.
+ * Sign a statement and attach it to the image as a Sigstore-bundle referrer annotated with its
+ * kind's predicate type, and (unless `formats` leaves `legacy` out) as a layer of cosign's `.att`
+ * tag. When a referrer of that kind already carries exactly this statement under this key, no
+ * bundle is added: signatures are not deterministic (ECDSA), so a re-run must not pile up equal
+ * statements. `warnings` says what a policy engine's limits would refuse (a bundle over 10 MB,
+ * a digest with more than 50 referrers).
  */
 export async function attachEvidence(
   store: ImageStore,
   key: SigningKey,
   target: EvidenceTarget,
   statement: Uint8Array,
-): Promise<{ status: 'attached' | 'already-attached'; referrer: string; bundle: Uint8Array }> {
+  options: { formats?: readonly SigningFormat[] } = {},
+): Promise<{
+  status: 'attached' | 'already-attached';
+  referrer: string;
+  bundle: Uint8Array;
+  warnings: string[];
+}> {
   const subject = await store.resolve(target.repository, target.digest);
   if (!subject) {
     throw new ExternalError(
@@ -56,18 +74,55 @@ export async function attachEvidence(
   }
   const existing = await readEvidence(store, key.publicKey, target);
   const same = existing.find((e) => e.status === 'valid' && e.payload?.equals(Buffer.from(statement)));
-  if (same) return { status: 'already-attached', referrer: same.referrer, bundle: same.bundle! };
+  const cosign = async (bundle: Uint8Array) => {
+    if (writesCosignTags(options.formats))
+      await writeCosignAttestation(store, target, bundle, PREDICATE[target.kind]);
+  };
+  if (same) {
+    // A release written before cosign's tags were: its `.att` is completed from the same bundle.
+    await cosign(same.bundle!);
+    return { status: 'already-attached', referrer: same.referrer, bundle: same.bundle!, warnings: [] };
+  }
   const bundle = await signStatement(key, statement);
   const descriptor = await attachArtifact(store, target.repository, subject, {
-    artifactType: ARTIFACT_TYPE[target.kind],
-    layer: { mediaType: SIGNATURE_ARTIFACT_TYPE, bytes: bundle },
+    artifactType: BUNDLE_ARTIFACT_TYPE,
+    layer: { mediaType: BUNDLE_ARTIFACT_TYPE, bytes: bundle },
     // No creation time: the clock would make the referrer differ on every run for nothing.
     annotations: {
       'dev.sigstore.bundle.content': 'dsse-envelope',
-      'dev.sigstore.bundle.predicateType': PREDICATE[target.kind],
+      [BUNDLE_PREDICATE_ANNOTATION]: PREDICATE[target.kind],
     },
   });
-  return { status: 'attached', referrer: descriptor.digest, bundle };
+  await cosign(bundle);
+  return {
+    status: 'attached',
+    referrer: descriptor.digest,
+    bundle,
+    warnings: await verifierLimits(store, target, bundle.length),
+  };
+}
+
+/**
+ * What Kyverno's SigstoreBundle verifier would refuse about this image's evidence: a bundle over
+ * 10 MB (an SBOM of a very large image), more than 50 referrers on one digest.
+ */
+export async function verifierLimits(
+  store: ImageStore,
+  target: { repository: string; digest: string; kind?: EvidenceKind },
+  bundleBytes: number,
+): Promise<string[]> {
+  const warnings: string[] = [];
+  const name = `${target.repository}@${target.digest.slice(0, 19)}`;
+  if (bundleBytes > VERIFIER_MAX_BUNDLE_BYTES)
+    warnings.push(
+      `the ${target.kind ?? 'evidence'} bundle of ${name} is ${(bundleBytes / 1024 / 1024).toFixed(1)} MB: Kyverno's SigstoreBundle verifier refuses bundles over 10 MB (cosign's .att tag still carries it)`,
+    );
+  const count = (await listReferrers(store, target.repository, target.digest)).length;
+  if (count > VERIFIER_MAX_REFERRERS)
+    warnings.push(
+      `${name} has ${count} referrers: Kyverno's SigstoreBundle verifier refuses a digest with more than ${VERIFIER_MAX_REFERRERS}`,
+    );
+  return warnings;
 }
 
 /**
@@ -84,7 +139,11 @@ export async function readEvidence(
     store,
     trusted,
     { repository: target.repository, digest: target.digest },
-    { label: target.kind, artifactType: ARTIFACT_TYPE[target.kind], predicateType: PREDICATE[target.kind] },
+    {
+      label: target.kind,
+      predicateType: PREDICATE[target.kind],
+      formerArtifactType: FORMER_ARTIFACT_TYPE[target.kind],
+    },
   );
 }
 
@@ -92,8 +151,9 @@ export async function readEvidence(
 export interface StatementKind {
   /** For messages: `sbom`, `verification summary`. */
   label: string;
-  artifactType: string;
   predicateType: string;
+  /** The artifact type releases made before listed it under (still read). */
+  formerArtifactType?: string;
 }
 
 /** Every referrer of `kind` on the image, each checked as `readEvidence` describes, under `trusted`. */
@@ -103,7 +163,7 @@ export async function readStatements(
   image: { repository: string; digest: string },
   kind: StatementKind,
 ): Promise<EvidenceEntry[]> {
-  const referrers = await listReferrers(store, image.repository, image.digest, kind.artifactType);
+  const referrers = await listBundleReferrers(store, image.repository, image.digest, kind);
   const entries: EvidenceEntry[] = [];
   for (const referrer of referrers) entries.push(await checkOne(store, trusted, image, kind, referrer));
   return entries;
@@ -130,7 +190,7 @@ async function checkOne(
   }
   if (parsed.subject?.digest !== target.digest)
     return invalid(`${label} ${id.slice(0, 19)} is attached to ${parsed.subject?.digest ?? 'nothing'}`);
-  const layer = parsed.layers?.find((l) => l.mediaType === SIGNATURE_ARTIFACT_TYPE);
+  const layer = parsed.layers?.find((l) => l.mediaType === BUNDLE_ARTIFACT_TYPE);
   if (!layer) return invalid(`${label} ${id.slice(0, 19)} has no Sigstore bundle`);
   let bundle: Uint8Array;
   try {

@@ -3,11 +3,12 @@ import { isIndex, referencesOf } from '../registry/digest.ts';
 import { attachArtifact } from '../registry/referrers.ts';
 import type { ImageStore } from '../registry/store.ts';
 import { signStatement } from '../signing/bundle.ts';
+import { type SigningFormat, writeCosignAttestation, writesCosignTags } from '../signing/cosign-tags.ts';
 import { checkImageSignature, SIGNATURE_ARTIFACT_TYPE } from '../signing/image-signature.ts';
 import type { PublicSigningKey, SigningKey } from '../signing/keys.ts';
 import { readEvidence } from './attach-evidence.ts';
 import { imageSubject, type Subject } from './statements.ts';
-import { buildLevel, VSA_ARTIFACT_TYPE, VSA_PREDICATE, type VsaPolicy, vsaStatement } from './vsa.ts';
+import { buildLevel, VSA_PREDICATE, type VsaPolicy, vsaStatement } from './vsa.ts';
 
 type InputAttestation = { uri: string; digest: Record<string, string> };
 
@@ -46,6 +47,8 @@ export interface AttestOptions {
    */
   madeFrom?: Record<string, string[]>;
   timeVerified: string;
+  /** `signing.formats`: each summary also goes into cosign's `.att` tag unless `legacy` is left out. */
+  formats?: readonly SigningFormat[];
 }
 
 /** A signed summary: what it covers, its Sigstore bundle, and where it was attached. */
@@ -191,13 +194,15 @@ async function attachAll(options: AttestOptions, summaries: SignedSummary[]): Pr
           `${options.store.name} lost ${target.repository}@${target.digest} while attesting it`,
         );
       const referrer = await attachArtifact(options.store, target.repository, subject, {
-        artifactType: VSA_ARTIFACT_TYPE,
+        artifactType: SIGNATURE_ARTIFACT_TYPE,
         layer: { mediaType: SIGNATURE_ARTIFACT_TYPE, bytes: summary.bundle },
         annotations: {
           'dev.sigstore.bundle.content': 'dsse-envelope',
           'dev.sigstore.bundle.predicateType': VSA_PREDICATE,
         },
       });
+      if (writesCosignTags(options.formats))
+        await writeCosignAttestation(options.store, target, summary.bundle, VSA_PREDICATE);
       summary.attached.push({ ...target, referrer: referrer.digest });
     }
   }

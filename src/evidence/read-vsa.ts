@@ -47,7 +47,11 @@ export async function vsasFromStore(
         store,
         verifier,
         { repository: image.repository, digest },
-        { label: 'verification summary', artifactType: VSA_ARTIFACT_TYPE, predicateType: VSA_PREDICATE },
+        {
+          label: 'verification summary',
+          formerArtifactType: VSA_ARTIFACT_TYPE,
+          predicateType: VSA_PREDICATE,
+        },
       );
       for (const entry of entries) {
         // Listed in a stale fallback index but gone from the store: nothing is offered.

@@ -15,11 +15,11 @@ export const PREDICATE = {
 export type EvidenceKind = keyof typeof PREDICATE;
 
 /**
- * The artifact type of each kind's referrer: its own, so a reader asks the registry for just the
- * kind it wants, and a signature check (`application/vnd.dev.sigstore.bundle.v0.3+json`) never
- * mistakes an SBOM for an image signature. The layer is the Sigstore bundle either way.
+ * The artifact type each kind's referrer was attached under before every bundle referrer carried
+ * the Sigstore bundle artifact type (the kind is now its `dev.sigstore.bundle.predicateType`
+ * annotation): still read, so releases made before verify and mirror as they did.
  */
-export const ARTIFACT_TYPE: Record<EvidenceKind, string> = {
+export const FORMER_ARTIFACT_TYPE: Record<EvidenceKind, string> = {
   sbom: 'application/vnd.cyclonedx+json',
   provenance: 'application/vnd.in-toto.provenance+dsse',
   releaseSet: 'application/vnd.service-release.release-set+dsse',

@@ -1,10 +1,11 @@
 import { readEvidence } from '../evidence/attach-evidence.ts';
-import { ARTIFACT_TYPE, type EvidenceKind } from '../evidence/statements.ts';
-import { VSA_ARTIFACT_TYPE } from '../evidence/vsa.ts';
-import { listReferrers } from '../registry/referrers.ts';
+import { type EvidenceKind, FORMER_ARTIFACT_TYPE, PREDICATE } from '../evidence/statements.ts';
+import { VSA_ARTIFACT_TYPE, VSA_PREDICATE } from '../evidence/vsa.ts';
+import { BUNDLE_PREDICATE_ANNOTATION, listReferrers, withBundlePredicate } from '../registry/referrers.ts';
 import type { Descriptor, ImageStore } from '../registry/store.ts';
 import { checkImageSignature, SIGNATURE_ARTIFACT_TYPE } from '../signing/image-signature.ts';
 import type { PublicSigningKey } from '../signing/keys.ts';
+import { PREDICATE_TYPE as SIGNATURE_PREDICATE } from '../signing/statement.ts';
 
 /**
  * A mirror carries only what it verified: the referrer kinds it accepts, each with how one
@@ -27,7 +28,11 @@ export interface ReferrerSubject {
 export interface ReferrerKind {
   /** For notices: "signature", "SBOM"... */
   name: string;
-  artifactType: string;
+  /**
+   * Whether a listed referrer is of this kind: a Sigstore bundle with this kind's predicate type
+   * annotated, or the artifact type releases made before listed it under.
+   */
+  matches(referrer: Descriptor): boolean;
   /** The referrers of this kind on `subject` that verify, by digest; the others with why not. */
   verify(store: ImageStore, keys: TrustedKeys, subject: ReferrerSubject): Promise<Verdicts>;
 }
@@ -35,9 +40,17 @@ export interface ReferrerKind {
 /** digest -> undefined when it verified, else the reason it did not. */
 export type Verdicts = Map<string, string | undefined>;
 
+/** A bundle of `predicateType`, or a referrer of the artifact type it was listed under before. */
+const bundleOf =
+  (predicateType: string, formerArtifactType?: string) =>
+  (d: Descriptor): boolean =>
+    (d.artifactType === SIGNATURE_ARTIFACT_TYPE &&
+      d.annotations?.[BUNDLE_PREDICATE_ANNOTATION] === predicateType) ||
+    (formerArtifactType !== undefined && d.artifactType === formerArtifactType);
+
 const evidence = (name: string, kind: EvidenceKind): ReferrerKind => ({
   name,
-  artifactType: ARTIFACT_TYPE[kind],
+  matches: bundleOf(PREDICATE[kind], FORMER_ARTIFACT_TYPE[kind]),
   async verify(store, keys, subject) {
     const entries = await readEvidence(store, keys.release, { ...subject, kind });
     return new Map(
@@ -49,7 +62,11 @@ const evidence = (name: string, kind: EvidenceKind): ReferrerKind => ({
 export const ACCEPTED_REFERRERS: readonly ReferrerKind[] = [
   {
     name: 'signature',
-    artifactType: SIGNATURE_ARTIFACT_TYPE,
+    // A bundle naming no kind is checked as a signature too (as `checkImageSignature` reads them).
+    matches: (d) =>
+      bundleOf(SIGNATURE_PREDICATE)(d) ||
+      (d.artifactType === SIGNATURE_ARTIFACT_TYPE &&
+        d.annotations?.[BUNDLE_PREDICATE_ANNOTATION] === undefined),
     async verify(store, keys, subject) {
       const check = await checkImageSignature(store, keys.release, subject);
       return new Map(
@@ -66,11 +83,15 @@ export const ACCEPTED_REFERRERS: readonly ReferrerKind[] = [
   // behind with a warning. Either way none is carried unverified.
   {
     name: 'verification summary',
-    artifactType: VSA_ARTIFACT_TYPE,
+    matches: bundleOf(VSA_PREDICATE, VSA_ARTIFACT_TYPE),
     async verify(store, _keys, subject) {
-      const listed = await listReferrers(store, subject.repository, subject.digest);
+      const listed = await Promise.all(
+        (await listReferrers(store, subject.repository, subject.digest)).map((d) =>
+          withBundlePredicate(store, subject.repository, d),
+        ),
+      );
       return new Map(
-        listed.filter((r) => r.artifactType === VSA_ARTIFACT_TYPE).map((r) => [r.digest, undefined]),
+        listed.filter(bundleOf(VSA_PREDICATE, VSA_ARTIFACT_TYPE)).map((r) => [r.digest, undefined]),
       );
     },
   },
@@ -95,12 +116,16 @@ export async function verifiedReferrers(
   subject: ReferrerSubject,
   kinds: readonly ReferrerKind[] = ACCEPTED_REFERRERS,
 ): Promise<{ kept: Descriptor[]; dropped: DroppedReferrer[] }> {
-  const listed = await listReferrers(store, subject.repository, subject.digest);
+  const listed = await Promise.all(
+    (await listReferrers(store, subject.repository, subject.digest)).map((d) =>
+      withBundlePredicate(store, subject.repository, d),
+    ),
+  );
   const kept: Descriptor[] = [];
   const dropped: DroppedReferrer[] = [];
   const verdicts = new Map<string, Verdicts>();
   for (const referrer of listed) {
-    const kind = kinds.find((k) => k.artifactType === referrer.artifactType);
+    const kind = kinds.find((k) => k.matches(referrer));
     const drop = (reason: string) =>
       dropped.push({
         repository: subject.repository,
@@ -113,9 +138,8 @@ export async function verifiedReferrers(
       drop(`artifact type ${referrer.artifactType ?? '(none)'} is not one a mirror carries`);
       continue;
     }
-    if (!verdicts.has(kind.artifactType))
-      verdicts.set(kind.artifactType, await kind.verify(store, keys, subject));
-    const verdict = verdicts.get(kind.artifactType)!;
+    if (!verdicts.has(kind.name)) verdicts.set(kind.name, await kind.verify(store, keys, subject));
+    const verdict = verdicts.get(kind.name)!;
     if (!verdict.has(referrer.digest)) drop(`the ${kind.name} is not verified`);
     else if (verdict.get(referrer.digest) !== undefined)
       drop(`${kind.name}: ${verdict.get(referrer.digest)}`);

@@ -1,7 +1,7 @@
 import { readEvidence } from '../evidence/attach-evidence.ts';
 import { releaseSetClaim } from '../evidence/release-set.ts';
-import { ARTIFACT_TYPE } from '../evidence/statements.ts';
-import { listReferrers } from '../registry/referrers.ts';
+import { FORMER_ARTIFACT_TYPE, PREDICATE } from '../evidence/statements.ts';
+import { listBundleReferrers } from '../registry/referrers.ts';
 import type { ImageStore } from '../registry/store.ts';
 import { checkImageSignature } from '../signing/image-signature.ts';
 import type { PublicSigningKey } from '../signing/keys.ts';
@@ -27,7 +27,10 @@ export async function checkSet(
           `${image.repository}@${digest} (${image.tag}${digest === image.digest ? '' : ', platform image'}): ${check.reason}`,
         );
     }
-    const sets = await listReferrers(store, image.repository, image.digest, ARTIFACT_TYPE.releaseSet);
+    const sets = await listBundleReferrers(store, image.repository, image.digest, {
+      predicateType: PREDICATE.releaseSet,
+      formerArtifactType: FORMER_ARTIFACT_TYPE.releaseSet,
+    });
     if (sets.length === 0) continue; // no evidence was made for this release: signatures carry it
     const entries = await readEvidence(store, trusted, {
       repository: image.repository,

@@ -4,8 +4,10 @@ import { isDigest, isIndex, referencesOf } from '../registry/digest.ts';
 import { MAX_MANIFEST_BYTES, parseJson, parseManifestBytes } from '../registry/oci-schema.ts';
 import { platformChildren } from '../registry/platform-children.ts';
 import type { ImageStore, Manifest } from '../registry/store.ts';
+import { cosignTag } from '../signing/cosign-formats.ts';
+import { checkCosignSignature } from '../signing/cosign-tags.ts';
 import { type TrustedKeys, verifiedReferrers } from './accepted-referrers.ts';
-import type { MirrorSet, SetImage } from './mirror-set.ts';
+import type { MirrorSet, SetImage, SetManifest } from './mirror-set.ts';
 
 /** An image config is a small JSON document: the manifest limit serves it as well. */
 const MAX_CONFIG_BYTES = MAX_MANIFEST_BYTES;
@@ -104,8 +106,9 @@ function addManifest(
   seen: Set<string>,
   repository: string,
   manifest: Manifest,
-  role: 'image' | 'child' | 'referrer',
+  role: SetManifest['role'],
   subject?: string,
+  tag?: string,
 ): void {
   const key = `${repository}@${manifest.descriptor.digest}`;
   if (seen.has(key)) return;
@@ -123,6 +126,7 @@ function addManifest(
     bytes: manifest.bytes,
     role,
     ...(subject ? { subject } : {}),
+    ...(tag ? { tag } : {}),
   });
 }
 
@@ -144,6 +148,47 @@ async function addReferrers(
     if (!manifest) continue; // listed in a stale fallback index but deleted: nothing to carry
     addManifest(set, seen, repository, manifest, 'referrer', subject);
   }
+  await addCosignSignature(source, set, seen, repository, subject);
+}
+
+/**
+ * The subject's cosign signature tag, carried unchanged when every signature in it verifies under
+ * the release key; otherwise left behind with a notice, like a referrer. (Its `.att` is not
+ * carried as bytes: the target's is written from the evidence bundles carried, the same
+ * envelopes, so nothing unverified rides along.)
+ */
+async function addCosignSignature(
+  source: SetSource,
+  set: MirrorSet,
+  seen: Set<string>,
+  repository: string,
+  subject: string,
+): Promise<void> {
+  if (await source.store.resolve(repository, cosignTag(subject, 'att'))) {
+    set.cosignAttestations ??= [];
+    set.cosignAttestations.push(`${repository}@${subject}`);
+  }
+  const tag = cosignTag(subject, 'sig');
+  const manifest = await source.store.getManifest(repository, tag);
+  if (!manifest) return;
+  const check = await checkCosignSignature(
+    source.store,
+    source.keys.release,
+    { repository, digest: subject },
+    'every',
+  );
+  if (check.status !== 'valid') {
+    set.dropped.push({
+      repository,
+      subject,
+      digest: manifest.descriptor.digest,
+      artifactType: `cosign signature (${tag})`,
+      reason: check.reason,
+    });
+    return;
+  }
+  // Keyed by tag: two subjects' signature tags may hold the same bytes only if equal, harmlessly.
+  addManifest(set, seen, repository, manifest, 'cosign', subject, tag);
 }
 
 /** The rc digest a release manifest names: its annotation (an index, or an OCI manifest). */

@@ -13,10 +13,15 @@ export interface SetManifest {
   digest: string;
   mediaType: string;
   bytes: Uint8Array;
-  /** What the manifest is, for messages and the --json output. */
-  role: 'image' | 'child' | 'referrer';
-  /** A referrer: the digest it refers to. */
+  /**
+   * What the manifest is, for messages and the --json output. `cosign`: a subject's cosign
+   * signature tag (`sha256-<hex>.sig`), written under that tag after the referrers.
+   */
+  role: 'image' | 'child' | 'referrer' | 'cosign';
+  /** A referrer or a cosign tag: the digest it refers to. */
   subject?: string;
+  /** A cosign signature tag: the tag it is written under. */
+  tag?: string;
 }
 
 /** One image artifact at one tag: its index (or manifest) digest and its children. */
@@ -40,6 +45,11 @@ export interface MirrorSet {
   blobs: { repository: string; digest: string; size: number }[];
   /** Referrers of the set's images that no accepted kind verified: not carried. */
   dropped: DroppedReferrer[];
+  /**
+   * `repository@digest` of each subject whose source has a cosign `.att` tag: the target's is
+   * written from the evidence bundles carried (the same DSSE envelopes), not copied.
+   */
+  cosignAttestations?: string[];
 }
 
 export interface TagWrite {

@@ -1,6 +1,7 @@
 import { readStatements } from '../evidence/attach-evidence.ts';
 import { VSA_ARTIFACT_TYPE, VSA_PREDICATE, vsaClaim } from '../evidence/vsa.ts';
 import { referencesOf } from '../registry/digest.ts';
+import { BUNDLE_ARTIFACT_TYPE, BUNDLE_PREDICATE_ANNOTATION } from '../registry/referrers.ts';
 import type { ImageStore } from '../registry/store.ts';
 import type { PublicSigningKey } from '../signing/keys.ts';
 import type { MirrorSet, SetManifest } from './mirror-set.ts';
@@ -16,8 +17,15 @@ export const VSA_REFERRER = { artifactType: VSA_ARTIFACT_TYPE, key: 'verifier.pu
 export function isVsaReferrer(manifest: SetManifest): boolean {
   if (manifest.role !== 'referrer') return false;
   try {
-    const json = JSON.parse(Buffer.from(manifest.bytes).toString('utf8')) as { artifactType?: unknown };
-    return json.artifactType === VSA_ARTIFACT_TYPE;
+    const json = JSON.parse(Buffer.from(manifest.bytes).toString('utf8')) as {
+      artifactType?: unknown;
+      annotations?: Record<string, unknown>;
+    };
+    return (
+      json.artifactType === VSA_ARTIFACT_TYPE ||
+      (json.artifactType === BUNDLE_ARTIFACT_TYPE &&
+        json.annotations?.[BUNDLE_PREDICATE_ANNOTATION] === VSA_PREDICATE)
+    );
   } catch {
     return false;
   }
@@ -42,7 +50,7 @@ export async function checkVsaReferrers(
       store,
       verifier,
       { repository, digest },
-      { label: 'verification summary', artifactType: VSA_ARTIFACT_TYPE, predicateType: VSA_PREDICATE },
+      { label: 'verification summary', formerArtifactType: VSA_ARTIFACT_TYPE, predicateType: VSA_PREDICATE },
     );
     for (const m of vsas.filter((v) => v.repository === repository && v.subject === digest)) {
       const entry = entries.find((e) => e.referrer === m.digest);

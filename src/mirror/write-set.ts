@@ -5,10 +5,20 @@ import { join } from 'node:path';
 import { RuleError } from '../errors.ts';
 import { sha256Digest } from '../registry/digest.ts';
 import { parseManifestBytes } from '../registry/oci-schema.ts';
-import { fallbackReferrers, updateFallbackIndex } from '../registry/referrers.ts';
+import {
+  BUNDLE_ARTIFACT_TYPE,
+  BUNDLE_PREDICATE_ANNOTATION,
+  fallbackReferrers,
+  updateFallbackIndex,
+} from '../registry/referrers.ts';
 import type { Descriptor, ImageStore } from '../registry/store.ts';
+import { writeCosignAttestation } from '../signing/cosign-tags.ts';
+import { PREDICATE_TYPE as SIGNATURE_PREDICATE } from '../signing/statement.ts';
 import type { MirrorSet, TagWrite } from './mirror-set.ts';
 import { mirrorTempDir } from './temp-dir.ts';
+
+/** An evidence bundle carries its statement (an SBOM runs to megabytes), as `readEvidence` reads it. */
+const MAX_ATTESTATION_BUNDLE_BYTES = 64 * 1024 * 1024;
 
 type SetBlob = MirrorSet['blobs'][number];
 
@@ -67,12 +77,15 @@ export async function writeContent(
   progress(
     `${counts.blobs.copied} blob(s) copied (${counts.blobs.bytes} bytes), ${counts.blobs.present} already there`,
   );
-  for (const manifest of set.manifests) {
-    if (await to.resolve(manifest.repository, manifest.digest)) {
+  // Cosign signature tags after every manifest they could name (their subjects) is written.
+  const cosign = set.manifests.filter((m) => m.role === 'cosign');
+  for (const manifest of [...set.manifests.filter((m) => m.role !== 'cosign'), ...cosign]) {
+    const reference = manifest.tag ?? manifest.digest;
+    if ((await to.resolve(manifest.repository, reference))?.digest === manifest.digest) {
       counts.manifests.present++;
       continue;
     }
-    await to.putManifest(manifest.repository, manifest.digest, manifest.bytes, manifest.mediaType);
+    await to.putManifest(manifest.repository, reference, manifest.bytes, manifest.mediaType);
     counts.manifests.copied++;
   }
   progress(`${counts.manifests.copied} manifest(s) copied, ${counts.manifests.present} already there`);
@@ -83,6 +96,7 @@ export async function writeContent(
     if (referrers.every((r) => listed.has(r.digest))) continue;
     await updateFallbackIndex(to, repository, subject, { add: referrers });
   }
+  await writeCosignAttestations(to, set);
   return counts;
 }
 
@@ -135,6 +149,25 @@ export async function writeTags(
     progress(`${write.repository}:${write.tag} -> ${write.digest}`);
   }
   return writes.length;
+}
+
+/**
+ * The `.att` tag of each subject whose source had one, from the evidence bundles carried: each
+ * bundle's DSSE envelope is the attestation (the same signature, verified with the bundle).
+ */
+async function writeCosignAttestations(to: ImageStore, set: MirrorSet): Promise<void> {
+  const wanted = new Set(set.cosignAttestations ?? []);
+  for (const m of set.manifests) {
+    if (m.role !== 'referrer' || !m.subject || !wanted.has(`${m.repository}@${m.subject}`)) continue;
+    const parsed = parseManifestBytes(m.bytes, m.mediaType);
+    if (parsed.kind !== 'image') continue;
+    const predicate = parsed.value.annotations?.[BUNDLE_PREDICATE_ANNOTATION];
+    const layer = parsed.value.layers?.[0];
+    if (!predicate || predicate === SIGNATURE_PREDICATE || !layer || layer.mediaType !== BUNDLE_ARTIFACT_TYPE)
+      continue;
+    const bundle = await to.getBlob(m.repository, layer.digest, MAX_ATTESTATION_BUNDLE_BYTES);
+    await writeCosignAttestation(to, { repository: m.repository, digest: m.subject }, bundle, predicate);
+  }
 }
 
 /** The referrers of each subject, as fallback index entries (artifact type and annotations kept). */

@@ -8,6 +8,7 @@ import type { Descriptor, ImageStore, Manifest } from './store.ts';
  */
 export class RecoveringStore implements ImageStore {
   readonly name: string;
+  readonly pullPrefix?: string;
   readonly journalDir: string;
   private recovered: Promise<void> | undefined;
 
@@ -16,6 +17,7 @@ export class RecoveringStore implements ImageStore {
     private readonly options: RecoveryOptions,
   ) {
     this.name = inner.name;
+    if (inner.pullPrefix) this.pullPrefix = inner.pullPrefix;
     this.journalDir = options.journalDir;
   }
 

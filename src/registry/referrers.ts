@@ -22,6 +22,14 @@ export const EMPTY_CONFIG = {
   },
 } as const;
 
+/**
+ * The artifact type of every Sigstore-bundle referrer (signatures and evidence alike): what
+ * cosign v3, Kyverno's SigstoreBundle verifier and Ratify look for. The kind is told apart by the
+ * predicate type annotation, as `cosign attest --new-bundle-format` writes it.
+ */
+export const BUNDLE_ARTIFACT_TYPE = 'application/vnd.dev.sigstore.bundle.v0.3+json';
+export const BUNDLE_PREDICATE_ANNOTATION = 'dev.sigstore.bundle.predicateType';
+
 /** The fallback tag for a subject digest: `sha256:<hex>` -> `sha256-<hex>`. */
 export function referrersTag(subjectDigest: string): string {
   return subjectDigest.replace(':', '-');
@@ -104,6 +112,63 @@ export async function listReferrers(
   );
 }
 
+/** What a bundle referrer is: its predicate type, and the artifact type releases were written under before. */
+export interface BundleKind {
+  predicateType: string;
+  /** Releases made before every bundle carried the bundle artifact type listed their evidence under this. */
+  formerArtifactType?: string;
+  /** Also a bundle that names no predicate type (checked as this kind, so a bad one is named). */
+  unannotated?: boolean;
+}
+
+/**
+ * The Sigstore-bundle referrers of `subjectDigest` of one kind: typed as a bundle and annotated
+ * with the kind's predicate type, or listed under the kind's former artifact type (still read).
+ * A registry whose referrers API drops annotations has the manifest's own read instead.
+ */
+export async function listBundleReferrers(
+  store: ImageStore,
+  repository: string,
+  subjectDigest: string,
+  kind: BundleKind,
+): Promise<Descriptor[]> {
+  const listed = await listReferrers(store, repository, subjectDigest);
+  const found: Descriptor[] = [];
+  for (const d of listed) {
+    if (kind.formerArtifactType && d.artifactType === kind.formerArtifactType) {
+      found.push(d);
+      continue;
+    }
+    if (d.artifactType !== BUNDLE_ARTIFACT_TYPE) continue;
+    const predicate = (await withBundlePredicate(store, repository, d)).annotations?.[
+      BUNDLE_PREDICATE_ANNOTATION
+    ];
+    if (predicate === kind.predicateType || (kind.unannotated && predicate === undefined)) found.push(d);
+  }
+  return found;
+}
+
+/**
+ * A bundle referrer as listed, with its predicate type annotation read from its manifest when the
+ * listing left it out (a referrers API that drops annotations); any other referrer as it is.
+ */
+export async function withBundlePredicate(
+  store: ImageStore,
+  repository: string,
+  d: Descriptor,
+): Promise<Descriptor> {
+  if (d.artifactType !== BUNDLE_ARTIFACT_TYPE || d.annotations?.[BUNDLE_PREDICATE_ANNOTATION] !== undefined)
+    return d;
+  const manifest = await store.getManifest(repository, d.digest);
+  const json = manifest ? parseJson(manifest.bytes) : undefined;
+  const value = (json as { annotations?: Record<string, unknown> } | undefined)?.annotations?.[
+    BUNDLE_PREDICATE_ANNOTATION
+  ];
+  return typeof value === 'string'
+    ? { ...d, annotations: { ...d.annotations, [BUNDLE_PREDICATE_ANNOTATION]: value } }
+    : d;
+}
+
 /**
  * Copy the referrers of `subjectDigest` (manifests, blobs and fallback entries) from one store or
  * repository to another, so an image's signatures travel with it. Referrer bytes are copied
@@ -130,7 +195,32 @@ export async function copyReferrers(
     copied.push(referrer);
   }
   if (copied.length > 0) await updateFallbackIndex(to, toRepository, subjectDigest, { add: copied });
+  await copyCosignTags(from, fromRepository, subjectDigest, to, toRepository);
   return copied;
+}
+
+/**
+ * cosign's signature and attestation tags of the subject (`sha256-<hex>.sig`, `.att`), copied
+ * unchanged (blobs first, the tag last) where the target has none: what `cosign copy` carries.
+ * Whether they verify is the reader's to check, as for the referrers copied with them.
+ */
+async function copyCosignTags(
+  from: ImageStore,
+  fromRepository: string,
+  subjectDigest: string,
+  to: ImageStore,
+  toRepository: string,
+): Promise<void> {
+  for (const suffix of ['.sig', '.att']) {
+    const tag = `${referrersTag(subjectDigest)}${suffix}`;
+    const manifest = await from.getManifest(fromRepository, tag);
+    if (!manifest || (await to.resolve(toRepository, tag))) continue;
+    for (const blob of referencesOf(manifest.bytes, manifest.descriptor.mediaType).blobs) {
+      if (await to.hasBlob(toRepository, blob.digest)) continue;
+      await to.putBlob(toRepository, blob.digest, await from.getBlob(fromRepository, blob.digest));
+    }
+    await to.putManifest(toRepository, tag, manifest.bytes, manifest.descriptor.mediaType);
+  }
 }
 
 /** The referrers the tag schema lists: the index tagged `sha256-<hex>`, or none. */

@@ -33,6 +33,7 @@ const UPLOAD_CHUNK = 8 * 1024 * 1024;
 /** An OCI distribution registry (the HTTP API docker, skopeo and every registry speak). */
 export class RegistryStore implements ImageStore {
   readonly name: string;
+  readonly pullPrefix: string;
   readonly http: RegistryHttp;
   readonly auth: RegistryAuth;
   private readonly namespace: string;
@@ -43,6 +44,7 @@ export class RegistryStore implements ImageStore {
     const host = slash < 0 ? options.registry : options.registry.slice(0, slash);
     this.namespace = slash < 0 ? '' : options.registry.slice(slash + 1);
     this.name = options.registry;
+    this.pullPrefix = options.registry;
     this.pageSize = options.pageSize ?? 1000;
     const timeoutMs = options.timeoutMs ?? 30_000;
     let credentials: ReturnType<typeof findCredentials> | undefined;

@@ -24,6 +24,11 @@ export interface Manifest {
 export interface ImageStore {
   /** For messages: the registry host and namespace or the layout directory; never credentials. */
   readonly name: string;
+  /**
+   * How images of this store are pulled (`host[:port][/namespace]`), for a registry; a layout has
+   * none. Signatures in cosign's format name the image by it, as `cosign sign` does.
+   */
+  readonly pullPrefix?: string;
   /** A manifest by tag or digest; undefined when it does not exist. */
   getManifest(repository: string, reference: string): Promise<Manifest | undefined>;
   /** Just the descriptor (digest, media type, size) of a tag or digest; undefined when absent. */

@@ -1,13 +1,20 @@
 import { ExternalError } from '../errors.ts';
 import { sha256Digest } from '../registry/digest.ts';
-import { attachArtifact, listReferrers } from '../registry/referrers.ts';
+import { attachArtifact, BUNDLE_ARTIFACT_TYPE, listBundleReferrers } from '../registry/referrers.ts';
 import type { Descriptor, ImageStore } from '../registry/store.ts';
 import { checkBundle, type SignatureProblem, signClaim } from './bundle.ts';
+import {
+  type CosignSignatureCheck,
+  checkCosignSignature,
+  type SigningFormat,
+  writeCosignSignature,
+  writesCosignTags,
+} from './cosign-tags.ts';
 import type { PublicSigningKey, SigningKey } from './keys.ts';
 import { PREDICATE_TYPE } from './statement.ts';
 
 /** The artifact type (and layer media type) of a signature referrer: a Sigstore bundle v0.3. */
-export const SIGNATURE_ARTIFACT_TYPE = 'application/vnd.dev.sigstore.bundle.v0.3+json';
+export const SIGNATURE_ARTIFACT_TYPE = BUNDLE_ARTIFACT_TYPE;
 /** A signature's bundle is a few kilobytes; a store holding more there is not read whole. */
 const MAX_BUNDLE_BYTES = 4 * 1024 * 1024;
 
@@ -33,6 +40,21 @@ export interface SignatureCheck {
     problem?: SignatureProblem | 'deleted' | 'detached';
     reason?: string;
   }[];
+  /** The cosign `.sig` tag, when it was read: a bad one makes the whole check invalid. */
+  cosign?: CosignSignatureCheck;
+}
+
+export interface SignOptions {
+  /** `signing.formats`: the cosign `.sig` tag is written too unless `legacy` is left out. */
+  formats?: readonly SigningFormat[];
+}
+
+export interface CheckOptions {
+  /**
+   * The cosign `.sig` tag: `check` (the default) refuses a tag that is there but does not verify;
+   * `require` also refuses an image without one; `skip` does not read it.
+   */
+  cosign?: 'check' | 'require' | 'skip';
 }
 
 /**
@@ -43,6 +65,7 @@ export async function signImage(
   store: ImageStore,
   key: SigningKey,
   image: SignedImageRef & { madeFrom?: string },
+  options: SignOptions = {},
 ): Promise<{ status: 'signed' | 'already-signed'; signature: string }> {
   const subject = await store.resolve(image.repository, image.digest);
   if (!subject) {
@@ -54,9 +77,16 @@ export async function signImage(
       },
     );
   }
-  const existing = await checkImageSignature(store, key.publicKey, image);
+  const existing = await checkImageSignature(store, key.publicKey, image, { cosign: 'skip' });
   const mine = existing.signatures.find((s) => s.valid && s.madeFrom === image.madeFrom);
-  if (mine) return { status: 'already-signed', signature: mine.digest };
+  // The cosign tag after the bundle: a run stopped between them is completed by the next one.
+  const cosign = writesCosignTags(options.formats)
+    ? () => writeCosignSignature(store, key, image)
+    : async () => ({ status: 'already-signed' as const });
+  if (mine) {
+    const legacy = await cosign();
+    return { status: legacy.status === 'signed' ? 'signed' : 'already-signed', signature: mine.digest };
+  }
   const bundle = await signClaim(key, image);
   const descriptor = await attachArtifact(store, image.repository, subject, {
     artifactType: SIGNATURE_ARTIFACT_TYPE,
@@ -69,6 +99,7 @@ export async function signImage(
       'org.opencontainers.image.created': new Date().toISOString(),
     },
   });
+  await cosign();
   return { status: 'signed', signature: descriptor.digest };
 }
 
@@ -82,8 +113,28 @@ export async function checkImageSignature(
   store: ImageStore,
   trusted: PublicSigningKey,
   image: SignedImageRef,
+  options: CheckOptions = {},
 ): Promise<SignatureCheck> {
-  const referrers = await listReferrers(store, image.repository, image.digest, SIGNATURE_ARTIFACT_TYPE);
+  const bundles = await checkBundleSignatures(store, trusted, image);
+  const mode = options.cosign ?? 'check';
+  if (mode === 'skip' || bundles.status !== 'valid') return bundles;
+  const cosign = await checkCosignSignature(store, trusted, image);
+  if (cosign.status === 'valid')
+    return { ...bundles, reason: `${bundles.reason}, and by its cosign signature`, cosign };
+  if (cosign.status === 'missing' && mode === 'check') return { ...bundles, cosign };
+  return { ...bundles, status: cosign.status, reason: cosign.reason, cosign };
+}
+
+async function checkBundleSignatures(
+  store: ImageStore,
+  trusted: PublicSigningKey,
+  image: SignedImageRef,
+): Promise<SignatureCheck> {
+  const referrers = await listBundleReferrers(store, image.repository, image.digest, {
+    predicateType: PREDICATE_TYPE,
+    // A bundle saying nothing of its kind is checked as a signature: a forged one is then named.
+    unannotated: true,
+  });
   const signatures: SignatureCheck['signatures'] = [];
   for (const referrer of referrers)
     signatures.push({ digest: referrer.digest, ...(await checkReferrer(store, trusted, image, referrer)) });
@@ -163,15 +214,18 @@ export async function signAndConfirm(
   key: SigningKey,
   image: SignedImageRef & { madeFrom?: string },
   label: string,
+  options: SignOptions = {},
 ): Promise<{ status: 'signed' | 'already-signed'; signature: string }> {
-  const outcome = await signImage(store, key, image);
-  const check = await checkImageSignature(store, key.publicKey, image);
+  const outcome = await signImage(store, key, image, options);
+  const check = await checkImageSignature(store, key.publicKey, image, {
+    cosign: writesCosignTags(options.formats) ? 'require' : 'skip',
+  });
   if (check.status !== 'valid') {
     throw new ExternalError(
       'SIGNATURE_NOT_READABLE',
       `${label}: the signature of ${image.repository}@${image.digest} was pushed but cannot be read back (${check.reason})`,
       {
-        hint: `check that ${store.name} keeps manifests pushed by digest and the sha256-<hex> referrers tag`,
+        hint: `check that ${store.name} keeps manifests pushed by digest, the sha256-<hex> referrers tag and cosign's sha256-<hex>.sig tag`,
       },
     );
   }

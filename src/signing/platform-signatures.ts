@@ -2,9 +2,11 @@ import { RuleError } from '../errors.ts';
 import { matchPlatforms, type PlatformChild, platformChildren } from '../registry/platform-children.ts';
 import type { ImageStore } from '../registry/store.ts';
 import {
+  type CheckOptions,
   checkImageSignature,
   type SignatureCheck,
   type SignedImageRef,
+  type SignOptions,
   signAndConfirm,
 } from './image-signature.ts';
 import type { PublicSigningKey, SigningKey } from './keys.ts';
@@ -41,6 +43,7 @@ export async function signImageSet(
   // (`reversion`) is stated on the index, the image a release is named by.
   image: ImageClaim,
   label: string,
+  options: SignOptions = {},
 ): Promise<SignedImageSet> {
   const children = await childrenOf(store, image);
   let platforms: SignedPlatform[] | undefined;
@@ -66,12 +69,13 @@ export async function signImageSet(
         key,
         { repository: image.repository, digest: child.digest, ...(from ? { madeFrom: from } : {}) },
         `${label} (${child.platform})`,
+        options,
       );
       childSigned ||= outcome.status === 'signed';
       platforms.push({ ...child, signature: outcome.signature, ...(from ? { madeFrom: from } : {}) });
     }
   }
-  const outcome = await signAndConfirm(store, key, image, label);
+  const outcome = await signAndConfirm(store, key, image, label, options);
   return {
     ...outcome,
     ...(childSigned ? { status: 'signed' as const } : {}),
@@ -93,16 +97,19 @@ export async function checkImageSetSignature(
   store: ImageStore,
   trusted: PublicSigningKey,
   image: SignedImageRef,
+  options: CheckOptions = {},
 ): Promise<SignatureCheck & { platforms?: PlatformSignatureCheck[] }> {
-  const own = await checkImageSignature(store, trusted, image);
+  const own = await checkImageSignature(store, trusted, image, options);
   const children = await childrenOf(store, image);
   if (!children) return own;
   const platforms: PlatformSignatureCheck[] = [];
   for (const child of children) {
-    const check = await checkImageSignature(store, trusted, {
-      repository: image.repository,
-      digest: child.digest,
-    });
+    const check = await checkImageSignature(
+      store,
+      trusted,
+      { repository: image.repository, digest: child.digest },
+      options,
+    );
     platforms.push({ ...child, check });
   }
   return { ...combineSetStatus(own, platforms), platforms };

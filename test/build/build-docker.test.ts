@@ -162,7 +162,7 @@ describe('release build --engine docker --push', () => {
         expect(bytes, `${name} ${type} verifies with the public key`).toBeDefined();
         return JSON.parse(bytes!.toString('utf8'));
       };
-      const sbom = await payload('application/vnd.cyclonedx+json');
+      const sbom = await payload('https://cyclonedx.org/bom');
       expect(await validator.validate(JSON.stringify(sbom.predicate)), name).toBeNull();
       const files = (
         sbom.predicate.components as { type: string; name: string; hashes: { content: string }[] }[]
@@ -173,7 +173,7 @@ describe('release build --engine docker --push', () => {
         const archive = files.find((f) => f.name === VERSION_FILES['api']);
         expect(archive?.hashes[0]?.content).toBe(record.artifacts.cli.sha256);
       }
-      const provenance = await payload('application/vnd.in-toto.provenance+dsse');
+      const provenance = await payload('https://slsa.dev/provenance/v1');
       expect(provenance.subject[0].digest.sha256).toBe(digest.slice(7));
       expect(provenance.predicate.buildDefinition.resolvedDependencies[0].digest).toEqual({
         gitCommit: commit,

@@ -17,8 +17,8 @@ import { bundleOf, referrersOf, verifyDsse } from './dsse.ts';
 const RC = 'v1.0.0-rc.1';
 const PASSPHRASE = 'evidence-test-passphrase';
 const IMAGES = { api: 'acme-api', worker: 'acme-worker', web: 'acme-web' } as const;
-const SBOM_TYPE = 'application/vnd.cyclonedx+json';
-const PROVENANCE_TYPE = 'application/vnd.in-toto.provenance+dsse';
+const SBOM_TYPE = 'https://cyclonedx.org/bom';
+const PROVENANCE_TYPE = 'https://slsa.dev/provenance/v1';
 
 describe('release build --engine oci: SBOM and provenance per image', () => {
   let repo: GitRepo;
@@ -155,7 +155,7 @@ describe('release build --engine oci: SBOM and provenance per image', () => {
 
   describe('promoted to rc, then released from it', () => {
     const RELEASE = 'v1.0.0';
-    const SET_TYPE = 'application/vnd.service-release.release-set+dsse';
+    const SET_TYPE = 'https://service-release.dev/release-set/v1';
     let rcSet: Buffer;
     let releaseDigests: Record<string, string>;
     const set = () => readFileSync(join(repo.dir, 'dist/release-set.intoto.json'));

@@ -23,21 +23,30 @@ export function verifyDsse(bundleJson: Uint8Array | string, publicKeyPem: string
   return ok ? body : undefined;
 }
 
-/** The referrers of `digest` through the tag schema (`sha256-<hex>`), read with plain store calls. */
+/**
+ * The referrers of `digest` through the tag schema (`sha256-<hex>`), read with plain store calls;
+ * with `predicateType`, only the Sigstore bundles of that kind (artifact type
+ * `application/vnd.dev.sigstore.bundle.v0.3+json`, the kind in `dev.sigstore.bundle.predicateType`).
+ */
 export async function referrersOf(
   store: ImageStore,
   repository: string,
   digest: string,
-  artifactType?: string,
-): Promise<{ digest: string; artifactType?: string }[]> {
+  predicateType?: string,
+): Promise<{ digest: string; artifactType?: string; annotations?: Record<string, string> }[]> {
   const index = await store.getManifest(repository, digest.replace(':', '-'));
   if (!index) return [];
   const manifests = (
     JSON.parse(Buffer.from(index.bytes).toString('utf8')) as {
-      manifests: { digest: string; artifactType?: string }[];
+      manifests: { digest: string; artifactType?: string; annotations?: Record<string, string> }[];
     }
   ).manifests;
-  return manifests.filter((m) => !artifactType || m.artifactType === artifactType);
+  return manifests.filter(
+    (m) =>
+      !predicateType ||
+      (m.artifactType === 'application/vnd.dev.sigstore.bundle.v0.3+json' &&
+        m.annotations?.['dev.sigstore.bundle.predicateType'] === predicateType),
+  );
 }
 
 /** The Sigstore bundle a referrer manifest carries (its one layer's blob). */

@@ -18,8 +18,8 @@ import { bundleOf, referrersOf, verifyDsse } from './dsse.ts';
 // it, then checked by `release verify --registry` against a deployment in this process.
 
 const PASSPHRASE = 'evidence-registry-passphrase';
-const SET_TYPE = 'application/vnd.service-release.release-set+dsse';
-const SBOM_TYPE = 'application/vnd.cyclonedx+json';
+const SET_TYPE = 'https://service-release.dev/release-set/v1';
+const SBOM_TYPE = 'https://cyclonedx.org/bom';
 
 let registry: RunningRegistry;
 const repos: GitRepo[] = [];

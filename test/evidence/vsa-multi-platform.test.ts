@@ -21,7 +21,7 @@ import { bundleOf, referrersOf, verifyDsse } from './dsse.ts';
 
 const RC = 'v2.0.0-rc.1';
 const PASSPHRASE = 'vsa-multi-passphrase';
-const VSA_TYPE = 'application/vnd.in-toto.vsa+dsse';
+const VSA_TYPE = 'https://slsa.dev/verification_summary/v1';
 
 let registry: RunningRegistry;
 let repo: GitRepo;

@@ -21,7 +21,7 @@ import { bundleOf, referrersOf, verifyDsse } from './dsse.ts';
 const RC = 'v1.0.0-rc.1';
 const PASSPHRASE = 'vsa-release-passphrase';
 const VERIFIER_PASSPHRASE = 'vsa-verifier-passphrase';
-const VSA_TYPE = 'application/vnd.in-toto.vsa+dsse';
+const VSA_TYPE = 'https://slsa.dev/verification_summary/v1';
 const VSA_PREDICATE = 'https://slsa.dev/verification_summary/v1';
 const IMAGES = ['acme-api', 'acme-worker', 'acme-web', 'acme-scheduler'];
 
@@ -248,7 +248,8 @@ describe('release verify --attest', { timeout: 120_000 }, () => {
     const subject = (await store.resolve(repository, digest))!;
     const { attachArtifact } = await import('../../src/registry/referrers.ts');
     const forged = await attachArtifact(store, repository, subject, {
-      artifactType: VSA_TYPE,
+      artifactType: 'application/vnd.dev.sigstore.bundle.v0.3+json',
+      annotations: { 'dev.sigstore.bundle.predicateType': VSA_TYPE },
       layer: { mediaType: 'application/vnd.dev.sigstore.bundle.v0.3+json', bytes: Buffer.from(tampered) },
     });
     const refused = await checkVsa(`${registry.host}/acme`);
@@ -264,7 +265,7 @@ describe('release verify --attest', { timeout: 120_000 }, () => {
 
   it('signs a FAILED summary for a drifting deployment, attaches none, and --vsa refuses it', async () => {
     const before = await Promise.all(
-      (await rcDigests(store)).map(async ([r, d]) => (await listReferrers(store, r, d, VSA_TYPE)).length),
+      (await rcDigests(store)).map(async ([r, d]) => (await referrersOf(store, r, d, VSA_TYPE)).length),
     );
     const run = await attest(drifting, join(work, 'failed.jsonl'));
     expect(run.code).toBe(1);
@@ -272,7 +273,7 @@ describe('release verify --attest', { timeout: 120_000 }, () => {
       expect.arrayContaining([expect.objectContaining({ result: 'FAILED', attached: [] })]),
     );
     const after = await Promise.all(
-      (await rcDigests(store)).map(async ([r, d]) => (await listReferrers(store, r, d, VSA_TYPE)).length),
+      (await rcDigests(store)).map(async ([r, d]) => (await referrersOf(store, r, d, VSA_TYPE)).length),
     );
     expect(after).toEqual(before);
     const line = readFileSync(join(work, 'failed.jsonl'), 'utf8').split('\n')[0]!;
@@ -370,7 +371,7 @@ describe('release mirror carries the summaries', { timeout: 120_000 }, () => {
     const target = openStore(layout, { cwd: repo.dir, env: {}, insecure: [] });
     for (const repository of IMAGES) {
       const digest = (await target.resolve(repository, RC))!.digest;
-      expect(await listReferrers(target, repository, digest, VSA_TYPE)).toEqual([]);
+      expect(await referrersOf(target, repository, digest, VSA_TYPE)).toEqual([]);
       expect((await listReferrers(target, repository, digest)).length).toBeGreaterThan(0);
     }
   });
@@ -381,7 +382,8 @@ describe('release mirror carries the summaries', { timeout: 120_000 }, () => {
     const subject = (await store.resolve(repository, digest))!;
     const { attachArtifact } = await import('../../src/registry/referrers.ts');
     const forged = await attachArtifact(store, repository, subject, {
-      artifactType: VSA_TYPE,
+      artifactType: 'application/vnd.dev.sigstore.bundle.v0.3+json',
+      annotations: { 'dev.sigstore.bundle.predicateType': VSA_TYPE },
       layer: {
         mediaType: 'application/vnd.dev.sigstore.bundle.v0.3+json',
         bytes: Buffer.from(resigned(first!, (s) => (s.predicate.verificationResult = 'PASSED!'), true)),
@@ -420,12 +422,7 @@ describe('a release made from the rc', { timeout: 240_000 }, () => {
     const run = await attest(live, out);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     const rcApi = (await store.resolve('acme-api', RC))!.digest;
-    const [rcSignature] = await referrersOf(
-      store,
-      'acme-api',
-      rcApi,
-      'application/vnd.dev.sigstore.bundle.v0.3+json',
-    );
+    const [rcSignature] = await referrersOf(store, 'acme-api', rcApi, 'https://sigstore.dev/cosign/sign/v1');
     const api = JSON.parse(
       verifyDsse(readFileSync(out, 'utf8').split('\n')[0]!, verifierPub())!.toString('utf8'),
     ) as Statement;

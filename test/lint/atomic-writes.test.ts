@@ -17,7 +17,6 @@ const PLAIN_WRITES_ALLOWED: Record<string, string> = {
   'src/registry/local-registry.ts': "a test registry's config in its own fresh temporary directory",
   'src/cli-package/local-npm-registry.ts':
     "a test npm registry's config in its own fresh temporary directory",
-  'src/cli-package/restamp-archive.ts': 'the package tree being re-packed, in a private temporary directory',
   'src/commands/promote/promote-publish-package-step.ts':
     'the tarball handed to npm publish, in a private temporary directory',
   'src/commands/stamp/github-output-step.ts':
@@ -25,6 +24,8 @@ const PLAIN_WRITES_ALLOWED: Record<string, string> = {
   'src/commands/rehearse/workspace.ts': 'the throw-away rehearsal repository, removed at the end',
   'src/commands/rehearse/rehearse-package-steps.ts':
     'the throw-away rehearsal repository, removed at the end',
+  'src/commands/rehearse/rehearse-cli-steps.ts':
+    "the gate's older CLI archive, in the throw-away rehearsal workspace, removed at the end",
   'src/commands/rehearse/start-released-image.ts':
     "a released image's files unpacked into a throw-away directory",
   'src/service/svc/update/download.ts':
@@ -37,8 +38,6 @@ const PLAIN_WRITES_ALLOWED: Record<string, string> = {
     "an archive written as <file>.partial-<pid> and renamed into place; one read is unpacked into release mirror's private temporary directory",
   'src/registry/registry-store.ts':
     "a blob streamed into release mirror's private temporary directory, hashed there before it is sent on",
-  'src/service/svc/build/build-cli-archive.ts':
-    'the package tree being packed, in a private temporary directory',
   'src/oci-image/archive-store.ts':
     "a base image's archive unpacked (and a docker save manifest synthesized) into the build's private temporary directory, removed after the build",
   'src/action/run-action.ts':

@@ -28,6 +28,13 @@ import { writeKeyPair } from '../../src/signing/key-files.ts';
 import { parsePrivateKey, parsePublicKey } from '../../src/signing/keys.ts';
 import { bundleOf, referrersOf, verifyDsse } from '../evidence/dsse.ts';
 import type { GitRepo } from '../helpers/git-repo.ts';
+import {
+  cosignAttestations,
+  cosignSignatures,
+  type PlainRegistry,
+  referrersOf as plainReferrers,
+  plainRegistry,
+} from '../helpers/independent-verifier.ts';
 import { type RunningRegistry, startRegistry } from '../helpers/registry.ts';
 import { jsonOf, runRelease } from '../helpers/run-release.ts';
 import { runSignalled } from '../promote/interrupt.ts';
@@ -44,7 +51,7 @@ import { completeTags, expectedDigests, type MirrorJson } from './mirror-checks.
 const execFileP = promisify(execFile);
 const RC = 'v3.2.0-rc.1';
 const RELEASE = 'v3.2.0';
-const SET_TYPE = 'application/vnd.service-release.release-set+dsse';
+const SET_TYPE = 'https://service-release.dev/release-set/v1';
 const PASSPHRASE = 'mirror-test-passphrase';
 const env = { RELEASE_SIGNING_PASSPHRASE: PASSPHRASE };
 
@@ -55,7 +62,8 @@ let work: string;
 let deployment: InProcessDeployment;
 const archive = () => join(work, 'release.tar');
 const release = (args: string[], extra: Record<string, string> = {}) =>
-  runRelease(args, { cwd: repo.dir, env: { ...env, ...extra }, timeoutMs: 60_000 });
+  // Generous: a load writes cosign's .sig and .att beside every digest, and the machine may be busy.
+  runRelease(args, { cwd: repo.dir, env: { ...env, ...extra }, timeoutMs: 120_000 });
 /** `release mirror --version <RELEASE> [--from <from>] --to <to> [flags]`, as its arguments. */
 const mirrorArgs = (from: string | undefined, to: string, ...flags: string[]) => [
   'mirror',
@@ -109,7 +117,30 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-describe('release mirror: registry -> archive -> registry', { timeout: 120_000 }, () => {
+/**
+ * What cosign, Kyverno and policy-controller would find, checked with no toolkit code: every image
+ * digest (index and platform child, release and rc) has a `.sig` whose payload names it and
+ * verifies with node:crypto and the release public key, an `.att` holding its release set, and
+ * every bundle referrer is typed as a Sigstore bundle.
+ */
+async function expectCosignReadable(registry: PlainRegistry, images: MirrorJson['images']) {
+  const pem = readFileSync(join(repo.dir, 'release-signing.pub'), 'utf8');
+  for (const image of images) {
+    for (const digest of [image.digest, ...image.children]) {
+      const name = `${image.repository}@${digest}`;
+      const claims = await cosignSignatures(registry, image.repository, digest, pem);
+      expect(claims.length, name).toBeGreaterThan(0);
+      expect(claims[0].critical.image['docker-manifest-digest']).toBe(digest);
+      expect(await cosignAttestations(registry, image.repository, digest, pem), name).toContain(SET_TYPE);
+      const referrers = await plainReferrers(registry, image.repository, digest);
+      expect(referrers.length, name).toBeGreaterThan(0);
+      for (const r of referrers)
+        expect(r.descriptor.artifactType, name).toBe('application/vnd.dev.sigstore.bundle.v0.3+json');
+    }
+  }
+}
+
+describe('release mirror: registry -> archive -> registry', { timeout: 300_000 }, () => {
   let set: MirrorJson;
 
   it('writes a reproducible archive of the whole set that skopeo reads', async () => {
@@ -118,6 +149,8 @@ describe('release mirror: registry -> archive -> registry', { timeout: 120_000 }
     set = jsonOf<MirrorJson>(run);
     // api, worker, web at the release and at the rc, each with two platform images.
     expect(set.images.map((i) => i.tag)).toEqual([RELEASE, RELEASE, RELEASE, RC, RC, RC]);
+    // The source after rc -> release from the rc: cosign's formats on every digest.
+    await expectCosignReadable(plainRegistry(source.host), set.images);
     expect(set.images.every((i) => i.children.length === 2)).toBe(true);
     // Signatures of each index and child, and the release set of each.
     expect(set.manifests.filter((m) => m.role === 'referrer').length).toBeGreaterThanOrEqual(6 * 3 * 2);
@@ -187,6 +220,8 @@ describe('release mirror: registry -> archive -> registry', { timeout: 120_000 }
     }
     for (const a of ARTIFACTS)
       expect((await far.resolve(REPOS[a], 'latest'))?.digest).toBe(expectedDigests(set, RELEASE)[REPOS[a]]);
+    // The far side carries cosign's .sig and .att too, still verifying.
+    await expectCosignReadable(plainRegistry(target.host), set.images);
     // A second load finds everything there: nothing copied.
     const again = await mirror(`oci-archive:${archive()}`, target.host, '--json');
     expect(jsonOf<MirrorJson>(again).written).toMatchObject({
@@ -264,6 +299,25 @@ describe('release mirror refuses what the public key does not vouch for', { time
     const error = jsonOf<{ error: { code: string; message: string } }>(run).error;
     expect(error.code).toBe('MIRROR_REFUSED');
     expect(error.message).toContain('no signature is attached');
+    expect(tags).toEqual([]);
+  });
+
+  it('a tampered cosign signature (its payload names another image)', async () => {
+    const { run, tags } = await loadEdited('tampered-sig', async (layout) => {
+      const digest = await apiDigest(layout);
+      const tag = `${digest.replace(':', '-')}.sig`;
+      const sig = JSON.parse(Buffer.from((await layout.getManifest(REPOS.api, tag))!.bytes).toString('utf8'));
+      const payload = Buffer.from(await layout.getBlob(REPOS.api, sig.layers[0].digest));
+      const changed = Buffer.from(payload.toString('utf8').replace(digest, `sha256:${'0'.repeat(64)}`));
+      await layout.putBlob(REPOS.api, sha256Digest(changed), changed);
+      sig.layers[0] = { ...sig.layers[0], digest: sha256Digest(changed), size: changed.length };
+      const bytes = Buffer.from(JSON.stringify(sig));
+      await layout.putManifest(REPOS.api, tag, bytes, sig.mediaType);
+    });
+    expect(run.code, run.stdout).toBe(1);
+    const error = jsonOf<{ error: { code: string; message: string } }>(run).error;
+    expect(error.code).toBe('MIRROR_REFUSED');
+    expect(error.message).toContain('cosign signature sha256-');
     expect(tags).toEqual([]);
   });
 

@@ -10,7 +10,6 @@ import { platformChildren } from '../../src/registry/platform-children.ts';
 import { RegistryStore } from '../../src/registry/registry-store.ts';
 import { type ImageStore, MEDIA_TYPES } from '../../src/registry/store.ts';
 import { pushRestamped, restampImage } from '../../src/restamp/restamp-image.ts';
-import { SIGNATURE_ARTIFACT_TYPE } from '../../src/signing/image-signature.ts';
 import { writeKeyPair } from '../../src/signing/key-files.ts';
 import { manifestProvenance } from '../../src/verify/probes/image-provenance.ts';
 import { bundleOf, referrersOf, verifyDsse } from '../evidence/dsse.ts';
@@ -134,7 +133,7 @@ describe('a web built elsewhere (buildx, two platforms) from signed rc to releas
       store,
       REPOS.web,
       released.descriptor.digest,
-      SIGNATURE_ARTIFACT_TYPE,
+      'https://sigstore.dev/cosign/sign/v1',
     )) {
       const payload = verifyDsse(
         await bundleOf(store, REPOS.web, r.digest),

@@ -126,6 +126,16 @@ describe('referrers', () => {
     expect(
       (await checkImageSignature(back, p.key.publicKey, { repository: 'service-web', digest })).status,
     ).toBe('valid');
+    // cosign's .sig tag travels too, still verifying.
+    for (const store of [p.store, back]) {
+      const check = await checkImageSignature(
+        store,
+        p.key.publicKey,
+        { repository: 'service-web', digest },
+        { cosign: 'require' },
+      );
+      expect(check.cosign?.status, store.name).toBe('valid');
+    }
     // Copying again adds no duplicate entry to the fallback index.
     await copyImage(p.store, 'service-web', 'v3.0.0-rc.1', back, 'service-web', 'v3.0.0-rc.1');
     expect(await listReferrers(back, 'service-web', digest)).toHaveLength(1);

@@ -47,6 +47,7 @@ export const adoptEvidenceStep: Step<AdoptContext> = {
           key,
           { repository: artifact.image, digest, kind: 'provenance' },
           statement,
+          { formats: ctx.config.signing?.formats },
         );
         files.push({ path: join(dir, names.provenanceBundle), content: Buffer.from(attached.bundle) });
         io.progress(`${artifact.name}: provenance ${attached.status}`);

@@ -84,10 +84,18 @@ export const buildEvidenceStep: Step<BuildContext> = {
         let bundles: { sbom: Uint8Array; provenance: Uint8Array } | undefined;
         if (key) {
           const target = { repository: artifact.image, digest: subject.digest };
+          const formats = { formats: ctx.config.signing?.formats };
           const [sbom, provenance] = await time('sign and attach', async () => [
-            await attachEvidence(store, key, { ...target, kind: 'sbom' }, evidence.sbomStatement),
-            await attachEvidence(store, key, { ...target, kind: 'provenance' }, evidence.provenanceStatement),
+            await attachEvidence(store, key, { ...target, kind: 'sbom' }, evidence.sbomStatement, formats),
+            await attachEvidence(
+              store,
+              key,
+              { ...target, kind: 'provenance' },
+              evidence.provenanceStatement,
+              formats,
+            ),
           ]);
+          ctx.warnings.push(...sbom.warnings);
           bundles = { sbom: sbom.bundle, provenance: provenance.bundle };
           io.progress(`${subject.name}: SBOM ${sbom.status}, provenance ${provenance.status}`);
         }

@@ -56,7 +56,10 @@ export const promoteReleaseEvidenceStep: Step<PromoteContext> = {
               PREDICATE.sbom,
               sbom.statement!.predicate,
             );
-            await attachEvidence(ctx.store, key, { ...target, kind: 'sbom' }, statement);
+            const attached = await attachEvidence(ctx.store, key, { ...target, kind: 'sbom' }, statement, {
+              formats: ctx.config.signing?.formats,
+            });
+            ctx.warnings.push(...attached.warnings);
             carried++;
           }
           if (provenance) {
@@ -66,7 +69,9 @@ export const promoteReleaseEvidenceStep: Step<PromoteContext> = {
               version: ctx.plan!.tag,
               rcDigest,
             });
-            await attachEvidence(ctx.store, key, { ...target, kind: 'provenance' }, statement);
+            await attachEvidence(ctx.store, key, { ...target, kind: 'provenance' }, statement, {
+              formats: ctx.config.signing?.formats,
+            });
           }
         }
       } catch (error) {

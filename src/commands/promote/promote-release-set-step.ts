@@ -79,7 +79,10 @@ export const promoteReleaseSetStep: Step<PromoteContext> = {
       for (const image of images) {
         for (const digest of [image.digest, ...image.children]) {
           const target = { repository: image.repository, digest, kind: 'releaseSet' as const };
-          const outcome = await attachEvidence(ctx.store, key, target, statement);
+          const outcome = await attachEvidence(ctx.store, key, target, statement, {
+            formats: ctx.config.signing?.formats,
+          });
+          ctx.warnings.push(...outcome.warnings);
           // One bundle for the file: the first attached, or the one already there.
           bundle ??= outcome.bundle;
           if (outcome.status === 'attached') added++;

@@ -56,6 +56,7 @@ export const promoteSignReleaseStep: Step<PromoteContext> = {
           key,
           { repository, digest, madeFrom: image.from, ...reversionOf(ctx, artifact) },
           artifact,
+          { formats: ctx.config.signing?.formats },
         );
       } catch (error) {
         throw new ExternalError(

@@ -28,7 +28,9 @@ export const promoteSignStep: Step<PromoteContext> = {
       const image = { repository: a.repository, digest: a.source };
       let outcome: Awaited<ReturnType<typeof signImageSet>>;
       try {
-        outcome = await signImageSet(ctx.store, key, image, a.artifact);
+        outcome = await signImageSet(ctx.store, key, image, a.artifact, {
+          formats: ctx.config.signing?.formats,
+        });
       } catch (error) {
         // The tags are written; only the signatures are missing, and signing again completes it.
         throw new ExternalError(

@@ -15,7 +15,9 @@ export const signImagesStep: Step<BaseContext & SigningFields> = {
     const results: SignResult[] = [];
     for (const target of ctx.signTargets) {
       const image = { repository: target.repository, digest: target.digest! };
-      const outcome = await signImageSet(ctx.store, key, image, target.artifact);
+      const outcome = await signImageSet(ctx.store, key, image, target.artifact, {
+        formats: ctx.config.signing?.formats,
+      });
       results.push({
         artifact: target.artifact,
         ...image,

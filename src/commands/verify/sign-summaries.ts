@@ -2,6 +2,7 @@ import type { VsaCheck } from '../../evidence/vsa-checks.ts';
 import { writeFilesAtomically } from '../../files/atomic-write.ts';
 import { packageVersion } from '../../files/package-root.ts';
 import type { ImageStore } from '../../registry/store.ts';
+import type { SigningFormat } from '../../signing/cosign-tags.ts';
 import type { PublicSigningKey } from '../../signing/keys.ts';
 import type { ProvenanceReading } from '../../verify/types.ts';
 import type { VerifyContext } from './verify-context.ts';
@@ -26,6 +27,8 @@ export async function signSummaries(input: {
   wholeRelease: boolean;
   passed: boolean;
   provenance: readonly ProvenanceReading[];
+  /** `signing.formats`: each summary also goes into cosign's `.att` unless `legacy` is left out. */
+  formats?: readonly SigningFormat[] | undefined;
 }): Promise<SignedSummaries> {
   const { attestRelease, releaseImages } = await import('../../evidence/attest-release.ts');
   const images = await releaseImages(input.store, input.artifacts, input.tag);
@@ -41,6 +44,7 @@ export async function signSummaries(input: {
     wholeRelease: input.wholeRelease,
     madeFrom: rcDigests(input.provenance),
     timeVerified: new Date().toISOString(),
+    ...(input.formats ? { formats: input.formats } : {}),
   });
   if (input.attest.out) {
     const lines = summaries.map((s) => `${Buffer.from(s.bundle).toString('utf8')}\n`).join('');

@@ -40,6 +40,7 @@ export const verifyAttestStep: Step<VerifyContext> = {
       );
     const passed = exitCodeOf(ctx.report!.findings, ctx.attest!.failOn) === 0;
     ctx.summaries = await signSummaries({
+      formats: ctx.config.signing?.formats,
       store: ctx.store!,
       releaseKey: ctx.trustedKey!,
       attest: ctx.attest!,

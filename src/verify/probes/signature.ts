@@ -1,5 +1,6 @@
 import { platformChildren } from '../../registry/platform-children.ts';
 import type { ImageStore } from '../../registry/store.ts';
+import type { CheckOptions } from '../../signing/image-signature.ts';
 import type { PublicSigningKey } from '../../signing/keys.ts';
 import type { PlatformSignatureCheck } from '../../signing/platform-signatures.ts';
 import { printable } from '../../text/printable.ts';
@@ -25,6 +26,7 @@ export async function probeSignatures(
   store: ImageStore,
   trusted: PublicSigningKey,
   subject: SignatureSubject,
+  options: CheckOptions = {},
 ): Promise<SignatureReading[]> {
   const base = { artifact: subject.artifact, repository: subject.repository, keyId: trusted.keyId };
   const tagRef = `${subject.repository}:${subject.tag}`;
@@ -51,7 +53,7 @@ export async function probeSignatures(
       if (!tag) return [unchecked(`${tagRef} is not in ${store.name}`)];
       // No engine read: the tag's digest, and for an index each platform image a node would run.
       const digest = tag.descriptor.digest;
-      const check = await checkImageSetSignature(store, trusted, { repository, digest });
+      const check = await checkImageSetSignature(store, trusted, { repository, digest }, options);
       const platforms = platformStatuses(check);
       return [
         {
@@ -72,7 +74,7 @@ export async function probeSignatures(
     return await Promise.all(
       running.map(async (r): Promise<SignatureReading> => {
         // An index that runs (the engine reports the digest it pulled by) is held to every platform.
-        const own = await checkImageSetSignature(store, trusted, { repository, digest: r.digest });
+        const own = await checkImageSetSignature(store, trusted, { repository, digest: r.digest }, options);
         const child = children.find((c) => c.digest === r.digest);
         const reading = { ...base, digest: r.digest, of: r.source, running: true };
         if (!child || !tag) {
@@ -80,10 +82,12 @@ export async function probeSignatures(
           return { ...reading, status: own.status, reason: own.reason, ...(platforms ? { platforms } : {}) };
         }
         // A platform image of the tag's index runs: it is vouched for when it and its index both are.
-        const index = await checkImageSignature(store, trusted, {
-          repository,
-          digest: tag.descriptor.digest,
-        });
+        const index = await checkImageSignature(
+          store,
+          trusted,
+          { repository, digest: tag.descriptor.digest },
+          options,
+        );
         const both = combineSetStatus(index, [{ platform: child.platform, check: own }]);
         return {
           ...reading,
