@@ -20,6 +20,7 @@ export const releaseAttestStep: Step<ReleaseVerifyContext> = {
   async run(ctx, io) {
     const passed = exitCodeOf(ctx.report!.findings, ctx.attest!.failOn) === 0;
     ctx.summaries = await signSummaries({
+      formats: ctx.config.signing?.formats,
       store: ctx.store,
       releaseKey: ctx.trustedKey!,
       attest: ctx.attest!,

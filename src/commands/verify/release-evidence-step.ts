@@ -20,7 +20,14 @@ export const releaseEvidenceStep: Step<ReleaseVerifyContext> = {
       running: [],
     }));
     const [signatures, evidence] = await Promise.all([
-      Promise.all(subjects.map((s) => probeSignatures(ctx.store, ctx.trustedKey!, s))),
+      Promise.all(
+        subjects.map((s) =>
+          probeSignatures(ctx.store, ctx.trustedKey!, s, {
+            // As a deployment's verify: a config naming `legacy` holds every digest to its `.sig`.
+            cosign: ctx.config.signing?.formats?.includes('legacy') ? 'require' : 'check',
+          }),
+        ),
+      ),
       Promise.all(subjects.map((s) => probeEvidence(ctx.store, ctx.trustedKey!, s))),
     ]);
     ctx.signatures = signatures.flat();
