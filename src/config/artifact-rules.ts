@@ -2,9 +2,10 @@ import type { ArtifactConfig, ImageArtifactConfig } from './artifacts-schema.ts'
 
 /**
  * Roles several artifacts may take: a worker and a scheduler are both workers; an app and an
- * admin dashboard are both web clients, each its own image read at its own URL.
+ * admin dashboard are both web clients, each its own image read at its own URL; a migration and
+ * a seed are both jobs.
  */
-const REPEATABLE_ROLES: ReadonlySet<string> = new Set(['worker', 'web']);
+const REPEATABLE_ROLES: ReadonlySet<string> = new Set(['worker', 'web', 'job']);
 
 /**
  * Cross-field rules over the parsed artifacts, as `path: message`: a single role (api, cli)

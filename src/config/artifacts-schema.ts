@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import {
+  ARTIFACT_IMAGE_ROLES,
   ARTIFACT_NAME,
   DEFAULT_BASE_IMAGE,
   DEFAULT_INSTALL_COMMAND,
@@ -83,7 +84,13 @@ const cliReversionSchema = z
 
 /** An image artifact: how it is built for each engine (either or both), and where it goes. */
 export const imageArtifactSchema = z.strictObject({
-  role: z.enum(IMAGE_ROLES, 'expected "api", "worker" or "web" (or no role for an extra image)').optional(),
+  /**
+   * `api`, `worker`, `web`, or `job`: a one-shot container of the image (a migration) that runs
+   * to completion before the API starts; verify reads its last run, upgrade runs it first.
+   */
+  role: z
+    .enum(ARTIFACT_IMAGE_ROLES, 'expected "api", "worker", "web" or "job" (or no role for an extra image)')
+    .optional(),
   image: z.string().regex(REPOSITORY, 'expected a lowercase repository name like "service-api"').optional(),
   /**
    * The command this artifact's containers run, as Compose's `command:` or a Swarm service's args

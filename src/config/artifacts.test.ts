@@ -103,6 +103,54 @@ describe('artifacts', () => {
     ]);
   });
 
+  it('takes one-shot jobs of the API image, several of them, built once, ordered after the workers', () => {
+    const config = validateConfig(
+      {
+        artifacts: {
+          api: { image: 'acme-app', dockerfile: 'Dockerfile' },
+          migrate: {
+            role: 'job',
+            image: 'acme-app',
+            command: ['pnpm', 'exec', 'prisma', 'migrate', 'deploy'],
+          },
+          seed: { role: 'job', image: 'acme-app', command: ['node', 'seed.js'] },
+          worker: { image: 'acme-app', command: ['node', 'worker.js'] },
+          web: { image: 'acme-web', files: [{ from: 'web/dist', to: '/srv' }], entrypoint: ['/srv/run'] },
+          cli: false,
+        },
+      },
+      'x',
+    );
+    expect(imageArtifactNames(config)).toEqual(['api', 'worker', 'web', 'migrate', 'seed']);
+    // With an admin dashboard beside the app: two web clients and a job, accepted together.
+    const withAdmin = validateConfig(
+      {
+        artifacts: {
+          api: { image: 'acme-app', dockerfile: 'Dockerfile' },
+          migrate: { role: 'job', image: 'acme-app', command: ['node', 'migrate.js'] },
+          web: { image: 'acme-web', dockerfile: 'web/Dockerfile' },
+          admin: { role: 'web', image: 'acme-admin', dockerfile: 'admin/Dockerfile' },
+          cli: false,
+        },
+      },
+      'x',
+    );
+    expect(Object.values(withAdmin.artifacts).map((a) => [a.name, a.role])).toEqual(
+      expect.arrayContaining([
+        ['migrate', 'job'],
+        ['web', 'web'],
+        ['admin', 'web'],
+      ]),
+    );
+    expect(builtImageArtifacts(config).map((a) => a.name)).toEqual(['api', 'web']);
+    expect(config.artifacts['migrate']).toMatchObject({ role: 'job', roleOf: 'api' });
+    // A job is never a role's default: a config without one has none.
+    expect(Object.keys(validateConfig({ artifacts: { api: {} } }, 'x').artifacts)).not.toContain('job');
+    expect(problemsOf({ artifacts: { api: {}, migrate: { role: 'cron' } } })).toEqual([
+      'artifacts.migrate.role: expected "api", "worker", "web" or "job" (or no role for an extra image)',
+    ]);
+  });
+
   it('has a web client to check when it declares one, or declares no image at all', () => {
     const of = (artifacts: Record<string, unknown>) => hasWebClient(validateConfig({ artifacts }, 'x'));
     expect(of({})).toBe(true); // the reference service's shape: every role's default

@@ -17,6 +17,13 @@ export const DEFAULT_BASE_IMAGE = `${OCI_LAYOUT_PREFIX}.release/base/node:20`;
 /** The roles the spec knows; an image artifact without one is an extra image (a `scheduler`). */
 export const IMAGE_ROLES = ['api', 'worker', 'web'] as const;
 export type ImageRole = (typeof IMAGE_ROLES)[number];
+/**
+ * The roles an image artifact may say it plays: the spec's three, and `job`, a one-shot container
+ * of an image (a migration) that runs to completion before the API starts. A job has no default
+ * artifact: a service without one declares none.
+ */
+export const ARTIFACT_IMAGE_ROLES = [...IMAGE_ROLES, 'job'] as const;
+export type ArtifactImageRole = (typeof ARTIFACT_IMAGE_ROLES)[number];
 export type Role = ImageRole | 'cli';
 export const ROLES: readonly Role[] = [...IMAGE_ROLES, 'cli'];
 

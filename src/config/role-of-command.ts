@@ -1,12 +1,12 @@
 import { type CommandLine, commandMatch } from '../text/command-words.ts';
-import { rolesOfImage } from './artifacts.ts';
-import type { ImageRole } from './constants.ts';
+import { imageArtifacts, rolesOfImage } from './artifacts.ts';
+import type { ArtifactImageRole } from './constants.ts';
 import type { ReleaseConfig } from './schema.ts';
 
 /** One role run from an image: its artifact, its role, and the command that tells it apart. */
 export interface RoleCommand {
   artifact: string;
-  role?: ImageRole;
+  role?: ArtifactImageRole;
   command?: readonly string[];
 }
 
@@ -17,6 +17,23 @@ export function roleCommands(config: Pick<ReleaseConfig, 'artifacts'>, image: st
     ...(a.role ? { role: a.role } : {}),
     ...(a.command ? { command: a.command } : {}),
   }));
+}
+
+/**
+ * The images that run a one-shot job (a migration of the API's image) besides `readImage`, the
+ * image already read with all its roles (the worker's): each with its roles, so its containers
+ * are told apart and its job read by its last run.
+ */
+export function jobImages(
+  config: Pick<ReleaseConfig, 'artifacts'>,
+  readImage: string,
+): { image: string; roles: RoleCommand[] }[] {
+  const images = new Set(
+    imageArtifacts(config)
+      .filter((a) => a.role === 'job' && a.image !== readImage)
+      .map((a) => a.image),
+  );
+  return [...images].map((image) => ({ image, roles: roleCommands(config, image) }));
 }
 
 /**

@@ -33,6 +33,10 @@ export interface ImageContainer {
   state: string;
   /** A one-shot job's container (a migration) that exited 0: its work is done, it is not stopped. */
   finished: boolean;
+  /** Its exit code, once it has exited. */
+  exitCode?: number;
+  /** When it exited, else when it started, else was created (ms since the epoch). */
+  at: number;
 }
 
 export interface ImageContainersQuery {
@@ -86,6 +90,8 @@ export async function readImageContainers(
         digest: repoDigestOf(image?.RepoDigests, reference),
         running: info.State.Running,
         state: info.State.Status,
+        ...(info.State.Running || info.State.Status === 'created' ? {} : { exitCode: info.State.ExitCode }),
+        at: lastMoment(info.State.FinishedAt, info.State.StartedAt, info.Created),
         finished:
           !info.State.Running &&
           info.State.ExitCode === 0 &&
@@ -95,4 +101,9 @@ export async function readImageContainers(
     }),
   );
   return found.filter((c): c is ImageContainer => c !== undefined);
+}
+
+/** The latest of the engine's timestamps that is set (it writes `0001-01-01T00:00:00Z` for never). */
+function lastMoment(...stamps: (string | undefined)[]): number {
+  return Math.max(0, ...stamps.map((s) => Date.parse(s ?? '') || 0));
 }

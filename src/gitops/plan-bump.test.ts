@@ -361,3 +361,47 @@ describe('the spelling of a release tag', () => {
     ]);
   });
 });
+
+describe('a one-shot job of the API image', () => {
+  // A migration as a Compose service that runs once, and as a Kubernetes Job (a pre-install hook
+  // of a chart's own or a plain manifest): its image is the release's like every other role's.
+  const t = () => {
+    const out = target([[['api', 'migrate'], 'acme/api']]);
+    out.images[0]!.commands = { migrate: ['node', 'migrate.js'] };
+    return out;
+  };
+  it('rewrites the job in a compose file and in a Kubernetes Job, and finds no role unplaced', () => {
+    const compose = file(
+      'compose.yaml',
+      'compose',
+      'services:\n  migrate:\n    image: acme/api:v1\n    command: ["node", "migrate.js"]\n    restart: "no"\n' +
+        '  api:\n    image: acme/api:v1\n    depends_on:\n      migrate:\n        condition: service_completed_successfully\n',
+    );
+    const job = file(
+      'migrate-job.yaml',
+      'kubernetes',
+      'apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: migrate\nspec:\n  template:\n    spec:\n' +
+        '      restartPolicy: Never\n      containers:\n        - name: migrate\n          image: acme/api:v1\n          command: [node, migrate.js]\n',
+    );
+    const plan = planBump([compose, job], t());
+    expect(edits(plan)).toEqual([
+      ['compose.yaml', 'services.migrate.image', 'acme/api:v2.0.0'],
+      ['compose.yaml', 'services.api.image', 'acme/api:v2.0.0'],
+      ['migrate-job.yaml', 'spec.template.spec.containers.0.image', 'acme/api:v2.0.0'],
+    ]);
+    expect(plan.unplaced).toEqual([]);
+  });
+  it('says so when no container runs the job', () => {
+    const compose = file(
+      'compose.yaml',
+      'compose',
+      'services:\n  api:\n    image: acme/api:v1\n    command: [node, api.js]\n',
+    );
+    expect(planBump([compose], t()).unplaced).toEqual([
+      {
+        artifacts: ['migrate'],
+        reason: 'no container or service of acme/api runs its command "node migrate.js"',
+      },
+    ]);
+  });
+});

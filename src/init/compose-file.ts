@@ -16,6 +16,13 @@ export interface ComposeService {
   command?: string[];
   /** `profiles:` it runs under; none means it always runs. */
   profiles?: string[];
+  /** `restart:` as written (`"no"`, `on-failure`, `always`...). */
+  restart?: string;
+  /**
+   * Another service waits for it to complete (`depends_on: {<it>: {condition:
+   * service_completed_successfully}}`): a one-shot job, such as a migration.
+   */
+  awaited?: string;
 }
 
 export interface ComposeBuild {
@@ -40,18 +47,32 @@ export function readComposeFile(text: string): ComposeRead {
   const data = read.value;
   const services = record(record(data)?.['services']);
   if (!services) return { services: [] };
-  return {
-    services: Object.entries(services).map(([name, raw]) => serviceOf(name, record(raw) ?? {})),
-  };
+  const listed = Object.entries(services).map(([name, raw]) => serviceOf(name, record(raw) ?? {}));
+  for (const [name, raw] of Object.entries(services)) {
+    for (const [dep, how] of Object.entries(record(record(raw)?.['depends_on']) ?? {})) {
+      const awaited = listed.find((s) => s.name === dep);
+      if (awaited && !awaited.awaited && record(how)?.['condition'] === 'service_completed_successfully')
+        awaited.awaited = name;
+    }
+  }
+  return { services: listed };
 }
 
 function serviceOf(name: string, raw: Record<string, unknown>): ComposeService {
   const service: ComposeService = { name };
   if (typeof raw['image'] === 'string' && raw['image']) service.image = raw['image'];
   if (Array.isArray(raw['profiles'])) service.profiles = raw['profiles'].map(String);
+  if (typeof raw['restart'] === 'string' || raw['restart'] === false)
+    service.restart = raw['restart'] === false ? 'no' : String(raw['restart']);
   const command = raw['command'];
   if (typeof command === 'string' && command.trim()) service.command = commandWords(command);
   else if (Array.isArray(command) && command.length) service.command = command.map(String);
+  // `entrypoint: ["sh", "-c"]` with the script as the command (a migration written so): the script
+  // is a shell's payload, and what the container runs is both.
+  const entrypoint = raw['entrypoint'];
+  const shell = typeof entrypoint === 'string' || Array.isArray(entrypoint) ? commandWords(entrypoint) : [];
+  if (service.command && shell.length > 1 && shell.at(-1) === '-c')
+    service.command = [...shell, ...service.command];
   const build = raw['build'];
   if (typeof build === 'string') service.build = { context: build, args: {} };
   else if (record(build)) {

@@ -27,6 +27,8 @@ export interface ImageSource {
   imageName?: string;
   /** The command it runs (compose `command:`): what tells roles of one image apart. */
   command?: string[];
+  /** Why it looks like a one-shot job: what its compose service says of it. */
+  oneShot?: string;
   role?: ImageRole;
   /** Why its context was chosen, when no compose file said. */
   contextReason?: string;
@@ -165,6 +167,7 @@ export function imageSources(
         ...(found ? { dockerfile: found } : {}),
         ...(line ? { imageName: line.name } : ciImage?.imageName ? { imageName: ciImage.imageName } : {}),
         ...(service.command ? { command: service.command } : {}),
+        ...oneShotOf(service),
         ...(service.profiles?.length ? { profiles: service.profiles } : {}),
         service: service.name,
         ...(ciImage ? ciExtras(ciImage) : {}),
@@ -182,6 +185,7 @@ export function imageSources(
           runs: built.name,
           imageName: line.name,
           ...(service.command ? { command: service.command } : {}),
+          ...oneShotOf(service),
         });
       } else if (line?.registry && !out.sources.some((s) => s.docker)) imageLines.push(line);
     }
@@ -287,6 +291,7 @@ export function imageSources(
         runs: source.name,
         imageName: other.line.name,
         ...(other.service.command ? { command: other.service.command } : {}),
+        ...oneShotOf(other.service),
       });
   }
   // The registry of the images released, else of every image line with a host.
@@ -412,4 +417,13 @@ function nameOfDockerfile(found: FoundDockerfile): string {
   if (file.startsWith('Dockerfile.')) return file.slice('Dockerfile.'.length);
   if (lower.endsWith('.dockerfile')) return file.slice(0, -'.dockerfile'.length);
   return found.dir === '.' ? 'app' : found.dir.split('/').pop()!;
+}
+
+/** What makes a compose service a one-shot job: another waits for it to complete. */
+function oneShotOf(service: ComposeService): { oneShot?: string } {
+  if (!service.awaited) return {};
+  const restart = service.restart ? `, restart: "${service.restart}"` : '';
+  return {
+    oneShot: `${service.awaited} waits for it to complete (service_completed_successfully${restart})`,
+  };
 }

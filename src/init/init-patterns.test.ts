@@ -109,7 +109,12 @@ describe('release init on a service whose image runs several roles', () => {
       image: 'acme-app',
       command: ['celery', '-A', 'acme', 'beat'],
     });
-    expect(artifacts['init']).toEqual({ image: 'acme-app', command: ['python', '-m', 'acme.migrate'] });
+    // A migration by its command: a one-shot job of the image.
+    expect(artifacts['init']).toEqual({
+      role: 'job',
+      image: 'acme-app',
+      command: ['python', '-m', 'acme.migrate'],
+    });
     expect(() =>
       validateConfig({ registry: plan.registry, versionVariables: plan.versionVariables, artifacts }, 'plan'),
     ).not.toThrow();
@@ -330,6 +335,89 @@ describe('paths, context and hostile files', () => {
     // took minutes. The target (under 1 s at 1 MB, linear in size) is `npm run bench:init`'s.
     for (const s of seconds) expect(s).toBeLessThan(15);
     expect(readDockerfile(dockerfiles[1]!).args).toEqual([{ name: 'A_VERSION' }]);
+  });
+});
+
+// One-shot jobs as real services write them: a migration the API waits for to complete (a
+// `migrator` with `restart: "no"` and a script for a command, as Plane's; a `db-migration` running
+// `npm run migration:latest`, as Infisical's), one that nothing waits for but whose command says
+// it migrates (`sh -c "pnpm exec prisma migrate deploy"`), a script under `entrypoint: [sh, -c]`
+// that another job waits for (Formbricks'), and a worker that must stay a worker.
+describe('release init on a service with one-shot jobs', () => {
+  const compose = `services:
+  api:
+    image: ghcr.io/acme/acme-app:\${TAG:-latest}
+    build: .
+    depends_on:
+      migrator:
+        condition: service_completed_successfully
+      db-migration:
+        condition: service_completed_successfully
+      db:
+        condition: service_healthy
+  migrator:
+    image: ghcr.io/acme/acme-app:\${TAG:-latest}
+    command: ./bin/docker-entrypoint-migrator.sh
+    restart: "no"
+  db-migration:
+    image: ghcr.io/acme/acme-app:\${TAG:-latest}
+    command: npm run migration:latest
+  prisma:
+    image: ghcr.io/acme/acme-app:\${TAG:-latest}
+    command: sh -c "pnpm exec prisma migrate deploy"
+  apply:
+    image: ghcr.io/acme/acme-app:\${TAG:-latest}
+    restart: "no"
+    entrypoint: ["sh", "-c"]
+    command: ["node validate-env.mjs && node dist/apply-schema.js"]
+  notify:
+    image: ghcr.io/acme/acme-app:\${TAG:-latest}
+    command: node dist/notify.js
+    depends_on:
+      apply:
+        condition: service_completed_successfully
+  worker:
+    image: ghcr.io/acme/acme-app:\${TAG:-latest}
+    command: celery -A acme worker
+    restart: unless-stopped
+  db:
+    image: postgres:16
+`;
+  const plan = planConfig(
+    detectProject(files({ 'docker-compose.yml': compose, Dockerfile: 'FROM node:22\nCOPY . /app\n' })),
+    { name: 'acme' },
+  );
+  const artifacts = Object.fromEntries(plan.artifacts.map((a) => [a.name, a.value]));
+
+  it.each([
+    ['migrator', ['./bin/docker-entrypoint-migrator.sh'], /api waits for it to complete.*restart: "no"/],
+    ['db-migration', ['npm', 'run', 'migration:latest'], /api waits for it to complete/],
+    ['prisma', ['pnpm', 'exec', 'prisma', 'migrate', 'deploy'], /its command/],
+    // A shell entrypoint with the script as the command, awaited by a service that is no API
+    // (Formbricks' chain of migrations): both words kept, so verify matches the container.
+    [
+      'apply',
+      ['sh', '-c', 'node validate-env.mjs && node dist/apply-schema.js'],
+      /notify waits for it to complete.*restart: "no"/,
+    ],
+  ])('%s is a job role of the app image', (name, command, why) => {
+    expect(artifacts[name]).toEqual({ role: 'job', image: 'acme-app', command });
+    expect(plan.guessed.find((g) => g.startsWith(`artifacts.${name}: role job`))).toMatch(why);
+  });
+
+  it('keeps the worker a worker and the API the API; the config it writes is accepted', () => {
+    expect(artifacts['worker']).toEqual({ image: 'acme-app', command: ['celery', '-A', 'acme', 'worker'] });
+    expect((artifacts['api'] as { role?: string }).role ?? 'api').toBe('api');
+    const config = validateConfig(
+      { registry: plan.registry, versionVariables: plan.versionVariables, artifacts },
+      'plan',
+    );
+    expect(
+      Object.values(config.artifacts)
+        .filter((a) => a.kind === 'image' && a.role === 'job')
+        .map((a) => a.name)
+        .sort(),
+    ).toEqual(['apply', 'db-migration', 'migrator', 'prisma']);
   });
 });
 

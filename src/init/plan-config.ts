@@ -1,4 +1,4 @@
-import { IMAGE_ROLES, type ImageRole, REPOSITORY } from '../config/constants.ts';
+import { type ArtifactImageRole, IMAGE_ROLES, type ImageRole, REPOSITORY } from '../config/constants.ts';
 import { coreCommand } from '../text/command-words.ts';
 import type { Detection, FoundDockerfile } from './detect.ts';
 import type { DockerRecipe } from './dockerfile.ts';
@@ -32,6 +32,9 @@ const COMMAND_ROLES: [ImageRole, RegExp][] = [
   ['worker', /(?:^|[^a-z])(?:worker|celery|rq|sidekiq)(?:[^a-z]|$)/],
   ['api', /(?:^|[^a-z])(?:api|gunicorn|uvicorn|server)(?:[^a-z]|$)/],
 ];
+// A one-shot job's command: a migration (`migrate deploy`, `db:migrate`, `alembic upgrade head`,
+// `docker-entrypoint-migrator.sh`).
+const JOB_COMMAND = /(?:^|[^a-z])(?:migrate|migrator|migrations?|db:migrate|alembic upgrade)(?:[^a-z]|$)/;
 const REGISTRY = /^[a-z0-9.-]+(?::[0-9]+)?(?:\/[a-z0-9._-]+)*$/;
 // A second web client's name: an admin dashboard, a console, a docs site, another front end.
 const MORE_WEB = /(^|-)(web|webapp|frontend|ui|client|site|www|admin|dashboard|console|portal|docs|spa)($|-)/;
@@ -57,7 +60,7 @@ interface Candidate {
   recipe?: DockerRecipe & { base: string };
   unsupported?: string;
   cliArchive?: string;
-  role?: ImageRole;
+  role?: ArtifactImageRole;
   /** The artifact whose image this one runs. */
   runs?: Candidate;
   /** Other artifacts run this one's image. */
@@ -219,6 +222,15 @@ function fromDockerfile(
 }
 
 function assignRoles(candidates: Candidate[], plan: InitPlan): void {
+  // One-shot jobs first (a migration of the API's image), so no long-running role takes them.
+  for (const c of candidates) {
+    const command = (c.source?.command ?? []).join(' ').toLowerCase();
+    const why =
+      c.source?.oneShot ?? (JOB_COMMAND.test(command) ? `its command (${command.slice(0, 80)})` : undefined);
+    if (!why) continue;
+    c.role = 'job';
+    plan.guessed.push(`artifacts.${c.name}: role job (runs once, before the API), from ${why}`);
+  }
   for (const role of IMAGE_ROLES) {
     const exact = candidates.find((c) => c.name === role && !c.role);
     if (exact) exact.role = role;

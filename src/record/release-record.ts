@@ -8,8 +8,8 @@ import type { VersionSource } from '../version-source/resolve-version.ts';
 
 /** One image artifact in the record. Later steps add what they learn (digest after build...). */
 export interface ImageRecord {
-  /** api, worker or web; absent for an extra image. */
-  role?: 'api' | 'worker' | 'web';
+  /** api, worker, web or job; absent for an extra image. */
+  role?: 'api' | 'worker' | 'web' | 'job';
   /** Repository reference: `<registry>/<image>` (`oci-layout:<dir>/<image>` for the layout store). */
   repository: string;
   /** Full references this build will get in its channel. */
@@ -25,7 +25,7 @@ export interface ImageRecord {
    * first (`[{ artifact: 'api', role: 'api' }, { artifact: 'scheduler', role: 'worker' }]`).
    * The image is built, signed and promoted once, under this entry.
    */
-  roles?: { artifact: string; role?: 'api' | 'worker' | 'web' }[];
+  roles?: { artifact: string; role?: 'api' | 'worker' | 'web' | 'job' }[];
 }
 
 export interface ImageBuildRecord {

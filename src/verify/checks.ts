@@ -1,6 +1,7 @@
 import { DEFAULT_SKEW_POLICY, type SkewPolicy, type SkewVerdict } from '../version/skew.ts';
 import { checkApiWorker } from './checks/check-api-worker.ts';
 import { checkCli } from './checks/check-cli.ts';
+import { checkJobs } from './checks/check-jobs.ts';
 import { checkMinCliVersion } from './checks/check-min-cli-version.ts';
 import { checkReadable } from './checks/check-readable.ts';
 import { checkRegistry } from './checks/check-registry.ts';
@@ -17,6 +18,7 @@ import type { ArtifactName, Finding, ProbeResult, RegistryReading, SignatureRead
 // fixes what they find. The checks are exported from here too, as they were before the split.
 export { API_WORKER_CONSEQUENCE, checkApiWorker } from './checks/check-api-worker.ts';
 export { checkCli } from './checks/check-cli.ts';
+export { checkJobs } from './checks/check-jobs.ts';
 export { checkMinCliVersion } from './checks/check-min-cli-version.ts';
 export { checkReadable } from './checks/check-readable.ts';
 export { checkSharedTag } from './checks/check-shared-tag.ts';
@@ -55,7 +57,10 @@ export interface CheckOutcome {
  * what could not be read, then what cannot say its version, then what is at the wrong one.
  */
 export function checkDeployment(input: CheckInput): CheckOutcome {
-  const live = input.results.filter((r) => r.version !== undefined && r.running !== false);
+  // A job is judged by its last run (checkJobs), never as something that serves.
+  const live = input.results.filter(
+    (r) => r.version !== undefined && r.running !== false && r.name !== 'job',
+  );
   const reference = referenceOf(live, input.expect);
   const ctx: FixContext = {
     apiUrl: input.apiUrl,
@@ -65,7 +70,12 @@ export function checkDeployment(input: CheckInput): CheckOutcome {
   };
   const policy = input.skew ?? DEFAULT_SKEW_POLICY;
   const findings = [
-    ...checkReadable(input.results, input.probed, ctx),
+    ...checkReadable(
+      input.results.filter((r) => r.name !== 'job'),
+      input.probed,
+      ctx,
+    ),
+    ...checkJobs(input.results, reference, ctx),
     ...input.results.flatMap((r) => checkWorkerEvidence(r)),
     ...live.flatMap((r) => checkVersionQuality(r, ctx, policy)),
     ...checkMinCliVersion(input.results),

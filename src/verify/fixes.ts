@@ -102,6 +102,8 @@ export function fixFor(name: ArtifactName, ctx: FixContext, role?: string): stri
       return `deploy ${ctx.images.api}:${tag} with ${serverVariable(ctx)}=${tag}, together with ${ctx.images.worker}:${tag} (API and worker are upgraded together)`;
     case 'worker':
       return `upgrade the API and worker together: run ${ctx.images.api}:${tag} and ${ctx.images.worker}:${tag}, both with ${serverVariable(ctx)}=${tag}`;
+    case 'job':
+      return fixForJob(ctx);
     case 'web':
       return webFix(ctx, tag, role);
     case 'cli':
@@ -117,6 +119,8 @@ export function fixForUnversioned(name: ArtifactName, ctx: FixContext, role?: st
       return `set ${serverVariable(ctx)}=${tag} in the API container's environment and restart it (a production image has no source checkout to describe)`;
     case 'worker':
       return `set ${serverVariable(ctx)}=${tag} in the worker container's environment, or run ${ctx.images.worker}:${tag} as built by \`release build\``;
+    case 'job':
+      return fixForJob(ctx);
     case 'web':
       return webFix(ctx, tag, role);
     case 'cli':
@@ -138,6 +142,8 @@ export function fixForUnreachable(
       return source.startsWith('docker ')
         ? `check that the worker runs on this engine (--docker-host) under the image "${ctx.images.worker}" (artifacts.worker.image in the config)`
         : `check that the worker's health endpoint ${source} is up and that --worker-url is its full /healthz URL`;
+    case 'job':
+      return fixForJob(ctx);
     case 'web':
       return role
         ? `check that ${role} is served at ${source.replace(/\/version\.json$/, '')} (--web-url ${role}=<url>) and that its build emitted version.json`
@@ -145,4 +151,13 @@ export function fixForUnreachable(
     case 'cli':
       return `reinstall the CLI: ${cliInstall(ctx)}`;
   }
+}
+
+/**
+ * How to bring a one-shot job (a migration) to the deployment's tag: run it again from the
+ * release's image, before the API (`release upgrade` runs jobs first).
+ */
+export function fixForJob(ctx: FixContext, job?: string): string {
+  const tag = displayTag(ctx.tag);
+  return `run the job${job ? ` ${job}` : ''} at ${tag} to completion before the API (\`release upgrade --to ${tag}\` runs jobs first; by hand: \`docker compose up ${job ?? '<job service>'}\`, or update its Swarm job service to ${tag})`;
 }

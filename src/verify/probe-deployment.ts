@@ -45,6 +45,11 @@ export interface ProbeOptions {
   workerImage: string;
   /** The roles run from the worker's image (one image, several roles): one reading per role. */
   workerRoles?: readonly RoleCommand[];
+  /**
+   * Other images that run one-shot jobs (`jobImages` of the config: a migration of the API's
+   * image): read on the worker's engine for their jobs' last runs only.
+   */
+  jobImages?: readonly { image: string; roles: readonly RoleCommand[] }[];
   /** The variables a container's version may be in, the service's own first (then SERVICE_VERSION). */
   envNames?: readonly string[];
   /**
@@ -110,6 +115,20 @@ export async function probeDeployment(
     );
   } else {
     notChecked.push({ name: 'worker', reason: 'pass --worker-url <healthz url> or --docker to read it' });
+  }
+  if (engine && options.jobImages?.length) {
+    probed.push('job');
+    for (const { image, roles } of options.jobImages)
+      pending.push(
+        engine
+          .readImage({
+            image,
+            roles,
+            ...(options.envNames ? { envNames: options.envNames } : {}),
+            ...reading,
+          })
+          .then((found) => found.filter((r) => r.name === 'job')),
+      );
   }
 
   const webs = options.webs ?? [];

@@ -23,6 +23,10 @@ export const WHY: Record<string, string> = {
   WORKER_NOT_RUNNING: 'not running',
   WORKER_STOPPED: 'stopped leftover',
   WORKER_ENV_OVERRIDES_IMAGE: 'SERVICE_VERSION contradicts the image',
+  JOB_NOT_RUN: 'no run found',
+  JOB_RUNNING: 'still running',
+  JOB_FAILED: 'last run failed',
+  JOB_NOT_ON_RELEASE: 'last run was another release',
   VERSION_UNKNOWN: 'version unknown',
   VERSION_INVALID: 'not a version',
   VERSION_BARE_HASH: 'bare hash, built without tags',
@@ -126,8 +130,8 @@ export function buildReport(
       why: skipped.reason,
     });
   }
-  const order = ['api', 'worker', 'web', 'cli'];
-  // The four in their order, then any extra image a finding named.
+  const order = ['api', 'worker', 'job', 'web', 'cli'];
+  // The artifacts in their order, then any extra image a finding named.
   const rank = (name: string) => (order.includes(name) ? order.indexOf(name) : order.length);
   rows.sort((a, b) => rank(a.name) - rank(b.name));
   const exitCode = exitCodeOf(outcome.findings);

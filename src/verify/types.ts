@@ -1,7 +1,10 @@
 import type { SkewVerdict } from '../version/skew.ts';
 
-/** The four artifacts of a deployment, in the order the report lists them. */
-export const ARTIFACT_NAMES = ['api', 'worker', 'web', 'cli'] as const;
+/**
+ * The artifacts of a deployment, in the order the report lists them: the four of the spec, and
+ * the one-shot jobs (a migration) read by their last run.
+ */
+export const ARTIFACT_NAMES = ['api', 'worker', 'job', 'web', 'cli'] as const;
 export type ArtifactName = (typeof ARTIFACT_NAMES)[number];
 
 /**
@@ -38,6 +41,10 @@ export interface ProbeResult {
    * migration) whose container exited 0. Not running, and not a leftover either: it is done.
    */
   finished?: boolean;
+  /** A one-shot job's run that has ended: its exit code (0 is a completed run). */
+  exitCode?: number;
+  /** When the run ended (else began), ms since the epoch: of a job's runs, the last one counts. */
+  at?: number;
 }
 
 /**

@@ -80,7 +80,8 @@ export async function runRound(
           clearTimeout(timer),
         );
         for (const r of probed.results) {
-          if (r.error !== undefined) {
+          // A job with no run is drift (checkJobs), not a probe that failed.
+          if (r.error !== undefined && r.name !== 'job') {
             failures.push({ deployment: target.name, artifact: r.name, reason: failureReason(r.error) });
           }
         }

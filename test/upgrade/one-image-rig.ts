@@ -29,11 +29,22 @@ export interface OneImageRig {
   digests: Record<string, string>;
 }
 
-/** Start the rig; `crash` is the artifact (`api`, `worker`) whose command v1.2.0 crashes. */
-export async function startOneImageRig(crash: string): Promise<OneImageRig> {
+/**
+ * Start the rig; `crash` is the role (`api`, `worker`, `migrate`) whose command v1.2.0 crashes.
+ * `configure` changes the fixture's config before the first release (a job role declared).
+ */
+export async function startOneImageRig(
+  crash: string,
+  configure?: (config: { artifacts: Record<string, unknown> }) => void,
+): Promise<OneImageRig> {
   const [engine, registry] = await Promise.all([startDockerd(), startRegistry()]);
   const namespace = `${registry.host}/acme`;
   const repo = fixtureProject('one-image', { registry: namespace, signing: undefined });
+  if (configure) {
+    const config = JSON.parse(readFileSync(join(repo.dir, 'release.config.json'), 'utf8'));
+    configure(config);
+    repo.write('release.config.json', JSON.stringify(config));
+  }
   repo.write('.gitignore', 'dist/\n.release/\nnode_modules/\napp/dist/\nweb/dist/\n');
   const rig: OneImageRig = { engine, registry, repo, namespace, digests: {} };
   await releaseAppImage(rig, 'v1.0.0');

@@ -57,7 +57,7 @@ function probedSubjects(ctx: VerifyContext): RegistrySubject[] {
     const key = `${r.name}\0${role ?? ''}`;
     const repository =
       (r.role ? imageArtifact(ctx.config, r.role)?.image : undefined) ??
-      (r.name === 'cli' ? undefined : ctx.options.images[r.name]);
+      (r.name === 'cli' || r.name === 'job' ? undefined : ctx.options.images[r.name]);
     if (repository === undefined) continue;
     const subject: RegistrySubject = subjects.get(key) ?? {
       artifact: r.name,
@@ -66,10 +66,11 @@ function probedSubjects(ctx: VerifyContext): RegistrySubject[] {
       running: [],
     };
     // A stopped container is a leftover: it names the artifact, but its digest is not checked.
-    if (r.running !== false) subject.running.push(r);
+    // A job's last run is the exception: what it ran is the image that did the work.
+    if (r.running !== false || r.name === 'job') subject.running.push(r);
     subjects.set(key, subject);
   }
-  const order = ['api', 'worker', 'web'];
+  const order = ['api', 'worker', 'job', 'web'];
   const names = imageArtifactNames(ctx.config);
   const rank = (s: RegistrySubject) =>
     order.indexOf(s.artifact) * names.length + (s.role ? names.indexOf(s.role) + 1 : 0);

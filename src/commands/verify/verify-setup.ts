@@ -1,5 +1,5 @@
 import { hasWebClient, imageOfRole, webClients } from '../../config/artifacts.ts';
-import { roleCommands } from '../../config/role-of-command.ts';
+import { jobImages, roleCommands } from '../../config/role-of-command.ts';
 import { SERVER_VERSION_VARIABLE, serverVersionVariables } from '../../config/version-variables.ts';
 import { checkedExpect } from '../../deployment-targets/checked-expect.ts';
 import { UsageError } from '../../errors.ts';
@@ -66,6 +66,7 @@ export async function verifyOptions({
     webs: webClients(base.config).map((a) => a.name),
     naming,
     workerRoles: roleCommands(base.config, worker.image),
+    jobImages: jobImages(base.config, worker.image),
     envNames: [...serverVersionVariables(base.config).slice(1), SERVER_VERSION_VARIABLE],
     images: { api: api.image, worker: worker.image, web: web.image },
     skew: base.config.skew,

@@ -1,5 +1,5 @@
 import { hasWebClient, imageOfRole, webClients } from '../../config/artifacts.ts';
-import { roleCommands } from '../../config/role-of-command.ts';
+import { jobImages, roleCommands } from '../../config/role-of-command.ts';
 import { SERVER_VERSION_VARIABLE, serverVersionVariables } from '../../config/version-variables.ts';
 import { checkedExpect } from '../../deployment-targets/checked-expect.ts';
 import {
@@ -85,6 +85,7 @@ export async function runWatch(flags: WatchFlags): Promise<void> {
     webs: webClients(base.config).map((a) => a.name),
     naming,
     workerRoles: roleCommands(base.config, imageOfRole(base.config, 'worker')),
+    jobImages: jobImages(base.config, imageOfRole(base.config, 'worker')),
     envNames: [...serverVersionVariables(base.config).slice(1), SERVER_VERSION_VARIABLE],
     images: {
       api: imageOfRole(base.config, 'api'),

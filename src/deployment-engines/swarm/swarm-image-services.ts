@@ -23,6 +23,11 @@ export interface ImageService {
   /** Replicas asked for; undefined for a global service. */
   replicas: number | undefined;
   /**
+   * A service that runs to completion (a replicated job, or a restart policy of none): its last
+   * task, which says how its last run went. Undefined for a service meant to keep running.
+   */
+  lastRun?: SwarmTask;
+  /**
    * Its tasks, read only when the swarm has more than one node: on one node the manager's view is
    * the node's, on several it is not the whole truth (a lost node may still run an old task).
    */
@@ -41,7 +46,16 @@ export interface ImageServices {
  */
 export async function readImageServices(
   docker: DockerClient,
-  query: { repository: string; envNames: readonly string[] },
+  query: {
+    repository: string;
+    envNames: readonly string[];
+    /**
+     * Whether a service running these words is a one-shot job the caller knows of (a config's
+     * job role): read by its last run whatever its mode and restart policy (a stack's migrator
+     * with `restart_policy: on-failure` completes and stays so).
+     */
+    runsOnce?: (argv: readonly string[]) => boolean;
+  },
 ): Promise<ImageServices> {
   let listed: Awaited<ReturnType<DockerClient['listServices']>>;
   try {
@@ -65,25 +79,42 @@ export async function readImageServices(
         .getImage(ref.tag ? `${ref.repository}:${ref.tag}` : (ref.digest ?? ref.repository))
         .inspect()
         .catch(() => undefined);
-      const replicas = (service.Spec?.Mode as { Replicated?: { Replicas?: number } } | undefined)?.Replicated
-        ?.Replicas;
+      const mode = service.Spec?.Mode as
+        | { Replicated?: { Replicas?: number }; ReplicatedJob?: unknown; GlobalJob?: unknown }
+        | undefined;
+      const replicas = mode?.Replicated?.Replicas ?? (mode?.ReplicatedJob ? 1 : undefined);
+      const restart = (service.Spec?.TaskTemplate as { RestartPolicy?: { Condition?: string } } | undefined)
+        ?.RestartPolicy?.Condition;
+      const argv = [
+        ...(container?.Command ?? image?.Config?.Entrypoint ?? []),
+        ...(container?.Args ?? (container?.Command ? [] : (image?.Config?.Cmd ?? []))),
+      ];
+      const oneShot =
+        Boolean(mode?.ReplicatedJob || mode?.GlobalJob) ||
+        restart === 'none' ||
+        (query.runsOnce?.(argv) ?? false);
+      const tasks = nodes.length > 1 || oneShot ? await listTasks(docker, service.ID) : [];
       return {
         id: service.ID,
         name: service.Spec?.Name,
         reference,
         ...firstEnvValue(container?.Env, query.envNames),
-        argv: [
-          ...(container?.Command ?? image?.Config?.Entrypoint ?? []),
-          ...(container?.Args ?? (container?.Command ? [] : (image?.Config?.Cmd ?? []))),
-        ],
+        argv,
         label: container?.Labels?.[OCI_VERSION_LABEL] ?? image?.Config?.Labels?.[OCI_VERSION_LABEL],
         digest: ref.digest ?? repoDigestOf(image?.RepoDigests, reference),
         replicas,
-        tasks: nodes.length > 1 ? await listTasks(docker, service.ID) : [],
+        ...(oneShot && tasks.length ? { lastRun: lastRunOf(tasks) } : {}),
+        tasks: nodes.length > 1 ? tasks : [],
       };
     }),
   );
   return { services: found.filter((s): s is ImageService => s !== undefined), nodes };
+}
+
+/** The task of a one-shot service's current spec (not one a later update shut down), the latest first. */
+function lastRunOf(tasks: SwarmTask[]): SwarmTask {
+  const current = tasks.filter((t) => t.desired !== 'shutdown');
+  return [...(current.length ? current : tasks)].sort((a, b) => b.since - a.since)[0]!;
 }
 
 interface RawContainerSpec {

@@ -22,6 +22,8 @@ interface RawService {
   deploy?: { replicas?: number };
   depends_on?: string[] | Record<string, { condition?: string }>;
   healthcheck?: { test?: unknown; disable?: boolean };
+  entrypoint?: string | string[];
+  command?: string | string[];
 }
 
 function serviceOf(name: string, raw: RawService): ComposeService {
@@ -39,6 +41,8 @@ function serviceOf(name: string, raw: RawService): ComposeService {
     replicas: Number(replicas),
     dependsOn,
     healthcheck: Boolean(raw.healthcheck && !raw.healthcheck.disable && raw.healthcheck.test),
+    ...(raw.entrypoint !== undefined ? { entrypoint: raw.entrypoint } : {}),
+    ...(raw.command !== undefined ? { command: raw.command } : {}),
   };
 }
 

@@ -61,6 +61,46 @@ const plan = (containers: ComposeContainer[] = [], m: unknown = model) =>
   });
 
 describe('planComposeUpgrade', () => {
+  it('runs a service the config declares a job first, though nothing waits for it', () => {
+    const m = {
+      services: {
+        migrate: {
+          image: `${REG}/service-api:v1.0.0`,
+          command: 'pnpm exec prisma migrate deploy',
+          restart: 'no',
+        },
+        api: { image: `${REG}/service-api:v1.0.0` },
+        worker: { image: `${REG}/service-worker:v1.0.0` },
+      },
+    };
+    const services = composeServices(m);
+    expect(services.find((s) => s.name === 'migrate')).toMatchObject({
+      command: 'pnpm exec prisma migrate deploy',
+    });
+    const withJob = planComposeUpgrade({
+      tag: 'v2.0.0',
+      roles: { api: 'api', worker: 'worker' },
+      services,
+      targets,
+      containers: [],
+      jobs: new Set(['migrate']),
+    });
+    expect(withJob.oneShots.map((s) => [s.service, s.role, s.why])).toEqual([
+      ['migrate', 'api', 'a job of the release: runs to completion before the others'],
+    ]);
+    expect(withJob.phases.map((phase) => phase.map((s) => s.service))).toEqual([['api', 'worker']]);
+    expect(withJob.services[0]!.service).toBe('migrate');
+    // Without the config saying so, it is one more service of the API's image.
+    const without = planComposeUpgrade({
+      tag: 'v2.0.0',
+      roles: { api: 'api' },
+      services,
+      targets,
+      containers: [],
+    });
+    expect(without.oneShots).toEqual([]);
+  });
+
   it('moves every service of an upgraded image; the one-shot first; leaves the database', () => {
     const p = plan();
     expect(p.oneShots.map((s) => [s.service, s.role, s.oneShot])).toEqual([['init', 'api', true]]);

@@ -47,6 +47,11 @@ export interface ComposePlanInput {
   services: ComposeService[];
   targets: TargetImage[];
   containers: ComposeContainer[];
+  /**
+   * Services the config declares one-shot jobs (`role: 'job'`, told by their command): they run
+   * first and must exit 0, as the ones another waits for to complete do.
+   */
+  jobs?: ReadonlySet<string>;
 }
 
 /**
@@ -99,6 +104,11 @@ export function planComposeUpgrade(input: ComposePlanInput): ComposePlan {
     }
   };
   for (const name of moving.keys()) addOneShots(name);
+  for (const name of input.jobs ?? []) {
+    if (!moving.has(name) || oneShotNames.has(name)) continue;
+    oneShotNames.add(name);
+    addOneShots(name);
+  }
 
   const move = (
     service: ComposeService,
@@ -137,13 +147,12 @@ export function planComposeUpgrade(input: ComposePlanInput): ComposePlan {
     const dependant = [...moving.entries()].find(([n]) =>
       byName.get(n)?.dependsOn.some((d) => d.service === name),
     );
-    return move(
-      service,
-      target,
-      target?.role ?? dependant?.[1].target.role ?? 'api',
-      `${dependant?.[0] ?? 'a moving service'} waits for it to complete`,
-      true,
-    );
+    const why = dependant
+      ? `${dependant[0]} waits for it to complete`
+      : input.jobs?.has(name)
+        ? 'a job of the release: runs to completion before the others'
+        : 'a moving service waits for it to complete';
+    return move(service, target, target?.role ?? dependant?.[1].target.role ?? 'api', why, true);
   });
   const regular = [...moving.entries()]
     .filter(([name]) => !oneShotNames.has(name))

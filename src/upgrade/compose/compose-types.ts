@@ -22,6 +22,12 @@ export interface ComposeService {
   dependsOn: { service: string; condition: string }[];
   /** The model declares a healthcheck (the image's own is seen on the container). */
   healthcheck: boolean;
+  /**
+   * Its `entrypoint` and `command` as the model writes them (a list, or a string Compose splits
+   * into shell words), when it sets them: what tells a role of one image (a job) by its command.
+   */
+  entrypoint?: string | string[];
+  command?: string | string[];
 }
 
 /** One container of the project, as the engine reports it. */

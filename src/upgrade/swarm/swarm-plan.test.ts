@@ -44,6 +44,35 @@ const target = (role: TargetImage['role'], c: string): TargetImage => ({
 });
 
 describe('planSwarmUpgrade', () => {
+  it('runs a job of the API image in a phase of its own, first; its spec gets the image alone', () => {
+    const migrate = running('api', `${REPO}/service-api:v1.0.0@${digest('a')}`, {
+      name: 'svc_migrate',
+      id: 'id-migrate',
+      oneShot: true,
+    });
+    migrate.spec.Mode = { ReplicatedJob: { MaxConcurrent: 1, TotalCompletions: 1 } } as never;
+    delete migrate.spec.UpdateConfig;
+    const plan = planSwarmUpgrade(
+      'v2.0.0',
+      [
+        running('api', `${REPO}/service-api:v1.0.0@${digest('a')}`),
+        migrate,
+        running('worker', `${REPO}/service-worker:v1.0.0@${digest('b')}`),
+      ],
+      [target('api', 'd'), target('worker', 'e')],
+    );
+    expect(plan.phases.map((phase) => phase.map((s) => s.name))).toEqual([
+      ['svc_migrate'],
+      ['svc_api', 'svc_worker'],
+    ]);
+    const job = plan.phases[0]![0]!;
+    expect(job).toMatchObject({ oneShot: true, changes: true, role: 'api' });
+    const spec = nextSpec(migrate.spec, job);
+    expect(spec.TaskTemplate?.ContainerSpec?.Image).toBe(pinnedImage(target('api', 'd')));
+    // Swarm refuses an update config on a job service.
+    expect(spec).not.toHaveProperty('UpdateConfig');
+  });
+
   it('moves every service of the worker image (a worker and a scheduler) in the API and worker phase', () => {
     const scheduler = running('worker', `${REPO}/service-worker:v1.0.0@${digest('b')}`, {
       name: 'svc_scheduler',

@@ -18,11 +18,13 @@ export interface PlannedService {
   changes: boolean;
   order: UpdateOrder;
   orderReason: string;
+  /** A one-shot job: its new run must complete (exit 0) before API and worker move. */
+  oneShot?: boolean;
 }
 
 /**
- * The upgrade as data: the phases in order (API and worker together, then web), each a list of
- * services updated at once. `--dry-run` prints it; the apply step carries it out.
+ * The upgrade as data: the phases in order (the jobs, then API and worker together, then web),
+ * each a list of services updated at once. `--dry-run` prints it; the apply step carries it out.
  */
 export interface SwarmPlan {
   tag: string;
@@ -75,13 +77,24 @@ export function planSwarmUpgrade(tag: string, running: RunningService[], targets
       },
       to: { image, digest: target.digest, tag: target.tag },
       changes: imageOfSpec(service.spec) !== image,
-      order,
-      orderReason: reason,
+      ...(service.oneShot
+        ? {
+            oneShot: true,
+            order: 'stop-first' as const,
+            orderReason: 'a one-shot job: runs once to completion',
+          }
+        : { order, orderReason: reason }),
     };
   });
   const byRole = (roles: ServiceRole[]) =>
-    planned.filter((p) => roles.includes(p.role)).sort((a, b) => roleRank(a.role) - roleRank(b.role));
-  const phases = [byRole(['api', 'worker']), byRole(['web'])].filter((phase) => phase.length > 0);
+    planned
+      .filter((p) => !p.oneShot && roles.includes(p.role))
+      .sort((a, b) => roleRank(a.role) - roleRank(b.role));
+  // Jobs first, as Compose runs a service_completed_successfully dependency: a migration the new
+  // API needs must have completed before the API starts.
+  const phases = [planned.filter((p) => p.oneShot), byRole(['api', 'worker']), byRole(['web'])].filter(
+    (phase) => phase.length > 0,
+  );
   return { tag, phases, services: phases.flat(), upToDate: planned.every((p) => !p.changes) };
 }
 
@@ -96,6 +109,9 @@ export function nextSpec(current: ServiceSpec, planned: PlannedService): Service
   const template = spec.TaskTemplate ?? {};
   spec.TaskTemplate = template;
   template.ContainerSpec = { ...(template.ContainerSpec ?? {}), Image: planned.to.image };
+  // A job runs once per spec written (Swarm refuses an update config on a job service): the new
+  // image alone starts its new run.
+  if (planned.oneShot) return spec;
   spec.UpdateConfig = {
     ...(spec.UpdateConfig ?? SWARM_DEFAULT_UPDATE_CONFIG),
     Order: planned.order,

@@ -30,6 +30,11 @@ export interface RunningService {
   versionSource: string;
   /** Names of the networks it is attached to (resolved from the spec's network IDs). */
   networks: string[];
+  /**
+   * A one-shot job the config declares (`role: 'job'`, a migration): it runs to completion in a
+   * phase of its own, before the others move. `role` is then the role whose image it runs.
+   */
+  oneShot?: boolean;
 }
 
 export function imageOfSpec(spec: ServiceSpec): string {

@@ -82,6 +82,8 @@ function unknownMessage(r: ProbeResult, ctx: FixContext): string {
       return `the API reports version "unknown": ${serverVariable(ctx)} is unset in its container and no source checkout is present`;
     case 'worker':
       return `the worker at ${r.source} reports version "unknown"${r.detail ? ` (${r.detail})` : ''}`;
+    case 'job':
+      return `the last run of job ${r.role ?? ''} at ${r.source} reports version "unknown"${r.detail ? ` (${r.detail})` : ''}`;
     case 'web':
       return `the ${r.role ? `web client ${r.role}` : 'web client'} at ${r.source} reports "unknown": it was built without SERVICE_CLIENT_VERSION`;
     case 'cli':

@@ -67,7 +67,13 @@ export async function probeWorkerDocker(options: DockerProbeOptions): Promise<Pr
         }),
         options.composeProject
           ? Promise.resolve({ services: [], nodes: [] })
-          : readImageServices(docker, { repository: options.image, envNames: names }),
+          : readImageServices(docker, {
+              repository: options.image,
+              envNames: names,
+              ...(options.roles?.some((r) => r.role === 'job')
+                ? { runsOnce: (argv) => roleOfCommand(argv, options.roles!)?.role === 'job' }
+                : {}),
+            }),
       ]),
       deadline,
     ]);
@@ -81,7 +87,9 @@ export async function probeWorkerDocker(options: DockerProbeOptions): Promise<Pr
     const standalone = containers.filter((c) => !c.serviceId || !serviceIds.has(c.serviceId));
     const name = options.name ?? 'worker';
     const roles = options.roles ?? [];
-    if (roles.length > 1) return byRole([...services, ...standalone], roles, options, where.label);
+    // A job is told by its role even when it is its image's only one: it is read by its last run.
+    if (roles.length > 1 || roles.some((r) => r.role === 'job'))
+      return byRole([...services, ...standalone], roles, options, where.label);
     const found = [...services, ...standalone].map(({ serviceId: _, argv: __, ...result }) => ({
       ...result,
       name,
@@ -130,6 +138,7 @@ function byRole(
     const role = roleOfCommand(argv ?? [], roles);
     if (!role) return { ...result, name: 'worker' };
     seen.add(role.artifact);
+    if (role.role === 'job') return jobReading(result, role.artifact);
     return { ...result, name: role.role ?? 'worker', role: role.artifact };
   });
   const missing = roles
@@ -142,7 +151,40 @@ function byRole(
       ),
       role: r.artifact,
     }));
-  return [...found, ...missing];
+  return [...lastRuns(found), ...missing];
+}
+
+/** A job's container or service as the reading of one run: done when it exited 0. */
+function jobReading(result: ProbeResult, artifact: string): ProbeResult {
+  const finished = result.running === false && result.exitCode === 0;
+  const how =
+    result.running !== false
+      ? 'running now'
+      : result.exitCode === undefined
+        ? 'never ran'
+        : finished
+          ? 'completed (exit 0)'
+          : `failed (exit ${result.exitCode})`;
+  const from = result.detail?.split(';')[0] ?? '';
+  const { finished: _, ...rest } = result;
+  return {
+    ...rest,
+    name: 'job',
+    role: artifact,
+    detail: `${from}; a one-shot job, last run ${how}`,
+    ...(finished ? { finished: true } : {}),
+  };
+}
+
+/** Of a job's runs (old containers, a task before the last update), only the last one counts. */
+function lastRuns(readings: ProbeResult[]): ProbeResult[] {
+  const last = new Map<string, ProbeResult>();
+  for (const r of readings) {
+    if (r.name !== 'job') continue;
+    const seen = last.get(r.role!);
+    if (!seen || (r.at ?? 0) > (seen.at ?? 0)) last.set(r.role!, r);
+  }
+  return readings.filter((r) => r.name !== 'job' || last.get(r.role!) === r);
 }
 
 /** A container as a reading; a Swarm task's keeps its service, so it is counted once. */
@@ -160,11 +202,14 @@ function containerReading(c: ImageContainer): Read {
  * Exported for its unit test: only a real multi-node swarm shows it otherwise.
  */
 export function serviceReadings(service: ImageService, nodes: NodeView[], names: readonly string[]): Read[] {
+  const source = `service ${service.id.slice(0, 12)} (${service.name ?? '?'})`;
+  if (service.lastRun)
+    return [withService(service.id, lastRunReading(service, service.lastRun, source, names))];
   const own = withService(
     service.id,
     reading({
       ...service,
-      source: `service ${service.id.slice(0, 12)} (${service.name ?? '?'})`,
+      source,
       running: service.replicas !== 0,
       state: service.replicas === undefined ? 'global' : `${service.replicas} replicas`,
     }),
@@ -181,6 +226,46 @@ export function serviceReadings(service: ImageService, nodes: NodeView[], names:
       }),
   }).map((r) => ({ ...withService(service.id, r), argv: service.argv }));
   return [own, ...perNode];
+}
+
+/** Task states of a run not yet ended (swarmkit's, before `running` and `complete`). */
+const UNDERWAY = new Set([
+  'new',
+  'pending',
+  'assigned',
+  'accepted',
+  'preparing',
+  'ready',
+  'starting',
+  'running',
+]);
+
+/**
+ * A one-shot service (a replicated job, or restart policy none) read by its last task: the image
+ * and environment that run had, and how it ended (`complete` is exit 0).
+ */
+function lastRunReading(
+  service: ImageService,
+  task: SwarmTask,
+  source: string,
+  names: readonly string[],
+): Read {
+  const env = firstEnvValue(task.env, names);
+  const ended = !UNDERWAY.has(task.state);
+  const exitCode = task.state === 'complete' ? 0 : (task.exitCode ?? (ended ? -1 : undefined));
+  return {
+    ...reading({
+      ...service,
+      ...env,
+      reference: task.image || service.reference,
+      source: `${source} task ${task.id.slice(0, 12)}`,
+      running: !ended,
+      state: `task ${task.state}${task.error ? `: ${task.error}` : ''}`,
+      ...(ended && exitCode !== undefined ? { exitCode } : {}),
+      at: task.since,
+    }),
+    argv: service.argv,
+  };
 }
 
 function taskReading(task: SwarmTask, names: readonly string[]): SwarmTaskReading {
@@ -214,6 +299,8 @@ interface Found {
   state: string;
   /** A one-shot job's container that exited 0: its work is done. */
   finished?: boolean;
+  exitCode?: number;
+  at?: number;
 }
 
 function reading(found: Found): Read {
@@ -231,6 +318,8 @@ function reading(found: Found): Read {
     version,
     detail: `${from}; ${found.finished ? 'a one-shot job, completed (exit 0)' : found.state}`,
     ...(found.finished ? { finished: true } : {}),
+    ...(found.exitCode !== undefined ? { exitCode: found.exitCode } : {}),
+    ...(found.at ? { at: found.at } : {}),
     image: printable(found.reference, { max: 200 }),
     ...(found.digest ? { digest: found.digest } : {}),
     evidence,

@@ -1,6 +1,8 @@
 import type { Step } from '../../../pipeline/step.ts';
+import { commandWords } from '../../../text/command-words.ts';
 import { planComposeUpgrade } from '../../../upgrade/compose/compose-plan.ts';
 import { checkCliMinimum } from '../cli-minimum-check.ts';
+import { jobServiceNames } from '../job-services.ts';
 import { record } from '../upgrade-context.ts';
 import type { ComposeUpgradeContext } from './compose-context.ts';
 
@@ -16,6 +18,14 @@ export const planComposeStep: Step<ComposeUpgradeContext> = {
       services: ctx.services!,
       targets: ctx.targets!,
       containers: ctx.containersBefore!,
+      jobs: jobServiceNames(
+        ctx.config,
+        ctx.services!.map((s) => ({
+          name: s.name,
+          image: s.image,
+          argv: [...commandWords(s.entrypoint ?? []), ...commandWords(s.command ?? [])],
+        })),
+      ),
     });
     checkCliMinimum(ctx);
     const changing = ctx.plan.services.filter((s) => s.changes);

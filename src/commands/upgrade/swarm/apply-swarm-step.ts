@@ -9,6 +9,7 @@ import { reportedApiVersion, waitReportedVersion } from '../wait-reported-versio
 import type { SwarmUpgradeContext } from './swarm-context.ts';
 import { readTaskVersions } from './swarm-service-readings.ts';
 import { waitSwarmConverged } from './swarm-wait.ts';
+import { waitJobRun } from './wait-job-run.ts';
 
 /**
  * Carry the plan out, phase by phase: API and worker together (both specs change at once, then
@@ -62,26 +63,43 @@ async function runPhase(ctx: SwarmUpgradeContext, phase: PlannedService[], deadl
   let failed = false;
   await Promise.all(
     updated.map(({ planned, service, spec, before }) =>
-      waitSwarmConverged({
-        docker: ctx.docker,
-        serviceId: service.id,
-        name: planned.name,
-        role: planned.role,
-        spec,
-        before,
-        stableMs: ctx.monitorMs,
-        deadline,
-        cancelled: () => failed,
-        progress: io.progress,
-        record: (text) => record(ctx, text),
-      }).then(
-        // A wait also ends without error when a sibling failed: that is no convergence to record.
-        () => failed || record(ctx, `${planned.name}: converged on ${planned.to.digest.slice(0, 19)}`),
-        (error: unknown) => {
-          failed = true;
-          throw error;
-        },
-      ),
+      planned.oneShot
+        ? waitJobRun({
+            docker: ctx.docker,
+            serviceId: service.id,
+            name: planned.name,
+            role: planned.role,
+            image: planned.to.image,
+            before,
+            deadline,
+            progress: io.progress,
+          }).then(
+            () => record(ctx, `${planned.name}: its run on ${planned.to.digest.slice(0, 19)} completed`),
+            (error: unknown) => {
+              failed = true;
+              throw error;
+            },
+          )
+        : waitSwarmConverged({
+            docker: ctx.docker,
+            serviceId: service.id,
+            name: planned.name,
+            role: planned.role,
+            spec,
+            before,
+            stableMs: ctx.monitorMs,
+            deadline,
+            cancelled: () => failed,
+            progress: io.progress,
+            record: (text) => record(ctx, text),
+          }).then(
+            // A wait also ends without error when a sibling failed: that is no convergence to record.
+            () => failed || record(ctx, `${planned.name}: converged on ${planned.to.digest.slice(0, 19)}`),
+            (error: unknown) => {
+              failed = true;
+              throw error;
+            },
+          ),
     ),
   );
   await waitVersions(ctx, phase, deadline, io);
@@ -89,32 +107,35 @@ async function runPhase(ctx: SwarmUpgradeContext, phase: PlannedService[], deadl
 
 /** Nothing to write: wait until Swarm has converged on the specs already there, then the versions. */
 async function settlePhase(ctx: SwarmUpgradeContext, phase: PlannedService[], deadline: number, io: StepIO) {
+  // A job already on the target has had its run: the proof reads how it ended.
   await Promise.all(
-    phase.map(async (planned) => {
-      const service = ctx.running!.find((s) => s.name === planned.name)!;
-      await waitSwarmConverged({
-        docker: ctx.docker,
-        serviceId: service.id,
-        name: planned.name,
-        role: planned.role,
-        spec: service.spec,
-        // Every task listed now is history this run did not make: only its outcome is waited for.
-        before: new Set((await listTasks(ctx.docker, service.id)).map((t) => t.id)),
-        stableMs: ctx.monitorMs,
-        deadline,
-        cancelled: () => false,
-        progress: io.progress,
-        record: (text) => record(ctx, text),
-      });
-      record(ctx, `${planned.name}: already on ${planned.to.digest.slice(0, 19)}; Swarm has settled`);
-    }),
+    phase
+      .filter((planned) => !planned.oneShot)
+      .map(async (planned) => {
+        const service = ctx.running!.find((s) => s.name === planned.name)!;
+        await waitSwarmConverged({
+          docker: ctx.docker,
+          serviceId: service.id,
+          name: planned.name,
+          role: planned.role,
+          spec: service.spec,
+          // Every task listed now is history this run did not make: only its outcome is waited for.
+          before: new Set((await listTasks(ctx.docker, service.id)).map((t) => t.id)),
+          stableMs: ctx.monitorMs,
+          deadline,
+          cancelled: () => false,
+          progress: io.progress,
+          record: (text) => record(ctx, text),
+        });
+        record(ctx, `${planned.name}: already on ${planned.to.digest.slice(0, 19)}; Swarm has settled`);
+      }),
   );
   await waitVersions(ctx, phase, deadline, io);
 }
 
 /** Every service of the phase reports the tag: API over HTTP, worker and web from the engine. */
 async function waitVersions(ctx: SwarmUpgradeContext, phase: PlannedService[], deadline: number, io: StepIO) {
-  for (const planned of phase) {
+  for (const planned of phase.filter((p) => !p.oneShot)) {
     const service = ctx.running!.find((s) => s.name === planned.name)!;
     await waitReportedVersion(
       { service: planned.name, role: planned.role, version: ctx.tag },

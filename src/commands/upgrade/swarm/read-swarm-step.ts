@@ -23,7 +23,7 @@ export const readSwarmStep: Step<SwarmUpgradeContext> = {
     const services = await servicesToMove(ctx);
     const [running, api, before] = await Promise.all([
       Promise.all(
-        services.map(async ({ role, name }): Promise<RunningService> => {
+        services.map(async ({ role, name, oneShot }): Promise<RunningService> => {
           const inspected = await inspectService(ctx.docker, name);
           const image = imageOfSpec(inspected.spec);
           const tasks = await readTaskVersions(
@@ -47,6 +47,7 @@ export const readSwarmStep: Step<SwarmUpgradeContext> = {
               ctx.docker,
               (inspected.spec.TaskTemplate?.Networks ?? []).map((n) => n.Target ?? ''),
             ),
+            ...(oneShot ? { oneShot } : {}),
           };
         }),
       ),
@@ -73,12 +74,14 @@ export const readSwarmStep: Step<SwarmUpgradeContext> = {
  * (a scheduler nobody named): one image moves everywhere it runs, in its role's phase. A found
  * service takes the role its command runs (roleOfCommand), else the worker's.
  */
-async function servicesToMove(ctx: SwarmUpgradeContext): Promise<{ role: ServiceRole; name: string }[]> {
+async function servicesToMove(
+  ctx: SwarmUpgradeContext,
+): Promise<{ role: ServiceRole; name: string; oneShot?: boolean }[]> {
   const roles = SERVICE_ROLES.filter((role) => ctx.serviceNames[role] !== undefined);
   const named = [
     ...roles.map((role) => ({ role, name: ctx.serviceNames[role]! })),
     ...Object.entries(ctx.moreServices ?? {}).map(([artifact, name]) => ({
-      role: artifactRole(ctx, artifact),
+      ...artifactRole(ctx, artifact),
       name,
     })),
   ];
@@ -89,6 +92,11 @@ async function servicesToMove(ctx: SwarmUpgradeContext): Promise<{ role: Service
     const repository = roles.map((r) => imageOfRole(ctx.config, r)).find((repo) => isImageOf(image, repo));
     if (!repository) return [];
     const role = roleOfCommand(argvOf(spec), roleCommands(ctx.config, repository))?.role ?? 'worker';
+    // A job moves with the role whose image it runs (a migration of the API's image), first.
+    if (role === 'job') {
+      const of = roles.find((r) => isImageOf(image, imageOfRole(ctx.config, r)));
+      return of ? [{ role: of, name, oneShot: true }] : [];
+    }
     // Only a role this upgrade has a target for: the image of its role is the one that moves.
     const moving = roles.includes(role) && isImageOf(image, imageOfRole(ctx.config, role)) ? role : undefined;
     return moving ? [{ role: moving, name }] : [];
@@ -96,13 +104,17 @@ async function servicesToMove(ctx: SwarmUpgradeContext): Promise<{ role: Service
   return [...named, ...found];
 }
 
-function artifactRole(ctx: SwarmUpgradeContext, artifact: string): ServiceRole {
+function artifactRole(ctx: SwarmUpgradeContext, artifact: string): { role: ServiceRole; oneShot?: boolean } {
   const found = ctx.config.artifacts[artifact];
-  const role = found?.kind === 'image' && found.role ? found.role : 'worker';
+  if (found?.kind !== 'image' || !found.role) return { role: 'worker' };
+  if (found.role === 'job') {
+    const of = SERVICE_ROLES.find((r) => found.image === imageOfRole(ctx.config, r));
+    return { role: of ?? 'api', oneShot: true };
+  }
   // Each role moves to its own image's target: a second web client (an admin dashboard) is
   // another image, which this upgrade has no target for. Refused before anything changes, never
   // moved to the first web client's digest.
-  if (found?.kind === 'image' && found.role === 'web' && found.image !== imageOfRole(ctx.config, 'web'))
+  if (found.role === 'web' && found.image !== imageOfRole(ctx.config, 'web'))
     throw new UsageError(
       'UPGRADE_SECOND_WEB',
       `artifacts.${artifact} is a web client of its own image (${found.image}), not ${imageOfRole(ctx.config, 'web')}: release upgrade moves one web client`,
@@ -110,7 +122,7 @@ function artifactRole(ctx: SwarmUpgradeContext, artifact: string): ServiceRole {
         hint: `leave ${artifact} out of --service and the deployment's services, and roll its image out on its own`,
       },
     );
-  return role;
+  return { role: found.role };
 }
 
 /** A service's command as its spec gives it (Compose's `command:` is Args); the image's is unknown here. */

@@ -4,10 +4,12 @@ import { failureOf } from '../../../upgrade/deployment-types.ts';
 import type { PlannedService } from '../../../upgrade/swarm/swarm-plan.ts';
 import { servicesToRestore } from '../../../upgrade/swarm/swarm-plan.ts';
 import { previousSpecAgain, rollbackSpec } from '../../../upgrade/swarm/swarm-rollback-spec.ts';
+import { imageOfSpec, type RunningService } from '../../../upgrade/swarm/swarm-types.ts';
 import type { RestoreResult } from '../../../upgrade/upgrade-outcome.ts';
 import { record } from '../upgrade-context.ts';
 import type { SwarmUpgradeContext } from './swarm-context.ts';
 import { waitSwarmConverged } from './swarm-wait.ts';
+import { waitJobRun } from './wait-job-run.ts';
 import { writeAtCurrentIndex } from './write-at-current-index.ts';
 
 /**
@@ -48,6 +50,7 @@ async function rollBack(
     record(ctx, `${planned.name}: rollback failed: ${reason}`);
     return { role: planned.role, name: planned.name, status: 'failed', detail: reason };
   };
+  if (planned.oneShot) return rollBackJob(ctx, planned, previous, deadline, io);
   let before: Set<string>;
   try {
     before = new Set((await listTasks(ctx.docker, previous.id)).map((t) => t.id));
@@ -104,4 +107,44 @@ async function rollBack(
     return result.status === 'failed' ? { ...result, detail: `${result.detail}; ${why}` } : failed(why);
   }
   return result;
+}
+
+/**
+ * A job: its previous spec exactly (a job takes no update config), which starts a run of the
+ * previous image, and the wait for that run to complete: what ran before is then also what ran
+ * last, and verify reads the job in step on the old tag.
+ */
+async function rollBackJob(
+  ctx: SwarmUpgradeContext,
+  planned: PlannedService,
+  previous: RunningService,
+  deadline: number,
+  io: StepIO,
+): Promise<RestoreResult> {
+  try {
+    const before = new Set((await listTasks(ctx.docker, previous.id)).map((t) => t.id));
+    await writeAtCurrentIndex(ctx.docker, previous.id, () => previous.spec);
+    record(ctx, `${planned.name}: previous spec put back (${previous.image}), its job runs again`);
+    await waitJobRun({
+      docker: ctx.docker,
+      serviceId: previous.id,
+      name: planned.name,
+      role: planned.role,
+      image: imageOfSpec(previous.spec),
+      before,
+      deadline,
+      progress: io.progress,
+    });
+    record(ctx, `${planned.name}: its run on ${previous.image} completed`);
+    return {
+      role: planned.role,
+      name: planned.name,
+      status: 'restored',
+      detail: `ran ${previous.image} again`,
+    };
+  } catch (error) {
+    const reason = failureOf(error).reason;
+    record(ctx, `${planned.name}: rollback failed: ${reason}`);
+    return { role: planned.role, name: planned.name, status: 'failed', detail: reason };
+  }
 }
