@@ -1,7 +1,7 @@
 import { Readable, Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import { extract, type Header } from 'tar-stream';
+import { extract, type Headers as Header } from 'tar-stream';
 
 /**
  * What one archive may hold before it is refused, whoever reads it (an image layer, a mirror's

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { extract, type Header } from 'tar-stream';
+import { extract, type Headers as Header } from 'tar-stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLayer } from './layer.ts';
 
