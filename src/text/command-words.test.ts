@@ -13,6 +13,12 @@ describe('commandWords', () => {
       'pnpm exec prisma migrate deploy',
     ]);
     expect(commandWords(`a\\ b 'c d' "e\\"f" $HOME`)).toEqual(['a b', 'c d', 'e"f', '$HOME']);
+  });
+
+  it('reads a line the shell parser refuses (an open ${) as words between spaces, never throwing', () => {
+    expect(commandWords('echo ${ migrate')).toEqual(['echo', '${', 'migrate']);
+    expect(commandMatch('${', [])).toBe(0);
+    expect(runsCommand('${ migrate', ['migrate'])).toBe(true);
     expect(commandWords('')).toEqual([]);
   });
 });

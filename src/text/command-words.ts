@@ -1,4 +1,4 @@
-import { parse as parseShell } from 'shell-quote';
+import { type ParseEntry, parse as parseShell } from 'shell-quote';
 
 /** A command as a deployment file writes it: a list (exec form) or one string (shell form). */
 export type CommandLine = string | readonly unknown[];
@@ -73,13 +73,26 @@ function words(command: CommandLine): string[] {
 /** Shell words and the operators between simple commands (`$VAR` kept, globs as written). */
 function splitShell(text: string): Token[] {
   const out: Token[] = [];
-  for (const entry of parseShell(linesJoined(text), (name) => `$${name}`)) {
+  for (const entry of parsedShell(linesJoined(text))) {
     if (typeof entry === 'string') out.push(entry);
     else if ('comment' in entry) break;
     else if (entry.op === 'glob') out.push(entry.pattern);
     else out.push(BETWEEN);
   }
   return out;
+}
+
+/**
+ * The shell parser throws on text no shell would run either (`${` left open): a user's compose
+ * line is outside data, so such a line is read as words between spaces rather than failing the
+ * whole command that read it.
+ */
+function parsedShell(text: string): ParseEntry[] {
+  try {
+    return parseShell(text, (name) => `$${name}`);
+  } catch {
+    return text.split(/\s+/).filter(Boolean);
+  }
 }
 
 /**
