@@ -79,7 +79,8 @@ describe('release init where CI already releases', () => {
         dockerfile: 'api/Dockerfile',
         command: ['gunicorn', 'ledger.app:app', '--bind', '0.0.0.0:8000'],
       },
-      init: { image: 'ledger-api', command: ['python', '-m', 'ledger.migrate'] },
+      // A migration run once before the API is a one-shot job of the API's image.
+      init: { role: 'job', image: 'ledger-api', command: ['python', '-m', 'ledger.migrate'] },
       worker: { image: 'ledger-api', command: ['celery', '-A', 'ledger.tasks', 'worker'] },
       scheduler: { role: 'worker', image: 'ledger-api', command: ['celery', '-A', 'ledger.tasks', 'beat'] },
       client: { role: 'web', image: 'ledger-client', context: 'client', target: 'production' },
@@ -143,7 +144,13 @@ describe('release init where CI already releases', () => {
         target: 'sh_admin',
       }),
       'hopper-aio': expect.objectContaining({ context: '.', dockerfile: 'prod.Dockerfile', target: 'aio' }),
-      'hopper-migrate': expect.objectContaining({ command: ['sh', '-c', 'pnpm exec prisma migrate deploy'] }),
+      // Its `sh -c "…"` line is written as the command it runs (the matcher reads both forms alike),
+      // and a migration is a one-shot job of the backend's image.
+      'hopper-migrate': expect.objectContaining({
+        role: 'job',
+        image: 'hopper-app-hopper-backend',
+        command: ['pnpm', 'exec', 'prisma', 'migrate', 'deploy'],
+      }),
     });
     expect(config.artifacts['cli']).toMatchObject({ package: '@acme/cli', bin: 'hop' });
     const found = report.found.join('\n');
