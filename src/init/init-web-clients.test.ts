@@ -148,6 +148,7 @@ describe('release init on a service with several web clients', () => {
     });
     expect(facts.webs).toEqual(['web', 'admin', 'space']);
     expect(webUrlFlags(facts)).toBe(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the shell's ${VAR:+…}, written into CI as is
       ' --web-url web="$SERVICE_URL" ${ADMIN_URL:+--web-url admin="$ADMIN_URL"} ${SPACE_URL:+--web-url space="$SPACE_URL"}',
     );
   });
