@@ -115,10 +115,14 @@ describe('release build --engine docker --push', () => {
       expect(image.pushed).toBe(true);
       // Under the build tag: version tags are written only by promotion.
       expect(image.reference).toBe(`${registry.host}/acme/service-${name}:build-${commit.slice(0, 12)}`);
-      // Beside it only the referrers fallback tag (sha256-<hex>) of its SBOM and provenance.
+      // Beside it only the referrers fallback tag (sha256-<hex>) of its SBOM and provenance, and
+      // cosign's attestation tag (sha256-<hex>.att) holding the same evidence.
       const tags = skopeo('list-tags', `docker://${registry.host}/acme/service-${name}`)['Tags'] as string[];
-      expect(tags.filter((t) => !/^sha256-[0-9a-f]{64}$/.test(t))).toEqual([`build-${commit.slice(0, 12)}`]);
+      expect(tags.filter((t) => !/^sha256-[0-9a-f]{64}(\.att|\.sig)?$/.test(t))).toEqual([
+        `build-${commit.slice(0, 12)}`,
+      ]);
       expect(tags).toContain(`sha256-${image.digest!.slice(7)}`);
+      expect(tags).toContain(`sha256-${image.digest!.slice(7)}.att`);
       const remote = skopeo('inspect', `docker://${image.reference}`);
       expect(remote['Digest']).toBe(image.digest);
       expect(record.artifacts[name].digest).toBe(image.digest);
