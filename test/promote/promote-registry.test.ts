@@ -87,13 +87,17 @@ describe('release promote (registry, basic auth)', { timeout: 120_000 }, () => {
     expect(await digestsOf(store, 'v3.0.0')).toEqual(rc);
     expect(await digestsOf(store, 'latest')).toEqual(rc);
     // Writes: one PUT per tag, nothing else. No layer is touched: no pull, no push of layers. The
-    // only blob read is each image's config (a release reads it to see whether the image must be
-    // re-stamped with its own version; these test images carry no version, so they are not).
+    // only blobs read are each image's config (a release reads it to see whether the image must be
+    // re-stamped with its own version; these test images carry no version, so they are not) and
+    // the payload of each rc image's cosign signature (sha256-<hex>.sig), checked before release.
     const writes = proxy.log.filter((l) => /^(PUT|POST|PATCH|DELETE) /.test(l));
     expect(writes).toHaveLength(6);
     const blobReads = proxy.log.filter((l) => l.includes('/blobs/'));
     expect(blobReads.every((l) => /^(GET|HEAD) /.test(l))).toBe(true);
-    expect(new Set(blobReads.map((l) => l.replace(/^\w+ /, ''))).size).toBe(3); // one config per image
+    // One config and one signature payload per image.
+    expect(new Set(blobReads.map((l) => l.replace(/^\w+ /, ''))).size).toBe(6);
+    const sigReads = proxy.log.filter((l) => /\/manifests\/sha256-[0-9a-f]{64}\.sig$/.test(l));
+    expect(new Set(sigReads.map((l) => l.replace(/^\w+ /, ''))).size).toBe(3);
     expect(writes.every((l) => /^PUT \/v2\/ns1\/service-[a-z]+\/manifests\/(v3\.0\.0|latest)$/.test(l))).toBe(
       true,
     );
