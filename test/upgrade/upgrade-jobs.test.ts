@@ -251,7 +251,8 @@ describe('a job role under Swarm', () => {
         { cwd: rig.repo.dir },
       );
       last = v.stdout + v.stderr;
-      return v.code === 0 ? jsonOf<Report>(v) : undefined;
+      // A job still running is a notice (exit 0): wait for its run to have completed.
+      return v.code === 0 && jobRow(jsonOf<Report>(v))?.status !== 'notice' ? jsonOf<Report>(v) : undefined;
     }, 60_000).catch((error: Error) => {
       throw new Error(`${error.message}: ${last}`);
     });
