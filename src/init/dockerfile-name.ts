@@ -56,3 +56,10 @@ export function artifactOfDockerfile(path: string, context = '.'): string {
   while (folders.length && PACKAGING_FOLDERS.has(folders.at(-1)!.toLowerCase())) folders.pop();
   return folders.at(-1) ?? 'app';
 }
+
+/** Whether a Dockerfile sits in a folder of Dockerfiles (`docker/`, `build/package/`), not of code. */
+export function inPackagingFolder(path: string): boolean {
+  const slash = path.lastIndexOf('/');
+  const folder = slash < 0 ? '' : path.slice(path.lastIndexOf('/', slash - 1) + 1, slash);
+  return PACKAGING_FOLDERS.has(folder.toLowerCase());
+}

@@ -3,7 +3,7 @@ import { type CiImage, ciBuildsOf, ciImages } from './ci-images.ts';
 import { type ComposeBuild, type ComposeService, DEFAULT_COMPOSE_FILES } from './compose-file.ts';
 import type { Detection, FoundCompose, FoundDockerfile } from './detect.ts';
 import { DEV_NAMES, devReason } from './dev-paths.ts';
-import { artifactOfDockerfile, dockerfileSuffix } from './dockerfile-name.ts';
+import { artifactOfDockerfile, dockerfileSuffix, inPackagingFolder } from './dockerfile-name.ts';
 import { commonRegistry, type ImageLine, readImageLine } from './image-reference.ts';
 import { dirOf, joinPath, resolveInRepo } from './repo-path.ts';
 
@@ -413,6 +413,13 @@ function contextOf(
   const sources = found.facts.copySources.filter(
     (s) => !s.includes('$') && s !== '.' && s !== './' && !s.includes('*'),
   );
+  // `COPY . .` in docker/Dockerfile: a folder of Dockerfiles holds no code to copy, so it is built
+  // from the top (`docker build -f docker/Dockerfile .`).
+  if (!sources.length && inPackagingFolder(found.path))
+    return {
+      context: '.',
+      reason: `context ".": ${found.dir}/ is a folder of Dockerfiles, and it copies the whole context`,
+    };
   if (!sources.length) return { context: found.dir };
   const inDir = sources.filter((s) => exists(joinPath(found.dir, s.replace(/^\.\//, '')))).length;
   const atTop = sources.filter((s) => exists(s.replace(/^\.\//, ''))).length;
