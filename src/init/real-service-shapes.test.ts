@@ -75,7 +75,11 @@ describe('Dockerfile names Docker accepts', () => {
   });
 
   it('a lowercase docker/dockerfile is the product, its base and builder images are skipped', () => {
-    const { artifacts, keys, plan: p } = plan({
+    const {
+      artifacts,
+      keys,
+      plan: p,
+    } = plan({
       'docker/dockerfile':
         'FROM acme/base:2 AS release\nWORKDIR /app\nCOPY . .\nEXPOSE 3001\nCMD ["node", "server/server.js"]\n',
       'docker/debian-base.dockerfile': 'FROM node:22-bookworm-slim\nRUN apt-get update\n',
@@ -92,7 +96,8 @@ describe('Dockerfile names Docker accepts', () => {
 
   it('Dockerfile.base beside the Dockerfile is not an artifact', () => {
     const { keys } = plan({
-      Dockerfile: 'ARG BASE_IMAGE=acme/base\nFROM ${BASE_IMAGE}\nCOPY . /app\nCMD ["node", "/app/server.js"]\n',
+      Dockerfile:
+        'ARG BASE_IMAGE=acme/base\nFROM ${BASE_IMAGE}\nCOPY . /app\nCMD ["node", "/app/server.js"]\n',
       'Dockerfile.base': 'FROM node:22\nCOPY package.json /app/\nRUN yarn install\n',
       'server.js': '',
     });
@@ -104,8 +109,9 @@ describe('toolchain build args', () => {
   it('an ARG a FROM tag reads, directly or through another ARG, is a base ARG', () => {
     expect(readDockerfile(GO_SERVICE).baseArgs).toEqual(['GO_VERSION', '__PLATFORM']);
     expect(
-      readDockerfile('ARG GO_VERSION\nARG BUILDER=golang:${GO_VERSION}-alpine\nFROM $BUILDER\nARG APP_VERSION\n')
-        .baseArgs,
+      readDockerfile(
+        'ARG GO_VERSION\nARG BUILDER=golang:${GO_VERSION}-alpine\nFROM $BUILDER\nARG APP_VERSION\n',
+      ).baseArgs,
     ).toEqual(['GO_VERSION', 'BUILDER']);
   });
 
@@ -141,8 +147,14 @@ describe('toolchain build args', () => {
   it.each([
     [{ GO_VERSION: '1.26.0\n' }, { value: '1.26.0', from: 'GO_VERSION' }],
     [{ '.go-version': '1.25.4\n' }, { value: '1.25.4', from: '.go-version' }],
-    [{ '.tool-versions': 'nodejs 22.1.0\ngolang 1.24.2\n' }, { value: '1.24.2', from: '.tool-versions (golang)' }],
-    [{ 'go.mod': 'module x\n\ngo 1.23.0\n\ntoolchain go1.24.1\n' }, { value: '1.24.1', from: 'go.mod (toolchain)' }],
+    [
+      { '.tool-versions': 'nodejs 22.1.0\ngolang 1.24.2\n' },
+      { value: '1.24.2', from: '.tool-versions (golang)' },
+    ],
+    [
+      { 'go.mod': 'module x\n\ngo 1.23.0\n\ntoolchain go1.24.1\n' },
+      { value: '1.24.1', from: 'go.mod (toolchain)' },
+    ],
     [{ 'go.mod': 'module x\n\ngo 1.23\n' }, { value: '1.23', from: 'go.mod (go)' }],
     [{ GO_VERSION: '$(shell cat x)\n' }, undefined],
     [{}, undefined],
@@ -156,7 +168,7 @@ describe('toolchain build args', () => {
       GO_VERSION: '1.26.0\n',
       'go.mod': 'module example.com/acme\n\ngo 1.25\n',
       'ui/package.json': '{"name":"ui"}',
-      'Makefile': 'build:\n\tgo build\n',
+      Makefile: 'build:\n\tgo build\n',
     });
     expect(p.versionVariables).toEqual({ server: [], client: [] });
     expect(artifacts['app']).toMatchObject({
@@ -164,14 +176,18 @@ describe('toolchain build args', () => {
       dockerfile: 'docker/Dockerfile',
       buildArgs: { GO_VERSION: '1.26.0' },
     });
-    expect(p.found).toContainEqual(expect.stringMatching(/^ARG GO_VERSION: it picks the image a stage starts FROM/));
+    expect(p.found).toContainEqual(
+      expect.stringMatching(/^ARG GO_VERSION: it picks the image a stage starts FROM/),
+    );
     expect(p.guessed).toContain('artifacts.app.buildArgs.GO_VERSION: "1.26.0", from GO_VERSION');
   });
 
   it('nothing pins it: a TODO, not a guess', () => {
     const { artifacts, plan: p } = plan({ 'docker/Dockerfile': GO_SERVICE, Makefile: '' });
     expect(artifacts['app']).not.toHaveProperty('buildArgs');
-    expect(p.todo).toContainEqual(expect.stringMatching(/^artifacts\.app\.buildArgs\.GO_VERSION: the toolchain version/));
+    expect(p.todo).toContainEqual(
+      expect.stringMatching(/^artifacts\.app\.buildArgs\.GO_VERSION: the toolchain version/),
+    );
   });
 });
 
@@ -222,13 +238,16 @@ describe('services of one image, CI builds, names', () => {
     expect(artifacts['beat-worker']).toMatchObject({ role: 'worker', image: 'acme-api' });
     expect(artifacts['migrator']).toMatchObject({ role: 'job', image: 'acme-api' });
     expect(p.todo).toContainEqual(
-      expect.stringMatching(/aio\/Dockerfile-app is not in the repository \(made by the CI, or kept elsewhere\); not released/),
+      expect.stringMatching(
+        /aio\/Dockerfile-app is not in the repository \(made by the CI, or kept elsewhere\); not released/,
+      ),
     );
   });
 
   it('a compose service built from a Dockerfile not in the repository is left out, said why', () => {
     const { keys, plan: p } = plan({
-      'compose.yaml': 'services:\n  api:\n    build: api\n  worker:\n    build: { context: worker, dockerfile: Containerfile }\n',
+      'compose.yaml':
+        'services:\n  api:\n    build: api\n  worker:\n    build: { context: worker, dockerfile: Containerfile }\n',
       'api/Dockerfile': 'FROM node:22\nCOPY . /app\n',
       'worker/main.js': '',
     });
