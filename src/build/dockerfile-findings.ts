@@ -33,6 +33,8 @@ export interface DockerfileFindings {
   secretIds: string[];
   /** Stages (name or index) that RUN commands on the target platform (not `--platform=$BUILDPLATFORM`). */
   runsOnTarget: string[];
+  /** Stages that RUN commands on a platform written out (`FROM --platform=linux/amd64`), whatever is targeted. */
+  runsOnFixed: { stage: string; platform: string }[];
   /** The image the built stage descends from (through `FROM <stage>`), args substituted. */
   root: string | undefined;
   /** Keys its stages set with LABEL (`org.opencontainers.image.source`). */
@@ -76,6 +78,7 @@ export function dockerfileFindings(
   const versionArgs = new Set<string>();
   const secretIds = new Set<string>();
   const runsOnTarget: string[] = [];
+  const runsOnFixed: DockerfileFindings['runsOnFixed'] = [];
   const labelKeys = new Set<string>();
   let usesBaseImage = false;
   // `FROM ${BASE_IMAGE}` is the configured base only where the Dockerfile gives BASE_IMAGE no
@@ -93,8 +96,11 @@ export function dockerfileFindings(
         bases.push({ image, stage: label, line: s.line, platform: s.platform });
     }
     if (s.platform) features.add('FROM --platform');
-    if (s.instructions.some((i) => i.keyword === 'RUN') && !/^\$\{?BUILDPLATFORM\}?$/.test(s.platform ?? ''))
-      runsOnTarget.push(label);
+    if (s.instructions.some((i) => i.keyword === 'RUN')) {
+      const fixed = fixedPlatform(s.platform);
+      if (fixed) runsOnFixed.push({ stage: label, platform: fixed });
+      else if (!/^\$\{?BUILDPLATFORM\}?$/.test(s.platform ?? '')) runsOnTarget.push(label);
+    }
     for (const instruction of s.instructions) {
       for (const feature of instructionFeatures(instruction)) features.add(feature);
       if (instruction.keyword === 'LABEL')
@@ -128,8 +134,18 @@ export function dockerfileFindings(
     versionArgs: options.versionNames.filter((n) => versionArgs.has(n)),
     secretIds: [...secretIds],
     runsOnTarget,
+    runsOnFixed,
     labelKeys: [...labelKeys],
   };
+}
+
+/**
+ * A `FROM --platform=` written out (`linux/amd64`, as files pin helper images whose scripts are
+ * the same on every platform): that stage is built and its base fetched for that platform alone,
+ * whichever platforms the build targets. Undefined for none, or one naming a build arg.
+ */
+export function fixedPlatform(platform: string | undefined): string | undefined {
+  return platform && !platform.includes('$') ? platform : undefined;
 }
 
 /** What in an instruction only BuildKit reads. */

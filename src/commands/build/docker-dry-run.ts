@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import { readArtifactDockerfile } from '../../build/artifact-dockerfile.ts';
+import { fixedPlatform } from '../../build/dockerfile-findings.ts';
 import { imageVersionVariables, versionBuildArgs } from '../../build/image-specs.ts';
+import { cacheUnsupported } from '../../build-engines/docker/builder-cache.ts';
 import { type DockerBuilder, findDockerBuilder } from '../../build-engines/docker/docker-builder.ts';
 import { imageReachable, type Reachability } from '../../build-engines/docker/image-reachable.ts';
 import { storeOpener } from '../../build-engines/store-cache.ts';
@@ -122,13 +124,22 @@ export async function dockerDryRun(
         problems.push(
           `${at}.platforms: ${platform}: stage ${findings.runsOnTarget.join(', ')} RUN commands for ${arch}, and this machine cannot run ${arch} programs (no binfmt_misc qemu-${QEMU[arch] ?? arch}); build those stages FROM --platform=$BUILDPLATFORM, or register the emulator`,
         );
-      const targetBases = findings.bases.filter((x) => !/^\$\{?BUILDPLATFORM\}?$/.test(x.platform ?? ''));
+      const targetBases = findings.bases.filter(
+        (x) => !/^\$\{?BUILDPLATFORM\}?$/.test(x.platform ?? '') && !fixedPlatform(x.platform),
+      );
       for (const image of new Set(targetBases.map((b) => b.image))) {
         if ((await reach(image)).where !== 'registry')
           problems.push(
             `${at}.platforms: ${platform}: the base ${image} must be fetched for ${arch} (an engine keeps one platform per name), and its registry cannot give it`,
           );
       }
+    }
+    for (const run of findings.runsOnFixed) {
+      const arch = run.platform.split('/')[1] ?? '';
+      if (arch !== native && !emulates(arch))
+        problems.push(
+          `${at}: stage ${run.stage} RUN commands for ${run.platform} (its FROM --platform), and this machine cannot run ${arch} programs (no binfmt_misc qemu-${QEMU[arch] ?? arch})`,
+        );
     }
     if ((artifact.platforms?.length ?? 0) > 1)
       lines.push(
@@ -145,8 +156,9 @@ export async function dockerDryRun(
     for (const secret of artifact.secrets ?? [])
       if (secret.env && !base.env[secret.env]?.length)
         problems.push(`${at}.secrets: "${secret.id}" comes from ${secret.env}, which is not set`);
-    if (artifact.cache?.to?.length && builder?.kind === 'buildkit')
-      problems.push(`${at}.cache.to: only buildx exports a cache; ${builderLine} cannot`);
+    if (builder)
+      for (const text of cacheUnsupported(builder.kind, artifact.cache))
+        problems.push(`${at}.${text} (${builderLine})`);
   }
   return { builder: builderLine, details, problems, warnings };
 }
