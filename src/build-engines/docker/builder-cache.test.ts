@@ -22,7 +22,7 @@ describe('cacheUnsupported', () => {
   ])("the CLI's own BuildKit: %s", (_, cache, expected) => {
     const found = cacheUnsupported('buildkit', cache);
     expect(found).toHaveLength(expected.length);
-    expected.forEach((re, i) => expect(found[i]).toMatch(re));
+    for (const [i, re] of expected.entries()) expect(found[i]).toMatch(re);
   });
 
   it('buildx takes every form', () => {
