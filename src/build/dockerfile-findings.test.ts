@@ -171,6 +171,23 @@ COPY --from=build /app/target/final/acme .
     expect(found.versionArgs).toEqual(['ACME_VERSION']);
   });
 
+  it('lists the URLs an ADD downloads, in both forms, args substituted, and no COPY or local ADD', () => {
+    const text = `ARG UV=0.8.13
+FROM python:3-slim AS deps
+ADD https://astral.sh/uv/\${UV}/install.sh /uv-installer.sh
+ADD --checksum=sha256:${'c'.repeat(64)} ["https://example.com/a.tgz", "http://example.com/b.tgz", "/opt/"]
+ADD local.tgz /opt/
+COPY https.txt /x
+FROM deps
+RUN true
+`;
+    expect(find(text).downloads).toEqual([
+      { url: 'https://astral.sh/uv/0.8.13/install.sh', stage: 'deps', line: 3 },
+      { url: 'https://example.com/a.tgz', stage: 'deps', line: 4 },
+      { url: 'http://example.com/b.tgz', stage: 'deps', line: 4 },
+    ]);
+  });
+
   it('substitutes build args given over ARG defaults, and reports a FROM arg nobody sets', () => {
     expect(find(MONOREPO, 'backend', { NODE_IMAGE: 'registry.local/node:22' }).bases[0]?.image).toBe(
       'registry.local/node:22',

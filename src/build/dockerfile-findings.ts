@@ -39,6 +39,8 @@ export interface DockerfileFindings {
   root: string | undefined;
   /** Keys its stages set with LABEL (`org.opencontainers.image.source`). */
   labelKeys: string[];
+  /** URLs an `ADD` of a reaching stage downloads while building (global args substituted). */
+  downloads: { url: string; stage: string; line: number }[];
 }
 
 export function dockerfileFindings(
@@ -79,6 +81,7 @@ export function dockerfileFindings(
   const secretIds = new Set<string>();
   const runsOnTarget: string[] = [];
   const runsOnFixed: DockerfileFindings['runsOnFixed'] = [];
+  const downloads: DockerfileFindings['downloads'] = [];
   const labelKeys = new Set<string>();
   let usesBaseImage = false;
   // `FROM ${BASE_IMAGE}` is the configured base only where the Dockerfile gives BASE_IMAGE no
@@ -103,6 +106,10 @@ export function dockerfileFindings(
     }
     for (const instruction of s.instructions) {
       for (const feature of instructionFeatures(instruction)) features.add(feature);
+      if (instruction.keyword === 'ADD' && !instruction.heredoc)
+        for (const source of addSources(instruction.args))
+          if (/^https?:\/\//i.test(source))
+            downloads.push({ url: substitute(source, args), stage: label, line: instruction.line });
       if (instruction.keyword === 'LABEL')
         for (const match of instruction.args.matchAll(/(?:^|\s)"?([^\s="]+)"?=/g)) labelKeys.add(match[1]!);
       if (instruction.keyword === 'ARG') {
@@ -136,7 +143,22 @@ export function dockerfileFindings(
     runsOnTarget,
     runsOnFixed,
     labelKeys: [...labelKeys],
+    downloads,
   };
+}
+
+/** An ADD's sources: every word but the last (the destination), in the shell or the JSON form. */
+function addSources(args: string): string[] {
+  const text = args.trim();
+  if (text.startsWith('[')) {
+    try {
+      const list = JSON.parse(text) as unknown;
+      if (Array.isArray(list)) return list.slice(0, -1).filter((x): x is string => typeof x === 'string');
+    } catch {
+      // not JSON: read as words, as BuildKit does
+    }
+  }
+  return text.split(/\s+/).slice(0, -1);
 }
 
 /**

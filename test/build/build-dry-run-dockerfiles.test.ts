@@ -121,6 +121,24 @@ describe('release build --dry-run --engine docker reads the Dockerfile', { timeo
         'artifacts.app: stage tools RUN commands for linux/arm64 (its FROM --platform), and this machine cannot run arm64 programs',
     },
     {
+      // A real service's file ADDs an installer script from the internet: the build fails at that
+      // step where the host cannot be reached, so the dry run asks it first.
+      name: 'an ADD from a host that cannot be reached',
+      dockerfile: (): string =>
+        'FROM scratch\nARG SERVICE_VERSION\nADD http://127.0.0.1:1/uv/install.sh /uv.sh\n',
+      app: {},
+      problem: (): string =>
+        'artifacts.app: ./Dockerfile line 3: ADD http://127.0.0.1:1/uv/install.sh: cannot be fetched from here (connection refused)',
+    },
+    {
+      name: 'an ADD of a file its server does not have',
+      dockerfile: (): string =>
+        `FROM scratch\nARG SERVICE_VERSION\nADD --chmod=755 ["http://${registry.host}/no/such/file.sh", "/x.sh"]\n`,
+      app: {},
+      problem: (): string =>
+        `ADD http://${registry.host}/no/such/file.sh: answers 404: there is no such file`,
+    },
+    {
       name: 'a secret from a variable that is not set',
       dockerfile: (): string => 'FROM scratch\nARG SERVICE_VERSION\n',
       app: { secrets: [{ id: 'npm', env: 'SR_TEST_UNSET_TOKEN' }] },
@@ -189,6 +207,16 @@ describe('release build --dry-run --engine docker reads the Dockerfile', { timeo
     expect(found.ready).toBe(true);
     expect(found.warnings).toMatch(
       /declares no ARG of a version variable \(SERVICE_VERSION, ACME_VERSION, SERVICE_CLIENT_VERSION\) in a stage of its target/,
+    );
+  });
+
+  it('lists what an ADD downloads while building, and stays ready when it answers', async () => {
+    const found = await dryRun(
+      `ARG REG=${registry.host}\nFROM scratch\nARG SERVICE_VERSION\nADD http://\${REG}/v2/ /v2.json\n`,
+    );
+    expect(found.ready, found.text).toBe(true);
+    expect(found.details).toContain(
+      `downloads while building: http://${registry.host}/v2/ (ADD, stage 0, line 4)`,
     );
   });
 

@@ -8,6 +8,7 @@ import { imageReachable, type Reachability } from '../../build-engines/docker/im
 import { storeOpener } from '../../build-engines/store-cache.ts';
 import type { ImageArtifactConfig } from '../../config/artifacts-schema.ts';
 import { connectDocker, type DockerClient, dockerAnswers } from '../../docker-client/connect.ts';
+import { headStatus } from '../../http/head-status.ts';
 import { goArch } from '../../oci-image/base-image-reader.ts';
 import type { BaseContext } from '../../pipeline/context.ts';
 
@@ -110,6 +111,17 @@ export async function dockerDryRun(
       if (found.where === 'missing' || docker) problems.push(text);
       else warnings.push(`${text} (not checked in an engine: none answered)`);
     }
+    for (const download of findings.downloads) {
+      const where = `${dockerfile.path} line ${download.line}: ADD ${download.url}`;
+      lines.push(
+        `downloads while building: ${download.url} (ADD, stage ${download.stage}, line ${download.line})`,
+      );
+      if (download.url.includes('$')) continue; // a stage ARG: its value is the build's
+      const answer = await fetchable(download.url);
+      if (answer.problem)
+        problems.push(`${at}: ${where}: ${answer.problem}; BuildKit fetches it while building`);
+      else if (answer.warning) warnings.push(`${at}: ${where}: ${answer.warning}`);
+    }
     if (findings.usesBaseImage) lines.push(`the configured base ${artifact.base} (FROM \${BASE_IMAGE})`);
     if (findings.versionArgs.length)
       lines.push(`version build args it reads: ${findings.versionArgs.join(', ')}`);
@@ -169,6 +181,19 @@ async function engineIfAnswering(env: Record<string, string | undefined>): Promi
     return (await dockerAnswers(docker, 2_000)) ? docker : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** Whether this machine can fetch what an ADD downloads: a HEAD, 6 s; no redirect followed. */
+async function fetchable(url: string): Promise<{ problem?: string; warning?: string }> {
+  try {
+    const status = await headStatus(url, 6_000);
+    if (status === 404 || status === 410) return { problem: `answers ${status}: there is no such file` };
+    // Some servers refuse HEAD (405, 403 on signed URLs) and still serve a GET: said, not refused.
+    if (status >= 400) return { warning: `answers ${status} to a HEAD; the build's GET may still be served` };
+    return {};
+  } catch (error) {
+    return { problem: `cannot be fetched from here (${(error as Error).message})` };
   }
 }
 
