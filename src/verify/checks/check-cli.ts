@@ -1,5 +1,5 @@
+import { satisfiesMinimumIn, type VersionScheme } from '../../cli-version/version-scheme.ts';
 import { sameTag } from '../../version/compare.ts';
-import { satisfiesMinimum } from '../../version/minimum.ts';
 import { parseCore } from '../../version/parse.ts';
 import { cliInstall, cliProgram, cliUpdate, type FixContext } from '../fixes.ts';
 import { isComparable } from '../reference.ts';
@@ -16,9 +16,10 @@ export function checkCli(live: ProbeResult[], ctx: FixContext): Finding[] {
   if (!first) return [];
   const api = live.find((r) => r.name === 'api');
   const min = api?.minCliVersion && parseCore(api.minCliVersion) ? api.minCliVersion : undefined;
-  const passes = (r: ProbeResult) =>
-    min === undefined || satisfiesMinimum(r.version!, min).verdict !== 'fail';
   const ownLine = Boolean(ctx.naming?.cli?.ownLine);
+  const scheme = ctx.naming?.cli?.scheme ?? 'semver';
+  const passes = (r: ProbeResult) =>
+    min === undefined || satisfiesMinimumIn(scheme, r.version!, min).verdict !== 'fail';
   const good = (r: ProbeResult) =>
     passes(r) &&
     isComparable(r.version!) &&
@@ -62,10 +63,14 @@ export function checkCli(live: ProbeResult[], ctx: FixContext): Finding[] {
  * What the CLI row says of a CLI on its own version line: its verdict against the API's
  * min_cli_version (`own version line, satisfies min_cli_version 0.30.0`).
  */
-export function ownLineVerdict(cli: ProbeResult, api: ProbeResult | undefined): string {
+export function ownLineVerdict(
+  cli: ProbeResult,
+  api: ProbeResult | undefined,
+  scheme: VersionScheme = 'semver',
+): string {
   const min = api?.minCliVersion && parseCore(api.minCliVersion) ? api.minCliVersion : undefined;
   if (min === undefined) return 'own version line, no min_cli_version to hold it to';
-  const verdict = satisfiesMinimum(cli.version!, min).verdict;
+  const verdict = satisfiesMinimumIn(scheme, cli.version!, min).verdict;
   return verdict === 'pass'
     ? `own version line, satisfies min_cli_version ${min}`
     : verdict === 'fail'
