@@ -1,4 +1,4 @@
-import { satisfiesMinimumIn, type VersionScheme } from '../../cli-version/version-scheme.ts';
+import { isSchemeVersion, satisfiesMinimumIn, type VersionScheme } from '../../cli-version/version-scheme.ts';
 import { sameTag } from '../../version/compare.ts';
 import { parseCore } from '../../version/parse.ts';
 import { cliInstall, cliProgram, cliUpdate, type FixContext } from '../fixes.ts';
@@ -22,7 +22,7 @@ export function checkCli(live: ProbeResult[], ctx: FixContext): Finding[] {
     min === undefined || satisfiesMinimumIn(scheme, r.version!, min).verdict !== 'fail';
   const good = (r: ProbeResult) =>
     passes(r) &&
-    isComparable(r.version!) &&
+    (scheme === 'pep440' ? isSchemeVersion('pep440', r.version!) : isComparable(r.version!)) &&
     (ownLine || ctx.tag === undefined || sameTag(r.version!, ctx.tag));
   if (!good(first)) {
     const better = later.find(good) ?? later.find((r) => passes(r) && !passes(first));
