@@ -1,5 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -75,7 +84,10 @@ interface Made {
   digests: Record<Artifact, string>;
 }
 
-async function pythonProject(tag: string, options: { declared?: string; min?: string; commitsAfter?: number } = {}): Promise<Made> {
+async function pythonProject(
+  tag: string,
+  options: { declared?: string; min?: string; commitsAfter?: number } = {},
+): Promise<Made> {
   const digests = await pushRelease(store, []);
   const repo = GitRepo.create('own-python-');
   repos.push(repo);
@@ -238,4 +250,107 @@ describe('a Python CLI on its own version line (pyproject, PEP 440)', { timeout:
     });
     expect(drift.findings.map((f) => f.code)).toContain('CLI_BELOW_MINIMUM');
   });
+});
+
+/** A Rust-style CLI's own build: reads its version from Cargo.toml and tars its binary under that name. */
+const BUILD_TARBALL = `set -eu
+v=$(sed -n 's/^version = "\\(.*\\)"$/\\1/p' cli/Cargo.toml)
+mkdir -p cli/out cli/dist
+printf '#!/bin/sh\\necho "acme %s"\\n' "$v" > cli/out/acme
+chmod 755 cli/out/acme
+tar czf "cli/dist/acme-$v-linux-amd64.tar.gz" -C cli/out acme
+`;
+
+async function commandProject(tag: string, options: { declared?: string; min?: string } = {}): Promise<Made> {
+  // Its own repositories in the registry: the Python project's rc tags are there already.
+  const tool = new RegistryStore({ registry: `${images.host}/tool`, env: {} });
+  const digests = await pushRelease(tool, []);
+  const repo = GitRepo.create('own-command-');
+  repos.push(repo);
+  repo.write(
+    'release.config.json',
+    JSON.stringify({
+      registry: `${images.host}/tool`,
+      api: { minCliVersion: options.min ?? '2.40.0' },
+      artifacts: {
+        cli: {
+          package: 'acme',
+          bin: 'acme',
+          version: { own: { file: 'cli/Cargo.toml' } },
+          build: { command: ['sh', 'cli/build.sh'], archive: 'cli/dist/acme-{version}-linux-amd64.tar.gz' },
+        },
+      },
+    }),
+  );
+  repo.write('.gitignore', 'dist/\n.release/\ncli/out/\n');
+  mkdirSync(join(repo.dir, 'cli'));
+  repo.write(
+    'cli/Cargo.toml',
+    `[package]\nname = "acme"\nversion = "${options.declared ?? '2.45.0'}"\nedition = "2021"\n`,
+  );
+  repo.write('cli/build.sh', BUILD_TARBALL);
+  repo.commit('initial');
+  repo.annotatedTag(tag);
+  expect((await release(repo, ['stamp'])).code).toBe(0);
+  return { repo, digests };
+}
+
+describe('a command-built CLI on its own version line (Cargo.toml, semver)', { timeout: 300_000 }, () => {
+  it('builds its tarball named 2.45.0, promotes the rc, and verify shows 2.45.0 against the minimum', async () => {
+    const rc = await commandProject('2026.7.0-rc.1');
+    const built = await release(rc.repo, ['build', '--only', 'cli']);
+    expect(built.code, built.stdout).toBe(0);
+    expect(readdirSync(join(rc.repo.dir, 'cli/dist'))).toEqual(['acme-2.45.0-linux-amd64.tar.gz']);
+    const record = JSON.parse(readFileSync(join(rc.repo.dir, 'dist/release.json'), 'utf8'));
+    expect(record.artifacts.cli).toMatchObject({
+      version: '2.45.0',
+      archive: 'cli/dist/acme-2.45.0-linux-amd64.tar.gz',
+    });
+    recordImages(rc);
+    const promoted = await release(rc.repo, ['promote', '--channel', 'rc', '--no-sign']);
+    expect(promoted.code, promoted.stdout).toBe(0);
+
+    const bin = join(scratch, 'command-bin');
+    mkdirSync(bin, { recursive: true });
+    execFileSync('tar', ['xzf', join(rc.repo.dir, 'cli/dist/acme-2.45.0-linux-amd64.tar.gz'), '-C', bin]);
+    const verify = await runRelease(['verify', '--url', await api('2026.7.0-rc.1', '2.40.0'), '--json'], {
+      cwd: rc.repo.dir,
+      env: { PATH: baseEnv({ binDirs: [bin] }).PATH },
+    });
+    const report = jsonOf<VerifyJson>(verify);
+    expect(report.artifacts.find((a) => a.name === 'cli')).toMatchObject({
+      version: '2.45.0',
+      status: 'ok',
+      why: 'own version line, satisfies min_cli_version 2.40.0',
+    });
+    expect(report.inStep, verify.stdout).toBe(true);
+  });
+
+  it.each([
+    [
+      'below the minimum',
+      { min: '2.46.0' },
+      1,
+      'CLI_BELOW_OWN_MINIMUM',
+      /its CLI 2\.45\.0 is below 2\.46\.0/,
+    ],
+    [
+      'not a semver version',
+      { declared: 'latest' },
+      2,
+      'CLI_VERSION_INVALID',
+      /cli\/Cargo\.toml \[package\]\.version says "latest"/,
+    ],
+  ] as const)(
+    'a CLI %s is refused before its build runs, with its exit code',
+    async (_, options, exit, code, message) => {
+      const made = await commandProject('2026.8.0-rc.1', options);
+      const built = await release(made.repo, ['build', '--only', 'cli']);
+      expect(built.code, built.stdout).toBe(exit);
+      const { error } = jsonOf<ErrorJson>(built);
+      expect(error.code).toBe(code);
+      expect(error.message).toMatch(message);
+      expect(existsSync(join(made.repo.dir, 'cli/dist'))).toBe(false);
+    },
+  );
 });

@@ -62,7 +62,7 @@ export function versionLine(line: string, program: string): string | undefined {
   const named = words[0] === program || words[0] === `${program},`;
   if (named) words.shift();
   if (named && words[0] === 'version' && words.length === 2) words.shift();
-  if (words.length !== 1) return undefined;
+  if (words.length !== 1 || words[0] === 'version') return undefined;
   // Alone, only what looks like a version: a greeting or an error line is not one.
   return named || /^v?\d/.test(words[0]!) ? words[0] : undefined;
 }
