@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { satisfiesMinimum } from '../version/minimum.ts';
-import { isSchemeVersion, sameOwnVersion, satisfiesMinimumIn } from './version-scheme.ts';
+import { fileVersion, isSchemeVersion, sameOwnVersion, satisfiesMinimumIn } from './version-scheme.ts';
 
 describe('satisfiesMinimumIn: a CLI version against the API min_cli_version', () => {
   // [cli, min, pep440 verdict]
@@ -93,4 +93,13 @@ describe('isSchemeVersion and sameOwnVersion', () => {
     expect(sameOwnVersion('semver', 'v1.2.3', '1.2.3')).toBe(true);
     expect(sameOwnVersion('semver', '1.2.3', '1.2.4')).toBe(false);
   });
+});
+
+describe('fileVersion: the version in the built file names', () => {
+  it.each([
+    ['pep440', '4.5.6_dev01', '4.5.6.dev1'], // as setuptools names the sdist of a declared 4.5.6_dev01
+    ['pep440', '1.0.0-rc.1', '1.0.0rc1'],
+    ['pep440', '0.9.31rc1', '0.9.31rc1'],
+    ['semver', 'v2.45.0', 'v2.45.0'],
+  ] as const)('%s %s -> %s', (scheme, declared, named) => expect(fileVersion(scheme, declared)).toBe(named));
 });

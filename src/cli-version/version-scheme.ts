@@ -1,4 +1,4 @@
-import { eq, explain } from '@renovatebot/pep440';
+import { clean, eq, explain } from '@renovatebot/pep440';
 import { type MinimumResult, satisfiesMinimum } from '../version/minimum.ts';
 import { parseCore, parseVersion } from '../version/parse.ts';
 
@@ -58,4 +58,12 @@ function compareRelease(a: readonly number[], b: readonly bigint[]): number {
 export function sameOwnVersion(scheme: VersionScheme, a: string, b: string): boolean {
   if (scheme === 'pep440') return explain(a) !== null && explain(b) !== null && eq(a, b);
   return a.trim().replace(/^v/, '') === b.trim().replace(/^v/, '');
+}
+
+/**
+ * The version as the CLI's build writes it into file names: PEP 440's normal form for a Python
+ * package (`4.5.6_dev01` declared, `glances-4.5.6.dev1.tar.gz` built), else as declared.
+ */
+export function fileVersion(scheme: VersionScheme, version: string): string {
+  return scheme === 'pep440' ? (clean(version) ?? version) : version;
 }

@@ -86,7 +86,13 @@ interface Made {
 
 async function pythonProject(
   tag: string,
-  options: { declared?: string; min?: string; commitsAfter?: number } = {},
+  options: {
+    declared?: string;
+    min?: string;
+    commitsAfter?: number;
+    own?: Record<string, unknown>;
+    archive?: string;
+  } = {},
 ): Promise<Made> {
   const digests = await pushRelease(store, []);
   const repo = GitRepo.create('own-python-');
@@ -100,8 +106,11 @@ async function pythonProject(
         cli: {
           package: 'acme-cli',
           bin: 'acme',
-          version: { own: { pyproject: 'cli/pyproject.toml' } },
-          build: { command: [PYTHON, 'cli/build_sdist.py'], archive: 'cli/dist/acme_cli-{version}.tar.gz' },
+          version: { own: options.own ?? { pyproject: 'cli/pyproject.toml' } },
+          build: {
+            command: [PYTHON, 'cli/build_sdist.py'],
+            archive: options.archive ?? 'cli/dist/acme_cli-{version}.tar.gz',
+          },
         },
       },
     }),
@@ -211,6 +220,23 @@ describe('a Python CLI on its own version line (pyproject, PEP 440)', { timeout:
     expect(promoted.code, promoted.stdout).toBe(1);
     expect(jsonOf<ErrorJson>(promoted).error.code).toBe('CLI_BELOW_OWN_MINIMUM');
     expect(Object.values(await digestsOf(store, '2026.8.0-rc.1')).every((d) => d === null)).toBe(true);
+  });
+
+  it('an sdist whose PKG-INFO says another version than the place the config names is refused (exit 2)', async () => {
+    // The config points at a stale VERSION file; the build reads the pyproject, as backends do.
+    const stale = await pythonProject('2026.8.0-rc.2', {
+      own: { file: 'cli/VERSION', scheme: 'pep440' },
+      archive: `cli/dist/acme_cli-${PY_DECLARED}.tar.gz`,
+    });
+    stale.repo.write('cli/VERSION', '1.24.0\n');
+    stale.repo.commit('a stale VERSION file');
+    expect((await release(stale.repo, ['stamp'])).code).toBe(0);
+    const built = await release(stale.repo, ['build', '--only', 'cli']);
+    expect(built.code, built.stdout).toBe(2);
+    const { error } = jsonOf<ErrorJson>(built);
+    expect(error.code).toBe('CLI_VERSION_MISMATCH');
+    expect(error.message).toContain(`says version ${PY_DECLARED} (acme_cli-${PY_DECLARED}/PKG-INFO)`);
+    expect(error.message).toContain('cli/VERSION declares 1.24.0');
   });
 
   it("verify's CLI row shows the CLI's own version and its verdict against the API's minimum", async () => {

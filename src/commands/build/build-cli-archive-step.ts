@@ -5,7 +5,7 @@ import { SIGNATURE_SUFFIX, signArchive, signatureFileText } from '../../archives
 import { codeFiles } from '../../build/archive-code-files.ts';
 import { buildCommandEnv, runBuildCommand } from '../../build/run-build-command.ts';
 import { readOwnVersion } from '../../cli-version/read-own-version.ts';
-import { sameOwnVersion } from '../../cli-version/version-scheme.ts';
+import { fileVersion, sameOwnVersion } from '../../cli-version/version-scheme.ts';
 import { cliArtifact } from '../../config/artifacts.ts';
 import { checkOwnMinimum } from '../../config/own-minimum.ts';
 import { UsageError } from '../../errors.ts';
@@ -51,7 +51,7 @@ export const buildCliArchiveStep: Step<BuildContext> = {
     const archive = archiveName(
       cli.build!.archive,
       cli.name,
-      own?.version ?? (cli.version === 'own' ? undefined : ctx.tag!),
+      own ? fileVersion(own.scheme, own.version) : cli.version === 'own' ? undefined : ctx.tag!,
     );
     const path = resolve(ctx.configDir, archive);
     const signing = await archiveSigning(ctx);
