@@ -8,6 +8,8 @@ export {
   imageArtifactNames,
   imageArtifacts,
   imageOfRole,
+  type ImageWithRoles,
+  imagesWithRoles,
   rolesOfImage,
 } from './artifacts.ts';
 export type {

@@ -5,7 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonOf, runRelease } from '../helpers/run-release.ts';
 import {
   type OneImageRig,
+  releaseSigned,
   runningComposeImages,
+  SIGNING_ENV,
   startOneImageRig,
   upComposeProject,
 } from './one-image-rig.ts';
@@ -146,4 +148,74 @@ describe('upgrade --compose of one image in three roles', () => {
         service,
       ).toBe(true);
   }, 500_000);
+
+  // The issue's path: the service released as a team releases it (a signed rc, the release made
+  // from it) on a real registry, upgraded with no --service, and verified as the CI pipeline init
+  // writes verifies it: one image, three roles, judged once and each role named in its rows.
+  it('a signed rc and its release, upgraded with no --service, verify --registry --require-signature in step', async () => {
+    const digest = await releaseSigned(rig, 'v2.0.0-rc.1', 'v2.0.0');
+    const upgrade = await runRelease(['upgrade', '--to', 'v2.0.0', ...target(false)], {
+      cwd: rig.repo.dir,
+      env: SIGNING_ENV,
+      timeoutMs: 300_000,
+    });
+    expect(upgrade.code, upgrade.stdout + upgrade.stderr).toBe(0);
+    const images = await runningComposeImages(rig);
+    for (const service of ['api', 'worker', 'scheduler'])
+      expect(
+        images[service]!.every((ref) => ref.includes(digest)),
+        service,
+      ).toBe(true);
+    type Report = {
+      inStep: boolean;
+      artifacts: { name: string; role?: string; version: string; status: string }[];
+      findings: { code: string; severity: string; message: string }[];
+      registry: { artifact: string; role?: string; expected: string; running: { digest: string }[] }[];
+      signatures: { artifact: string; repository: string; status: string }[];
+      evidence: { repository: string; artifact?: string; roles?: string[] }[];
+      summaries?: { about: string; roles?: string[]; result: string }[];
+    };
+    // With attestations required and --attest: one verification summary per image, its roles named.
+    for (const more of [[], ['--require-attestations', '--attest']]) {
+      const verify = await runRelease(
+        [
+          ...['verify', '--url', apiUrl, '--compose', file, '--docker-host', rig.engine.host],
+          ...['--registry', '--require-signature', ...more, '--expect', 'v2.0.0', '--json'],
+        ],
+        { cwd: rig.repo.dir, env: SIGNING_ENV, timeoutMs: 240_000 },
+      );
+      expect(verify.code, `${more.join(' ')}\n${verify.stdout}\n${verify.stderr}`).toBe(0);
+      const report = jsonOf<Report>(verify);
+      expect(report.inStep).toBe(true);
+      expect(report.findings.filter((f) => f.severity !== 'notice').map((f) => f.code)).toEqual([]);
+      // A row per role (the api read at its URL and in its container), each on the release.
+      const rows = report.artifacts.filter((a) => a.name !== 'web');
+      expect(
+        rows.every((a) => a.version === 'v2.0.0' && a.status === 'ok'),
+        verify.stdout,
+      ).toBe(true);
+      expect([...new Set(rows.map((a) => `${a.name} ${a.role ?? ''}`.trim()))].sort()).toEqual([
+        'api',
+        'worker',
+        'worker scheduler',
+      ]);
+      expect(report.registry.map((r) => [r.artifact, r.role ?? null, r.expected])).toEqual([
+        ['api', null, digest],
+        ['worker', null, digest],
+        ['worker', 'scheduler', digest],
+      ]);
+      // The app image is signed once, whatever number of roles run it.
+      const app = report.signatures.filter((s) => s.repository.split('/').at(-1) === 'acme-app');
+      expect(
+        app.map((s) => s.status),
+        JSON.stringify(report.signatures),
+      ).toEqual(['valid']);
+      if (more.includes('--attest'))
+        expect(report.summaries?.map((s) => [s.about, s.roles ?? null, s.result])).toEqual([
+          ['api', ['api', 'worker', 'scheduler'], 'PASSED'],
+          ['web', null, 'PASSED'],
+          ['release-set', null, 'PASSED'],
+        ]);
+    }
+  }, 900_000);
 });
