@@ -4,11 +4,11 @@ export {
   builtImageArtifacts,
   cliArtifact,
   declaredCliArtifact,
+  type ImageWithRoles,
   imageArtifact,
   imageArtifactNames,
   imageArtifacts,
   imageOfRole,
-  type ImageWithRoles,
   imagesWithRoles,
   rolesOfImage,
 } from './artifacts.ts';
