@@ -151,12 +151,14 @@ export const SIGNING_ENV = {
 /**
  * Release the fixture the way a team does: keys made, every artifact built and pushed, promoted to
  * the signed rc `rc`, then `release` promoted from that rc (re-stamped, signed, the release set
- * written). No role crashes in it. Returns the release's app image digest (also in `rig.digests`).
+ * written). No role crashes in it, and it has no web client: one image, run as api, worker and
+ * scheduler, is the whole release. Returns the release's app image digest (also in `rig.digests`).
  */
 export async function releaseSigned(rig: OneImageRig, rc: string, release: string): Promise<string> {
   const { repo } = rig;
   const config = JSON.parse(readFileSync(join(repo.dir, 'release.config.json'), 'utf8'));
   delete config.artifacts.api.env.ACME_CRASH;
+  config.artifacts.web = false;
   config.signing = { publicKey: 'keys/release-signing.pub', privateKey: 'keys/release-signing.key' };
   config.verifier = { publicKey: 'vkeys/release-verifier.pub', privateKey: 'vkeys/release-verifier.key' };
   repo.write('release.config.json', JSON.stringify(config));

@@ -1,7 +1,14 @@
 import { execFile } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { promisify } from 'node:util';
+import { parse as shellParse } from 'shell-quote';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { nodeVersion } from '../../src/init/node-version.ts';
+import { packageManager } from '../../src/init/package-manager.ts';
+import { registryLogin } from '../../src/init/registry-login.ts';
+import { renderGithubWorkflow } from '../../src/init/render-github-workflow.ts';
+import { tagScheme } from '../../src/init/tag-scheme.ts';
 import { jsonOf, runRelease } from '../helpers/run-release.ts';
 import {
   type OneImageRig,
@@ -213,9 +220,38 @@ describe('upgrade --compose of one image in three roles', () => {
       if (more.includes('--attest'))
         expect(report.summaries?.map((s) => [s.about, s.roles ?? null, s.result])).toEqual([
           ['api', ['api', 'worker', 'scheduler'], 'PASSED'],
-          ['web', null, 'PASSED'],
           ['release-set', null, 'PASSED'],
         ]);
     }
+    // The verify the CI pipeline `release init` writes, as written: the API's URL and the tag.
+    const ci = ciVerifyArgs({ SERVICE_URL: apiUrl, TAG: 'v2.0.0' });
+    expect(ci.slice(0, 3)).toEqual(['verify', '--url', apiUrl]);
+    const inCi = await runRelease(ci, { cwd: rig.repo.dir, env: SIGNING_ENV, timeoutMs: 240_000 });
+    expect(inCi.code, `${ci.join(' ')}\n${inCi.stdout}\n${inCi.stderr}`).toBe(0);
+    expect(jsonOf<{ signatures: { status: string }[] }>(inCi).signatures.map((s) => s.status)).toEqual([
+      'valid',
+    ]);
   }, 900_000);
 });
+
+/** The verify line of the GitHub workflow init writes for this config, its variables filled in. */
+function ciVerifyArgs(env: Record<string, string>): string[] {
+  const host = rig.registry.host;
+  const workflow = parse(
+    renderGithubWorkflow({
+      engine: 'oci',
+      installDockerode: false,
+      registryHost: host,
+      login: registryLogin(host),
+      web: false,
+      pythonBuild: false,
+      manager: packageManager((path) => (path === 'package-lock.json' ? '{}' : undefined)),
+      node: nodeVersion(() => undefined),
+      tags: tagScheme(['v1.0.0']),
+    }),
+  ) as { jobs: { verify: { steps: { run?: string }[] } } };
+  const run = workflow.jobs.verify.steps.at(-1)!.run!;
+  const line = run.split('\n').find((l) => / verify --url /.test(l))!;
+  const words = shellParse(line, env).map(String);
+  return words.slice(words.indexOf('verify'));
+}
