@@ -3,7 +3,7 @@ import { checkDeployment } from '../verify/checks.ts';
 import { type ProbeOptions, probeDeployment, type VerifyTarget } from '../verify/probe-deployment.ts';
 import { probeCli } from '../verify/probes/cli.ts';
 import { buildReport } from '../verify/report.ts';
-import type { ArtifactName, DeploymentReport } from '../verify/types.ts';
+import type { DeploymentReport } from '../verify/types.ts';
 import type { VerifyOptions } from '../verify/verify-deployment.ts';
 import { type FailureReason, failureReason } from './failure-reason.ts';
 import type { FlapGuard } from './flap-guard.ts';
