@@ -49,7 +49,11 @@ export const verifyCheckStep: Step<VerifyContext> = {
       // The CLI's row says its own version and its verdict against the API's minimum.
       const api = probed.results.find((r) => r.name === 'api');
       for (const row of ctx.report.artifacts.filter((a) => a.name === 'cli' && a.version !== undefined)) {
-        const verdict = ownLineVerdict({ ...row, version: row.version! } as ProbeResult, api);
+        const verdict = ownLineVerdict(
+          { ...row, version: row.version! } as ProbeResult,
+          api,
+          ctx.options.naming.cli.scheme,
+        );
         if (row.status === 'ok') row.why = verdict;
         row.detail = verdict;
       }
