@@ -7,10 +7,20 @@ import { tarBytes } from '../archives/tar-writer.ts';
 
 /** One thing to put in a layer. Paths are absolute in the image (`/app/api/main.mjs`). */
 export type LayerEntry =
-  | { type: 'dir'; path: string; mode?: number }
-  | { type: 'file'; path: string; mode?: number; mtime?: number; source: string }
-  | { type: 'file'; path: string; mode?: number; mtime?: number; content: Uint8Array | string }
+  | ({ type: 'dir'; path: string; mode?: number; mtime?: number } & Owner)
+  | ({ type: 'file'; path: string; mode?: number; mtime?: number; source: string } & Owner)
+  | ({ type: 'file'; path: string; mode?: number; mtime?: number; content: Uint8Array | string } & Owner)
   | { type: 'symlink'; path: string; target: string };
+
+/**
+ * An entry's numeric owner, 0/0 unless named: only a layer that goes over someone else's image
+ * (a re-stamp) names one, to keep what that image had (names are never written: a runtime goes by
+ * the numbers).
+ */
+interface Owner {
+  uid?: number;
+  gid?: number;
+}
 
 export interface Layer {
   /** The gzip-compressed tar: the blob stored in the registry or layout. */
@@ -29,8 +39,8 @@ const GZIP_LEVEL = 6;
 const gzipAsync = promisify(gzip);
 
 /**
- * A deterministic layer: entries sorted by path, every parent directory present, uid/gid 0 and
- * no user names, one fixed mtime (a file entry may name its own), fixed modes (0755 for directories, 0644 for files unless the
+ * A deterministic layer: entries sorted by path, every parent directory present, uid/gid 0 (an
+ * entry may name its own) and no user names, one fixed mtime (an entry may name its own), fixed modes (0755 for directories, 0644 for files unless the
  * entry says otherwise). Nothing from the build machine (owner, times, umask) reaches the bytes.
  */
 export async function createLayer(
@@ -49,8 +59,9 @@ export async function createLayerFromTar(raw: Uint8Array, level: number = GZIP_L
 
 /**
  * The uncompressed deterministic tar of `entries` (the rules of createLayer). `parents: false`
- * leaves out the parent directories `entries` do not name: a layer over an image whose folders
- * exist below keeps their owner and mode that way (a runtime creates only missing parents).
+ * leaves out the parent directories `entries` do not name: a layer over someone else's image names
+ * the folders it needs with that image's owner and mode (an overlay runtime would make any missing
+ * parent root's, hiding the folder below).
  */
 export async function packTar(
   entries: readonly LayerEntry[],
@@ -60,9 +71,11 @@ export async function packTar(
   const mtime = new Date(mtimeSeconds * 1000);
   return tarBytes(async (tar) => {
     for (const entry of withParents(entries, options.parents ?? true)) {
-      const header = { name: entry.name, mtime, uid: 0, gid: 0, uname: '', gname: '' };
+      const owner = entry.type === 'symlink' ? {} : { uid: entry.uid ?? 0, gid: entry.gid ?? 0 };
+      const header = { name: entry.name, mtime, uid: 0, gid: 0, uname: '', gname: '', ...owner };
       if (entry.type === 'dir') {
-        await tar.add({ ...header, type: 'directory', mode: entry.mode ?? 0o755 });
+        const own = entry.mtime === undefined ? {} : { mtime: new Date(entry.mtime * 1000) };
+        await tar.add({ ...header, ...own, type: 'directory', mode: entry.mode ?? 0o755 });
       } else if (entry.type === 'symlink') {
         await tar.add({ ...header, type: 'symlink', linkname: entry.target, mode: 0o777 });
       } else {

@@ -24,8 +24,8 @@ async function tarOf(entries: Entry[]): Promise<Buffer> {
 
 const base = () =>
   tarOf([
-    { name: 'usr/', type: 'directory' },
-    { name: 'usr/local/bin/node', body: 'ELF node' },
+    { name: 'usr/', type: 'directory', uid: 1000, gid: 50, mtime: new Date(1_700_000_000_000) },
+    { name: 'usr/local/bin/node', body: 'ELF node', uid: 7, gid: 8 },
     { name: 'usr/bin/node', type: 'symlink', linkname: '/usr/local/bin/node' },
     { name: 'usr/bin/nodejs', type: 'link', linkname: 'usr/local/bin/node' },
     { name: 'dev/null', type: 'character-device' },
@@ -37,14 +37,21 @@ const base = () =>
   ]);
 
 describe('readLayer', () => {
-  it('reads every entry type of an image layer, gzipped or not, links never followed', async () => {
+  it('reads every entry type of an image layer, gzipped or not, with owners, links never followed', async () => {
     const tar = await base();
     for (const blob of [tar, gzipSync(tar)]) {
       const nodes = await readLayer(blob, { what: 'the base layer' });
       expect(nodes).toEqual(
         expect.arrayContaining([
-          { type: 'dir', path: '/usr', mode: 0o755 },
-          { type: 'file', path: '/usr/local/bin/node', mode: 0o644, content: Buffer.from('ELF node') },
+          { type: 'dir', path: '/usr', mode: 0o755, uid: 1000, gid: 50, mtime: 1_700_000_000 },
+          {
+            type: 'file',
+            path: '/usr/local/bin/node',
+            mode: 0o644,
+            uid: 7,
+            gid: 8,
+            content: Buffer.from('ELF node'),
+          },
           { type: 'symlink', path: '/usr/bin/node', target: '/usr/local/bin/node' },
           { type: 'hardlink', path: '/usr/bin/nodejs', target: '/usr/local/bin/node' },
           { type: 'device', path: '/dev/null', kind: 'char' },

@@ -10,8 +10,8 @@ import { RuleError } from '../errors.ts';
  * relative to the layer's root.
  */
 export type LayerNode =
-  | { type: 'file'; path: string; mode: number; content: Buffer }
-  | { type: 'dir'; path: string; mode: number }
+  | { type: 'file'; path: string; mode: number; uid: number; gid: number; content: Buffer }
+  | { type: 'dir'; path: string; mode: number; uid: number; gid: number; mtime: number }
   | { type: 'symlink'; path: string; target: string }
   | { type: 'hardlink'; path: string; target: string }
   | { type: 'device'; path: string; kind: 'char' | 'block' | 'fifo' }
@@ -88,6 +88,7 @@ export async function readLayer(blob: Uint8Array, options: ReadLayerOptions): Pr
 
 function nodeOf(header: TarHeader, path: string, content: Buffer): LayerNode | undefined {
   const mode = (header.mode ?? 0o644) & 0o7777;
+  const owner = { uid: header.uid ?? 0, gid: header.gid ?? 0 };
   const base = posix.basename(path);
   if (base === OPAQUE) return { type: 'opaque', path: posix.dirname(path) };
   if (base.startsWith(WHITEOUT))
@@ -95,9 +96,9 @@ function nodeOf(header: TarHeader, path: string, content: Buffer): LayerNode | u
   switch (header.type) {
     case 'file':
     case 'contiguous-file':
-      return { type: 'file', path, mode, content };
+      return { type: 'file', path, mode, ...owner, content };
     case 'directory':
-      return { type: 'dir', path, mode };
+      return { type: 'dir', path, mode, ...owner, mtime: Math.floor((header.mtime?.getTime() ?? 0) / 1000) };
     case 'symlink':
       return { type: 'symlink', path, target: header.linkname ?? '' };
     case 'link':
@@ -116,7 +117,7 @@ function nodeOf(header: TarHeader, path: string, content: Buffer): LayerNode | u
 
 /** What a path holds in an image's filesystem: file bytes, or a link by its type and target. */
 export type TreeNode =
-  | { type: 'file'; content: Buffer; mode: number }
+  | { type: 'file'; content: Buffer; mode: number; uid?: number; gid?: number }
   | { type: 'symlink' | 'hardlink'; target: string };
 
 /**
@@ -136,7 +137,10 @@ export function applyLayers(layers: readonly (readonly LayerNode[])[]): Map<stri
       if (node.type === 'whiteout') removeUnder(node.path, true);
       else if (node.type === 'opaque') removeUnder(node.path, false);
     for (const node of layer) {
-      if (node.type === 'file') tree.set(node.path, { type: 'file', content: node.content, mode: node.mode });
+      if (node.type === 'file') {
+        const { content, mode, uid, gid } = node;
+        tree.set(node.path, { type: 'file', content, mode, uid, gid });
+      }
       else if (node.type === 'symlink' || node.type === 'hardlink')
         tree.set(node.path, { type: node.type, target: node.target });
     }

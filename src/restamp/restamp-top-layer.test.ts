@@ -34,18 +34,25 @@ const make = (layers: Awaited<ReturnType<typeof pushLayers>>) =>
   });
 
 describe('rewrittenTopLayer', () => {
-  it('rewrites the files the merged tree holds with the rc version, deterministically; binaries, shadowed and removed files left, no folder entries', async () => {
+  it("rewrites the files the merged tree holds with the rc version, deterministically, with the rc's owners and folders; binaries, shadowed and removed files left", async () => {
     const layers = await pushLayers(
       [
-        { type: 'dir', path: '/srv/web', mode: 0o750 },
-        { type: 'file', path: '/srv/web/app.js', content: 'v="v1.2.0-rc.1";s="1.2.0-rc.1";p="1.2.0rc1"' },
+        { type: 'dir', path: '/srv/web', mode: 0o750, uid: 1000, gid: 1000 },
+        {
+          type: 'file',
+          path: '/srv/web/app.js',
+          mode: 0o640,
+          uid: 1000,
+          gid: 1001,
+          content: 'v="v1.2.0-rc.1";s="1.2.0-rc.1";p="1.2.0rc1"',
+        },
         { type: 'file', path: '/srv/web/old.js', content: 'v1.2.0-rc.1' },
         { type: 'file', path: '/srv/web/shadowed.txt', content: 'v1.2.0-rc.1' },
         { type: 'file', path: '/usr/bin/tool', content: Buffer.from('\0ELF v1.2.0-rc.1\0') },
         { type: 'file', path: '/srv/web/lib.js', content: 'depends on 1.2.0 and v1.2.0-rc.10' },
       ],
       [
-        { type: 'dir', path: '/srv/web', mode: 0o750 },
+        { type: 'dir', path: '/srv/web', mode: 0o750, uid: 1000, gid: 1000, mtime: 1_600_000_000 },
         { type: 'file', path: '/srv/web/.wh.old.js', content: '' },
         { type: 'file', path: '/srv/web/shadowed.txt', content: 'no version here' },
       ],
@@ -56,12 +63,17 @@ describe('rewrittenTopLayer', () => {
     expect(top.comparison.equal).toBe(true);
     expect(top.comparison.versionOnly.map((d) => d.path)).toEqual(['/srv/web/app.js']);
     const nodes = await readLayer(top.layer!.bytes, { what: 'top' });
-    // Files only: the folders below keep their owner and mode (no folder entry replaces them).
+    // The folders as the rc's last layer holding them says (an overlay runtime would otherwise
+    // make them root's); /srv has no entry in the rc (createLayer wrote it as root's, 0755).
     expect(nodes).toEqual([
+      { type: 'dir', path: '/srv', mode: 0o755, uid: 0, gid: 0, mtime: 1_700_000_000 },
+      { type: 'dir', path: '/srv/web', mode: 0o750, uid: 1000, gid: 1000, mtime: 1_600_000_000 },
       {
         type: 'file',
         path: '/srv/web/app.js',
-        mode: 0o644,
+        mode: 0o640,
+        uid: 1000,
+        gid: 1001,
         content: Buffer.from('v="v1.2.0";s="1.2.0";p="1.2.0"'),
       },
     ]);

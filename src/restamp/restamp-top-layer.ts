@@ -4,6 +4,7 @@ import { applyLayers, type LayerNode, readLayer } from '../oci-image/read-layer.
 import type { Descriptor, ImageStore } from '../registry/store.ts';
 import { compareRebuild, type RebuildComparison } from '../reversion/compare-rebuild.ts';
 import { replaceVersionStrings, versionForms } from '../reversion/version-strings.ts';
+import { parentFolders } from './parent-folders.ts';
 
 /** Files bigger than this are not scanned for the version (media and binaries, not what prints it). */
 const MAX_SCANNED_FILE = 8 * 1024 * 1024;
@@ -26,7 +27,8 @@ export interface TopLayer {
  * For an rc image without our version layer (built by the Docker engine, buildx or another team's
  * CI): every text file of its filesystem, as a container sees it (all layers applied, whiteouts
  * honoured, oci-image/read-layer.ts), that carries the rc's version (tag, SemVer or PEP 440
- * form), rewritten for the release and packed as one new layer to go on top. Every rc layer
+ * form), rewritten for the release and packed as one new layer to go on top, with the rc's
+ * entries of their parent folders (owner, mode and time kept). Every rc layer
  * stays byte-identical; the new layer is packed deterministically (oci-image/layer.ts) at
  * `mtimeSeconds`, so re-stamping the same rc gives the same digest (verify relies on that).
  * Reads every layer of the image once: the cost of a release of an image we did not build.
@@ -73,14 +75,17 @@ export async function rewrittenTopLayer(input: {
       );
     before.set(path, node.content);
     after.set(path, out);
-    entries.push({ type: 'file', path, mode: node.mode, content: out });
+    entries.push({ type: 'file', path, mode: node.mode, uid: node.uid, gid: node.gid, content: out });
   }
   const files = [...after.keys()];
   const comparison = compareRebuild(before, after, rcVersion, version);
   if (files.length === 0) return { layer: undefined, files, comparison, binaries };
-  // Files only: their folders exist below, and a runtime leaves an existing folder's owner and mode
-  // as they are (a folder entry here would make it root's, and the service's uploads could fail).
-  const layer = await createLayerFromTar(await packTar(entries, input.mtimeSeconds, { parents: false }));
+  // The files keep the rc's owner and mode, and so do their folders: each comes with the rc's own
+  // entry (parent-folders.ts), never one made up, so a folder stays the service's where it was.
+  const folders = parentFolders(read, files);
+  const layer = await createLayerFromTar(
+    await packTar([...folders, ...entries], input.mtimeSeconds, { parents: false }),
+  );
   return { layer, files, comparison, binaries };
 }
 

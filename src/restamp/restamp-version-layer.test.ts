@@ -36,6 +36,22 @@ describe('restampVersionLayer', () => {
     expect((await restampVersionLayer(rc.bytes, FILES, 'v1.0.0')).digest).toBe(out.digest);
   });
 
+  it("keeps the owners of the layer's folders and files (a COPY --chown), as a build of that version has them", async () => {
+    const owned = (version: string) =>
+      createLayer(
+        [
+          { type: 'dir', path: '/app', mode: 0o755 },
+          { type: 'dir', path: '/app/web', mode: 0o750, uid: 1000, gid: 1000 },
+          { type: 'file', path: '/app/web/index.html', uid: 1000, gid: 1000, content: html(version) },
+          { type: 'file', path: '/app/web/version.json', uid: 1000, gid: 1000, content: `{"version":"${version}"}\n` },
+        ],
+        1_700_000_000,
+      );
+    const out = await restampVersionLayer((await owned('v1.0.0-rc.1')).bytes, FILES, 'v1.0.0');
+    expect(out.digest).toBe((await owned('v1.0.0')).digest);
+    expect(out.digest).not.toBe((await webLayer('v1.0.0')).digest);
+  });
+
   it('refuses a layer holding a file its label does not list, or missing one it lists', async () => {
     const smuggled = await webLayer('v1.0.0-rc.1', [{ path: '/app/web/evil.js', content: 'x' }]);
     await expect(restampVersionLayer(smuggled.bytes, FILES, 'v1.0.0')).rejects.toThrow(

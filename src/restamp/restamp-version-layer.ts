@@ -156,9 +156,11 @@ async function restampArchive(content: Buffer, version: string): Promise<Buffer>
   }
 }
 
+// The owner is kept: an engine's COPY --chown (or a folder made by the service's user) must
+// stay as the rc had it once re-packed.
 type ReadEntry =
-  | { type: 'dir'; path: string; mode: number }
-  | { type: 'file'; path: string; mode: number; content: Uint8Array }
+  | { type: 'dir'; path: string; mode: number; uid: number; gid: number }
+  | { type: 'file'; path: string; mode: number; uid: number; gid: number; content: Uint8Array }
   | { type: 'symlink'; path: string; target: string };
 
 /** The entries of a gzipped layer, and the time of its first entry (the build's time). */
@@ -171,9 +173,10 @@ async function readLayer(blob: Uint8Array): Promise<{ entries: ReadEntry[]; mtim
       mtime ??= Math.floor((header.mtime?.getTime() ?? 0) / 1000);
       const path = `/${header.name.replace(/^\.?\/+/, '').replace(/\/+$/, '')}`;
       const mode = (header.mode ?? 0o644) & 0o7777;
-      if (header.type === 'directory') entries.push({ type: 'dir', path, mode });
+      const owner = { uid: header.uid ?? 0, gid: header.gid ?? 0 };
+      if (header.type === 'directory') entries.push({ type: 'dir', path, mode, ...owner });
       else if (header.type === 'file')
-        entries.push({ type: 'file', path, mode, content: await entry.bytes() });
+        entries.push({ type: 'file', path, mode, ...owner, content: await entry.bytes() });
       else if (header.type === 'symlink')
         entries.push({ type: 'symlink', path, target: header.linkname ?? '' });
       else throw new Error(`unexpected ${header.type} entry ${path}`);

@@ -40,10 +40,9 @@ const rc = {} as Record<Artifact, string>;
 const release = (args: string[]) => runRelease(args, { cwd: repo.dir, env, timeoutMs: 90_000 });
 
 beforeAll(async () => {
-  // vfs: the top layer holds files only and counts on the runtime leaving their folder as the rc
-  // made it. overlay2 does not: it makes the missing folder in the new layer's own directory, as
-  // root, and that copy hides the rc's (the export then shows srv/web/ as 0/0, not 1000/1000).
-  [dockerd, registry] = await Promise.all([startDockerd({ storageDriver: 'vfs' }), startRegistry()]);
+  // The engine's own storage driver (overlay2 here): it makes any parent folder a layer leaves
+  // out anew in that layer, as root's, hiding the rc's; the top layer must carry the rc's entries.
+  [dockerd, registry] = await Promise.all([startDockerd(), startRegistry()]);
   store = new RegistryStore({ registry: registry.host, env: {} });
   repo = await stampedProject(RC, {
     registry: registry.host,
@@ -145,11 +144,16 @@ describe('a web built by the Docker engine from signed rc to release', { timeout
     const container = docker(['create', ref, '/none']).toString().trim();
     const copied = join(context, 'copied');
     docker(['cp', `${container}:/srv/web`, copied]);
-    // The folder keeps the owner the rc gave it (the top layer holds files only).
+    // The folder and the rewritten files keep the owner the rc gave them (COPY --chown), /srv
+    // stays root's: the top layer carries the rc's entries, whatever the engine's storage driver.
     const exported = join(context, 'exported.tar');
     docker(['export', '-o', exported, container]);
-    const listing = execFileSync('tar', ['-tvf', exported, '--numeric-owner', 'srv/web/']).toString();
-    expect(listing.split('\n')[0]).toMatch(/^d\S+ 1000\/1000 .* srv\/web\/$/);
+    const listing = execFileSync('tar', ['-tvf', exported, '--numeric-owner', 'srv/']).toString();
+    const owner = (path: string) => listing.split('\n').find((l) => l.endsWith(` ${path}`))?.split(/\s+/)[1];
+    expect(owner('srv/'), listing).toBe('0/0');
+    expect(owner('srv/web/'), listing).toBe('1000/1000');
+    for (const path of WEB_FILES) expect(owner(path.slice(1)), listing).toBe('1000/1000');
+    expect(owner('srv/web/robots.txt'), listing).toBe('0/0');
     docker(['rm', container]);
     expect(readFileSync(join(copied, 'app.js'), 'utf8')).toBe(
       `window.SERVICE_CLIENT_VERSION = "${RELEASE}";\n`,
