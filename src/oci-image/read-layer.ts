@@ -140,8 +140,7 @@ export function applyLayers(layers: readonly (readonly LayerNode[])[]): Map<stri
       if (node.type === 'file') {
         const { content, mode, uid, gid } = node;
         tree.set(node.path, { type: 'file', content, mode, uid, gid });
-      }
-      else if (node.type === 'symlink' || node.type === 'hardlink')
+      } else if (node.type === 'symlink' || node.type === 'hardlink')
         tree.set(node.path, { type: node.type, target: node.target });
     }
   }

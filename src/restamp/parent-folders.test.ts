@@ -31,7 +31,14 @@ describe('parentFolders', () => {
   it.each<[string, LayerNode[][], string[], ReturnType<typeof entry>[]]>([
     [
       'nested folders, each with its own owner and mode',
-      [[dir('/srv', 0), dir('/srv/web', 1000, 0o750, 7), dir('/srv/web/assets', 1000, 0o2775), file('/srv/web/assets/a.js')]],
+      [
+        [
+          dir('/srv', 0),
+          dir('/srv/web', 1000, 0o750, 7),
+          dir('/srv/web/assets', 1000, 0o2775),
+          file('/srv/web/assets/a.js'),
+        ],
+      ],
       ['/srv/web/assets/a.js'],
       [entry('/srv', 0), entry('/srv/web', 1000, 0o750, 7), entry('/srv/web/assets', 1000, 0o2775)],
     ],
@@ -55,13 +62,19 @@ describe('parentFolders', () => {
     ],
     [
       'a whiteout of a parent removes the entries under it; a folder no layer names has none',
-      [[dir('/srv', 0), dir('/srv/web', 1000)], [{ type: 'whiteout', path: '/srv' }, file('/srv/web/a.js')]],
+      [
+        [dir('/srv', 0), dir('/srv/web', 1000)],
+        [{ type: 'whiteout', path: '/srv' }, file('/srv/web/a.js')],
+      ],
       ['/srv/web/a.js'],
       [],
     ],
     [
       'an opaque folder keeps itself and hides the entries under it',
-      [[dir('/srv', 1000), dir('/srv/old', 1000)], [{ type: 'opaque', path: '/srv' }, dir('/srv', 1000, 0o770)]],
+      [
+        [dir('/srv', 1000), dir('/srv/old', 1000)],
+        [{ type: 'opaque', path: '/srv' }, dir('/srv', 1000, 0o770)],
+      ],
       ['/srv/old/a.js'],
       [entry('/srv', 1000, 0o770)],
     ],

@@ -37,12 +37,10 @@ export function parentFolders(
   const wanted = new Set<string>();
   for (const file of files)
     for (let dir = posix.dirname(file); dir !== '/' && dir !== '.'; dir = posix.dirname(dir)) wanted.add(dir);
-  return [...wanted]
-    .sort()
-    .flatMap((path) => {
-      const folder = folders.get(path);
-      if (!folder) return [];
-      const { mode, uid, gid, mtime } = folder;
-      return [{ type: 'dir', path, mode, uid, gid, mtime } satisfies LayerEntry];
-    });
+  return [...wanted].sort().flatMap((path) => {
+    const folder = folders.get(path);
+    if (!folder) return [];
+    const { mode, uid, gid, mtime } = folder;
+    return [{ type: 'dir', path, mode, uid, gid, mtime } satisfies LayerEntry];
+  });
 }

@@ -43,7 +43,13 @@ describe('restampVersionLayer', () => {
           { type: 'dir', path: '/app', mode: 0o755 },
           { type: 'dir', path: '/app/web', mode: 0o750, uid: 1000, gid: 1000 },
           { type: 'file', path: '/app/web/index.html', uid: 1000, gid: 1000, content: html(version) },
-          { type: 'file', path: '/app/web/version.json', uid: 1000, gid: 1000, content: `{"version":"${version}"}\n` },
+          {
+            type: 'file',
+            path: '/app/web/version.json',
+            uid: 1000,
+            gid: 1000,
+            content: `{"version":"${version}"}\n`,
+          },
         ],
         1_700_000_000,
       );

@@ -149,7 +149,11 @@ describe('a web built by the Docker engine from signed rc to release', { timeout
     const exported = join(context, 'exported.tar');
     docker(['export', '-o', exported, container]);
     const listing = execFileSync('tar', ['-tvf', exported, '--numeric-owner', 'srv/']).toString();
-    const owner = (path: string) => listing.split('\n').find((l) => l.endsWith(` ${path}`))?.split(/\s+/)[1];
+    const owner = (path: string) =>
+      listing
+        .split('\n')
+        .find((l) => l.endsWith(` ${path}`))
+        ?.split(/\s+/)[1];
     expect(owner('srv/'), listing).toBe('0/0');
     expect(owner('srv/web/'), listing).toBe('1000/1000');
     for (const path of WEB_FILES) expect(owner(path.slice(1)), listing).toBe('1000/1000');
