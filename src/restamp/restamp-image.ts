@@ -78,8 +78,11 @@ export interface RestampOptions {
   /** The release's copy of a CLI archive of the version layer (see VersionLayerOptions). */
   reversionArchive?: VersionLayerOptions['reversionArchive'];
   rebuiltFile?: VersionLayerOptions['rebuiltFile'];
-  /** false: an image without our version layer changes its config only (no top layer). */
-  topLayer?: boolean;
+  /**
+   * false: an image without our version layer changes its config only (no top layer).
+   * `files-only`: the top layer as releases made before it carried folders and owners (verify).
+   */
+  topLayer?: boolean | 'files-only';
 }
 
 async function restampSingle(
@@ -140,6 +143,7 @@ async function restampSingle(
           rcVersion: sourceVersion,
           version,
           mtimeSeconds: topLayerTime(config.created),
+          filesOnly: options.topLayer === 'files-only',
         })
       : undefined;
   if (top?.layer && warnings.length > 0 && files.every((f) => top.files.includes(f))) warnings.length = 0;

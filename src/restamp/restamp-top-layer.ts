@@ -40,6 +40,11 @@ export async function rewrittenTopLayer(input: {
   rcVersion: string;
   version: string;
   mtimeSeconds: number;
+  /**
+   * The files alone, root's, as releases made before the folders were carried have it: verify
+   * only, so such a release still reads as its rc re-stamped. A release never makes it.
+   */
+  filesOnly?: boolean;
 }): Promise<TopLayer> {
   const { rcVersion, version } = input;
   const carries = carrier(rcVersion);
@@ -75,14 +80,15 @@ export async function rewrittenTopLayer(input: {
       );
     before.set(path, node.content);
     after.set(path, out);
-    entries.push({ type: 'file', path, mode: node.mode, uid: node.uid, gid: node.gid, content: out });
+    const owner = input.filesOnly ? {} : { uid: node.uid, gid: node.gid };
+    entries.push({ type: 'file', path, mode: node.mode, ...owner, content: out });
   }
   const files = [...after.keys()];
   const comparison = compareRebuild(before, after, rcVersion, version);
   if (files.length === 0) return { layer: undefined, files, comparison, binaries };
   // The files keep the rc's owner and mode, and so do their folders: each comes with the rc's own
   // entry (parent-folders.ts), never one made up, so a folder stays the service's where it was.
-  const folders = parentFolders(read, files);
+  const folders = input.filesOnly ? [] : parentFolders(read, files);
   const layer = await createLayerFromTar(
     await packTar([...folders, ...entries], input.mtimeSeconds, { parents: false }),
   );

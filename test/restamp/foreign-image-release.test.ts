@@ -194,7 +194,7 @@ describe('a web built elsewhere (buildx, two platforms) from signed rc to releas
 });
 
 describe("verify's re-stamp of an rc without our version layer", { timeout: 60_000 }, () => {
-  it('accepts the top-layer release and a config-only one made before it existed; not another', async () => {
+  it('accepts the top-layer release, a config-only one and a files-only one made before; not another', async () => {
     const rcIndex = (await store.getManifest(REPOS.web, RC))!;
     const source = {
       store,
@@ -205,9 +205,12 @@ describe("verify's re-stamp of an rc without our version layer", { timeout: 60_0
     };
     const withTop = await restampImage(store, REPOS.web, rcIndex, 'v2.0.1');
     const configOnly = await restampImage(store, REPOS.web, rcIndex, 'v2.0.1', { topLayer: false });
+    // As releases were made before the top layer carried the rc's folders and owners.
+    const filesOnly = await restampImage(store, REPOS.web, rcIndex, 'v2.0.1', { topLayer: 'files-only' });
     expect(withTop.topLayer?.files).toEqual(WEB_FILES);
     expect(configOnly.topLayer).toBeUndefined();
-    for (const made of [withTop, configOnly]) {
+    expect(filesOnly.manifest.descriptor.digest).not.toBe(withTop.manifest.descriptor.digest);
+    for (const made of [withTop, configOnly, filesOnly]) {
       await pushRestamped(store, REPOS.web, made);
       const reading = await manifestProvenance(source, made.manifest, rcIndex.descriptor.digest);
       expect(reading.restampMatches).toBe(true);

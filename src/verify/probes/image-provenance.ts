@@ -47,7 +47,7 @@ export async function manifestProvenance(
     reading.rcVersion ?? (await firstChildVersion(store, repository, rcManifest)),
     tag,
   );
-  const restamp = (topLayer: boolean) =>
+  const restamp = (topLayer: boolean | 'files-only') =>
     restampImage(store, repository, rcManifest, tag, {
       ...rebuilt,
       topLayer,
@@ -68,11 +68,13 @@ export async function manifestProvenance(
     });
   // A release of an image without our version layer has the top-layer rewrite of its baked files
   // (restamp-top-layer.ts); one made before that existed, or refused by it (a glued version
-  // form), changed its config only: either is the rc re-stamped.
+  // form), changed its config only; one made before the top layer carried the rc's folders and
+  // owners holds the files alone: each is the rc re-stamped.
   let again = (await restamp(true).catch(() => undefined)) ?? (await restamp(false));
-  if (again.topLayer && again.manifest.descriptor.digest !== release.descriptor.digest) {
-    const configOnly = await restamp(false);
-    if (configOnly.manifest.descriptor.digest === release.descriptor.digest) again = configOnly;
+  for (const older of [false, 'files-only'] as const) {
+    if (!again.topLayer || again.manifest.descriptor.digest === release.descriptor.digest) break;
+    const made = await restamp(older);
+    if (made.manifest.descriptor.digest === release.descriptor.digest) again = made;
   }
   reading.restampMatches = again.manifest.descriptor.digest === release.descriptor.digest;
   if (rc && view) {
