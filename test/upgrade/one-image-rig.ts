@@ -213,7 +213,7 @@ export async function releaseSigned(rig: OneImageRig, rc: string, release: strin
   config.artifacts.web = false;
   // A second web client a suite added (addAdminWeb) goes too: the release is the one image.
   for (const [name, artifact] of Object.entries(config.artifacts))
-    if ((artifact as { role?: string } | false)?.role === 'web') delete config.artifacts[name];
+    if ((artifact as { role?: string } | null)?.role === 'web') delete config.artifacts[name];
   config.signing = { publicKey: 'keys/release-signing.pub', privateKey: 'keys/release-signing.key' };
   config.verifier = { publicKey: 'vkeys/release-verifier.pub', privateKey: 'vkeys/release-verifier.key' };
   repo.write('release.config.json', JSON.stringify(config));
