@@ -2,6 +2,7 @@ import type { BuildTiming } from '../../build/build-timing.ts';
 import type { LocalNpmRegistry } from '../../cli-package/local-npm-registry.ts';
 import type { BaseContext } from '../../pipeline/context.ts';
 import type { LocalRegistry } from '../../registry/local-registry.ts';
+import type { LaneStepReport } from './rehearse-lanes.ts';
 import type { StartedContainer } from './start-released-container.ts';
 import type { StartedService } from './start-released-image.ts';
 
@@ -48,4 +49,6 @@ export interface RehearseContext extends BaseContext {
   notes: Record<string, string>;
   /** Where a step's time went (the build's `timing` from `release build --json`), by step title. */
   breakdowns: Record<string, BuildTiming>;
+  /** The steps run as lanes side by side (rehearse-lanes.ts), per lane, by the lanes' step title. */
+  laneReports: Record<string, LaneStepReport[][]>;
 }
