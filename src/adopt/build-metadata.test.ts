@@ -61,6 +61,60 @@ describe('parseBuildMetadata', () => {
     });
   });
 
+  // Shapes read in docker/buildx's own tests and real CI pipelines: a build of two platforms
+  // records one provenance per platform (buildx.build.provenance/<platform>) and no plain one; an
+  // older buildx adds containerimage.buildinfo; a bake run whose targets push by digest to three
+  // registries at once (name-canonical, several names, no tag) and also write a local output; a
+  // `--call check` target that only holds its lint result.
+  it('reads per-platform provenance keys, several registries by digest, and a check-only target', () => {
+    const { 'buildx.build.provenance': _, ...noPlain } = build(D1, {
+      'buildx.build.provenance/linux/amd64': { buildType: 'https://mobyproject.org/buildkit@v1' },
+      'buildx.build.provenance/linux/arm64': { buildType: 'https://mobyproject.org/buildkit@v1' },
+      'containerimage.buildinfo': 'eyJmcm9udGVuZCI6ImRvY2tlcmZpbGUudjAifQ==',
+    });
+    expect(parseBuildMetadata(JSON.stringify(noPlain))).toMatchObject({
+      images: [{ digest: D1, mediaType: INDEX, buildxProvenance: true }],
+    });
+    // Disabled (BUILDX_METADATA_PROVENANCE=disabled) or null: none.
+    const disabled = parseBuildMetadata(
+      JSON.stringify(
+        build(D1, { 'buildx.build.provenance': undefined, 'buildx.build.provenance/linux/amd64': null }),
+      ),
+    );
+    expect(typeof disabled !== 'string' && disabled.images[0]!.buildxProvenance).toBeUndefined();
+
+    const MANIFEST = 'application/vnd.oci.image.manifest.v1+json';
+    const bake = parseBuildMetadata(
+      JSON.stringify({
+        'buildx.build.warnings': [],
+        'debian-multi': build(D2, {
+          'containerimage.descriptor': {
+            digest: D2,
+            mediaType: MANIFEST,
+            size: 1234,
+            platform: { architecture: 'arm', os: 'linux', variant: 'v7' },
+          },
+          'image.name': 'ghcr.io/acme/server,docker.io/acme/server,quay.io/acme/server',
+        }),
+        lint: { 'result.json': { warnings: [] } },
+      }),
+    );
+    expect(bake).toEqual({
+      kind: 'bake-metadata',
+      withoutImage: ['lint'],
+      images: [
+        {
+          target: 'debian-multi',
+          digest: D2,
+          mediaType: MANIFEST,
+          names: ['ghcr.io/acme/server', 'docker.io/acme/server', 'quay.io/acme/server'],
+          buildRef: 'builder/builder0/abc',
+          buildxProvenance: true,
+        },
+      ],
+    });
+  });
+
   it.each([
     ['not JSON', '{', /not JSON/],
     ['null', 'null', /JSON object/],

@@ -18,7 +18,7 @@ export interface AdoptedImage {
   mediaType?: string;
   /** `buildx.build.ref`: the builder's reference of the build (`builder/node/ref`). */
   buildRef?: string;
-  /** Whether buildx recorded its own provenance beside it (`buildx.build.provenance`). */
+  /** Whether buildx recorded its own provenance beside it (`buildx.build.provenance`, or one per platform). */
   buildxProvenance?: boolean;
 }
 
@@ -103,7 +103,11 @@ function imageOf(entry: Record<string, unknown>): AdoptedImage | string {
     names,
     ...(typeof mediaType === 'string' ? { mediaType } : {}),
     ...(typeof buildRef === 'string' && buildRef.length <= 512 ? { buildRef: printable(buildRef) } : {}),
-    ...(entry['buildx.build.provenance'] !== undefined ? { buildxProvenance: true } : {}),
+    // One build of several platforms records one provenance per platform instead
+    // (`buildx.build.provenance/linux/arm64`), and no `buildx.build.provenance` at all.
+    ...(Object.keys(entry).some((key) => /^buildx\.build\.provenance(\/|$)/.test(key) && entry[key] != null)
+      ? { buildxProvenance: true }
+      : {}),
   };
 }
 

@@ -139,6 +139,55 @@ describe('dockerfileFindings', () => {
     expect(find('FROM scratch\nCOPY a /a\n').root).toBe('scratch');
   });
 
+  it('tells a platform written out from the target platform (helper images pinned to amd64 by digest)', () => {
+    // The shape of a Rust service's generated file: helper stages pinned to linux/amd64 by digest
+    // (their scripts are the same on every platform), a cross build on the build platform, and a
+    // final stage FROM --platform=$TARGETPLATFORM.
+    const text = `# syntax=docker/dockerfile:1
+# check=skip=FromPlatformFlagConstDisallowed,RedundantTargetPlatform
+FROM --platform=linux/amd64 registry.example/acme/web@sha256:${'a'.repeat(64)} AS vault
+FROM --platform=linux/amd64 registry.example/tools/xx@sha256:${'b'.repeat(64)} AS xx
+RUN chmod +x /usr/bin/xx-*
+FROM --platform=$BUILDPLATFORM rust:1-slim AS build
+COPY --from=xx / /
+ARG TARGETARCH
+ARG ACME_VERSION
+RUN xx-cargo build
+FROM --platform=$TARGETPLATFORM debian:trixie-slim
+RUN apt-get update
+COPY --from=vault /web-vault ./web-vault
+COPY --from=build /app/target/final/acme .
+`;
+    const found = find(text);
+    expect(found.runsOnFixed).toEqual([{ stage: 'xx', platform: 'linux/amd64' }]);
+    expect(found.runsOnTarget).toEqual(['3']);
+    expect(found.bases.map((b) => [b.stage, b.platform])).toEqual([
+      ['vault', 'linux/amd64'],
+      ['xx', 'linux/amd64'],
+      ['build', '$BUILDPLATFORM'],
+      ['3', '$TARGETPLATFORM'],
+    ]);
+    expect(found.bases[0]!.image).toBe(`registry.example/acme/web@sha256:${'a'.repeat(64)}`);
+    expect(found.versionArgs).toEqual(['ACME_VERSION']);
+  });
+
+  it('lists the URLs an ADD downloads, in both forms, args substituted, and no COPY or local ADD', () => {
+    const text = `ARG UV=0.8.13
+FROM python:3-slim AS deps
+ADD https://astral.sh/uv/\${UV}/install.sh /uv-installer.sh
+ADD --checksum=sha256:${'c'.repeat(64)} ["https://example.com/a.tgz", "http://example.com/b.tgz", "/opt/"]
+ADD local.tgz /opt/
+COPY https.txt /x
+FROM deps
+RUN true
+`;
+    expect(find(text).downloads).toEqual([
+      { url: 'https://astral.sh/uv/0.8.13/install.sh', stage: 'deps', line: 3 },
+      { url: 'https://example.com/a.tgz', stage: 'deps', line: 4 },
+      { url: 'http://example.com/b.tgz', stage: 'deps', line: 4 },
+    ]);
+  });
+
   it('substitutes build args given over ARG defaults, and reports a FROM arg nobody sets', () => {
     expect(find(MONOREPO, 'backend', { NODE_IMAGE: 'registry.local/node:22' }).bases[0]?.image).toBe(
       'registry.local/node:22',

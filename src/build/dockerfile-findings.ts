@@ -33,10 +33,14 @@ export interface DockerfileFindings {
   secretIds: string[];
   /** Stages (name or index) that RUN commands on the target platform (not `--platform=$BUILDPLATFORM`). */
   runsOnTarget: string[];
+  /** Stages that RUN commands on a platform written out (`FROM --platform=linux/amd64`), whatever is targeted. */
+  runsOnFixed: { stage: string; platform: string }[];
   /** The image the built stage descends from (through `FROM <stage>`), args substituted. */
   root: string | undefined;
   /** Keys its stages set with LABEL (`org.opencontainers.image.source`). */
   labelKeys: string[];
+  /** URLs an `ADD` of a reaching stage downloads while building (global args substituted). */
+  downloads: { url: string; stage: string; line: number }[];
 }
 
 export function dockerfileFindings(
@@ -76,6 +80,8 @@ export function dockerfileFindings(
   const versionArgs = new Set<string>();
   const secretIds = new Set<string>();
   const runsOnTarget: string[] = [];
+  const runsOnFixed: DockerfileFindings['runsOnFixed'] = [];
+  const downloads: DockerfileFindings['downloads'] = [];
   const labelKeys = new Set<string>();
   let usesBaseImage = false;
   // `FROM ${BASE_IMAGE}` is the configured base only where the Dockerfile gives BASE_IMAGE no
@@ -93,10 +99,17 @@ export function dockerfileFindings(
         bases.push({ image, stage: label, line: s.line, platform: s.platform });
     }
     if (s.platform) features.add('FROM --platform');
-    if (s.instructions.some((i) => i.keyword === 'RUN') && !/^\$\{?BUILDPLATFORM\}?$/.test(s.platform ?? ''))
-      runsOnTarget.push(label);
+    if (s.instructions.some((i) => i.keyword === 'RUN')) {
+      const fixed = fixedPlatform(s.platform);
+      if (fixed) runsOnFixed.push({ stage: label, platform: fixed });
+      else if (!/^\$\{?BUILDPLATFORM\}?$/.test(s.platform ?? '')) runsOnTarget.push(label);
+    }
     for (const instruction of s.instructions) {
       for (const feature of instructionFeatures(instruction)) features.add(feature);
+      if (instruction.keyword === 'ADD' && !instruction.heredoc)
+        for (const source of addSources(instruction.args))
+          if (/^https?:\/\//i.test(source))
+            downloads.push({ url: substitute(source, args), stage: label, line: instruction.line });
       if (instruction.keyword === 'LABEL')
         for (const match of instruction.args.matchAll(/(?:^|\s)"?([^\s="]+)"?=/g)) labelKeys.add(match[1]!);
       if (instruction.keyword === 'ARG') {
@@ -128,8 +141,33 @@ export function dockerfileFindings(
     versionArgs: options.versionNames.filter((n) => versionArgs.has(n)),
     secretIds: [...secretIds],
     runsOnTarget,
+    runsOnFixed,
     labelKeys: [...labelKeys],
+    downloads,
   };
+}
+
+/** An ADD's sources: every word but the last (the destination), in the shell or the JSON form. */
+function addSources(args: string): string[] {
+  const text = args.trim();
+  if (text.startsWith('[')) {
+    try {
+      const list = JSON.parse(text) as unknown;
+      if (Array.isArray(list)) return list.slice(0, -1).filter((x): x is string => typeof x === 'string');
+    } catch {
+      // not JSON: read as words, as BuildKit does
+    }
+  }
+  return text.split(/\s+/).slice(0, -1);
+}
+
+/**
+ * A `FROM --platform=` written out (`linux/amd64`, as files pin helper images whose scripts are
+ * the same on every platform): that stage is built and its base fetched for that platform alone,
+ * whichever platforms the build targets. Undefined for none, or one naming a build arg.
+ */
+export function fixedPlatform(platform: string | undefined): string | undefined {
+  return platform && !platform.includes('$') ? platform : undefined;
 }
 
 /** What in an instruction only BuildKit reads. */

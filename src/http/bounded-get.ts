@@ -102,7 +102,7 @@ function getOnce(
 }
 
 /** One short reason an operator can act on. */
-function describeFailure(error: unknown, timeoutMs: number, deadline: AbortSignal): string {
+export function describeFailure(error: unknown, timeoutMs: number, deadline: AbortSignal): string {
   if (deadline.aborted) return `no answer within ${timeoutMs} ms`;
   const err = error as { name?: string; code?: string; message?: string };
   if (err.name === 'AbortError') return 'cancelled: the deployment deadline passed';

@@ -1,6 +1,7 @@
 import { bakeBuilds, buildsOfWorkflows, type CiBuild, isVersionValue } from './ci/ci-builds.ts';
 import type { Detection, FoundDockerfile } from './detect.ts';
 import { DEV_NAMES, devReason } from './dev-paths.ts';
+import { artifactOfDockerfile } from './dockerfile-name.ts';
 import { readImageLine } from './image-reference.ts';
 import { joinPath, resolveInRepo } from './repo-path.ts';
 
@@ -48,6 +49,9 @@ const NOT_RELEASED = new Set([
   'cache',
   'builder',
   'playground',
+  // A base or dependency image the service's own images start FROM.
+  'base',
+  'deps',
 ]);
 
 /** Every image build the repository's CI files hold (GitHub workflows, bake, GitLab CI, goreleaser). */
@@ -63,6 +67,7 @@ export function ciBuildsOf(detection: Detection): CiBuild[] {
 export function ciImages(
   builds: readonly CiBuild[],
   dockerfiles: readonly FoundDockerfile[],
+  exists: (path: string) => boolean = () => true,
 ): { images: CiImage[]; skipped: string[]; refused: string[] } {
   const out = { images: [] as CiImage[], skipped: [] as string[], refused: [] as string[] };
   const pushing = builds.filter((b) => b.push);
@@ -87,6 +92,14 @@ export function ciImages(
         : resolveInRepo(build.fileBase === 'top' ? '.' : context.path, build.file);
     if ('refused' in file) {
       out.refused.push(`${build.at}: file ${file.refused}`);
+      continue;
+    }
+    // A Dockerfile the CI writes before it builds (or keeps in another repository): nothing here
+    // builds it, and a config naming it would be refused by its own dry run.
+    if (!dockerfiles.some((d) => d.path === file.path) && !exists(file.path)) {
+      out.refused.push(
+        `${build.at}: ${file.path} is not in the repository (made by the CI, or kept elsewhere); not released: declare it once it is`,
+      );
       continue;
     }
     const lines = build.images.map((i) => (i.includes('${{') ? undefined : readImageLine(i)));
@@ -130,7 +143,7 @@ export function ciImages(
         : undefined;
     const registry = line?.registry ?? hub;
     out.images.push({
-      name: line?.name ?? build.target ?? nameOfFile(file.path, context.path),
+      name: line?.name ?? build.target ?? artifactOfDockerfile(file.path),
       ...(line ? { imageName: line.name } : {}),
       ...(registry ? { registry } : {}),
       context: context.path,
@@ -184,11 +197,4 @@ function sharedPrefix(names: string[]): string {
 
 function wordsOf(name: string): string[] {
   return name.toLowerCase().split(/[-_.]/);
-}
-
-function nameOfFile(dockerfile: string, context: string): string {
-  const file = dockerfile.split('/').pop()!;
-  if (file.startsWith('Dockerfile.')) return file.slice('Dockerfile.'.length);
-  if (file.toLowerCase().endsWith('.dockerfile')) return file.slice(0, -'.dockerfile'.length);
-  return context === '.' ? 'app' : context.split('/').pop()!;
 }

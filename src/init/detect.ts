@@ -5,6 +5,7 @@ import { type GoreleaserRead, readGoreleaser } from './ci/goreleaser.ts';
 import { type ComposeService, readComposeFile } from './compose-file.ts';
 import { inDevFolder } from './dev-paths.ts';
 import { type DockerfileFacts, readDockerfile } from './dockerfile.ts';
+import { isDockerfile } from './dockerfile-name.ts';
 
 /**
  * What `release init` finds in a repository. Pure: a function of the file listing and of the
@@ -87,14 +88,6 @@ const CLI_SCRIPT = /(?:^|\/)scripts\/(?:[\w.-]*[-_.])?cli(?:[-_.][\w.-]*)?\.(?:s
 const ARCHIVE = /^(?:dist|build|out)\/[\w.@/-]+\.(?:tar\.gz|tgz)$/;
 const NODE_ENTRIES = ['server.mjs', 'main.mjs', 'index.mjs', 'server.js', 'main.js', 'index.js'];
 const WEB_TOOLS = /\b(vite|webpack|next|react-scripts|parcel|astro|ng|nuxt|svelte-kit|rollup|esbuild)\b/;
-
-/** `Dockerfile`, `Dockerfile.<x>`, `<x>.Dockerfile` (and `<x>.dockerfile`): Docker's usual names. */
-export function isDockerfile(path: string): boolean {
-  const base = path.slice(path.lastIndexOf('/') + 1);
-  return (
-    base === 'Dockerfile' || base.startsWith('Dockerfile.') || base.toLowerCase().endsWith('.dockerfile')
-  );
-}
 
 /**
  * `named`: compose files the user named (`--compose-file`), read wherever they are; otherwise the
@@ -191,7 +184,10 @@ function readPackageJson(path: string, text: string | undefined, detection: Dete
   }
   const dir = dirOf(path);
   const name = typeof pkg.name === 'string' ? pkg.name : undefined;
-  if (dir === '.' && name) detection.name ??= name;
+  if (dir === '.' && name) {
+    const project = projectOfRootPackage(name);
+    if (project) detection.name ??= project;
+  }
   // An example's or a test's package is never the service's CLI.
   const version = typeof pkg.version === 'string' ? { version: pkg.version } : {};
   if (!inDevFolder(path)) {
@@ -210,6 +206,20 @@ function readPackageJson(path: string, text: string | undefined, detection: Dete
       scripts.find(([key, command]) => /^build/.test(key) && WEB_TOOLS.test(command));
     if (web) detection.webBuild = { dir, script: web[0], command: web[1] };
   }
+}
+
+// What a workspace's root package is called when its name says nothing of the project.
+const ROOT_PACKAGE = /^(?:root|monorepo|workspace|workspaces|repo|main|project|app)$/i;
+
+/**
+ * The project a root package.json names: `@karakeep/root` is karakeep (its scope), a bare `root`
+ * or `monorepo` says nothing (the folder's name is taken instead).
+ */
+function projectOfRootPackage(name: string): string | undefined {
+  const scoped = /^@([^/]+)\/(.+)$/.exec(name);
+  const bare = scoped ? scoped[2]! : name;
+  if (!ROOT_PACKAGE.test(bare)) return name;
+  return scoped ? scoped[1] : undefined;
 }
 
 /** The first `dist/<x>.tar.gz` (or build/, out/, .tgz) a script names, token by token. */

@@ -1,3 +1,5 @@
+import { dockerfileSuffix } from './dockerfile-name.ts';
+
 /**
  * The folders and names of what a repository keeps for development, tests and examples, never
  * released: a Dockerfile under `examples/`, `Dockerfile.dev`, an image named `<x>-e2e`, a CLI in
@@ -30,10 +32,7 @@ export function devReason(path: string): string | undefined {
     .slice(0, -1)
     .find((part) => DEV_FOLDERS.has(part.toLowerCase()));
   if (folder) return `under ${folder}/`;
-  const base = path.slice(path.lastIndexOf('/') + 1).toLowerCase();
-  const suffix = base.startsWith('dockerfile.')
-    ? base.slice('dockerfile.'.length)
-    : base.replace(/\.dockerfile$/, '');
+  const suffix = (dockerfileSuffix(path) ?? '').toLowerCase();
   if (suffix.split(/[.-]/).some((part) => DEV_NAMES.has(part)))
     return 'a development or test Dockerfile by its name';
   return undefined;

@@ -14,6 +14,11 @@ export interface DockerfileFacts {
   args: { name: string; default?: string }[];
   /** Build args a FROM line names whose ARG has no default: the build needs them given. */
   fromArgs: string[];
+  /**
+   * Build args that pick the image a stage starts FROM (`FROM golang:${GO_VERSION}`), directly or
+   * through another ARG's default: a toolchain's or a base's version, never the service's.
+   */
+  baseArgs: string[];
   /** COPY/ADD sources of every stage (not `--from` ones): what the build context must hold. */
   copySources: string[];
   /** The final stage as an oci recipe, or why it cannot be one. */
@@ -57,6 +62,7 @@ export function readDockerfile(text: string): DockerfileFacts {
   const copySources: string[] = [];
   const fromArgs = new Set<string>();
   const defaulted = new Set<string>();
+  const inFrom = new Set<string>();
   let stageStart = 0;
   instructions.forEach((instruction, i) => {
     if (instruction.keyword === 'ARG') {
@@ -76,6 +82,7 @@ export function readDockerfile(text: string): DockerfileFacts {
     }
     if (instruction.keyword !== 'FROM') return;
     stageStart = i;
+    for (const name of variablesIn(instruction.rest)) inFrom.add(name);
     const words = shellWords(instruction.rest);
     // `FROM ${FROM}`: a build arg the image cannot be built without, when its ARG has no default.
     const image = words.find((w) => !w.startsWith('--')) ?? '';
@@ -86,13 +93,37 @@ export function readDockerfile(text: string): DockerfileFacts {
     if (words.length >= 3 && words.at(-2)!.toLowerCase() === 'as' && /^[A-Za-z0-9_.-]+$/.test(words.at(-1)!))
       targets.push(words.at(-1)!);
   });
+  // `ARG IMAGE=golang:${GO_VERSION}` then `FROM ${IMAGE}`: GO_VERSION picks the base too.
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const arg of args)
+      if (inFrom.has(arg.name) && arg.default !== undefined)
+        for (const name of variablesIn(arg.default))
+          if (!inFrom.has(name)) {
+            inFrom.add(name);
+            grew = true;
+          }
+  }
   return {
     targets,
     args,
     copySources,
     fromArgs: [...fromArgs],
+    baseArgs: args.map((a) => a.name).filter((name) => inFrom.has(name)),
     recipe: recipeOf(instructions.slice(stageStart)),
   };
+}
+
+/** The variables a text names: `$NAME` and `${NAME...}`, scanned once. */
+function variablesIn(text: string): string[] {
+  const out: string[] = [];
+  for (let i = text.indexOf('$'); i >= 0; i = text.indexOf('$', i + 1)) {
+    const start = text[i + 1] === '{' ? i + 2 : i + 1;
+    let end = start;
+    while (end < text.length && /[A-Za-z0-9_]/.test(text[end]!)) end++;
+    if (end > start && /[A-Za-z_]/.test(text[start]!)) out.push(text.slice(start, end));
+  }
+  return out;
 }
 
 function recipeOf(stage: { keyword: string; rest: string }[]): DockerfileFacts['recipe'] {

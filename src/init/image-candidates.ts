@@ -3,6 +3,7 @@ import { type CiImage, ciBuildsOf, ciImages } from './ci-images.ts';
 import { type ComposeBuild, type ComposeService, DEFAULT_COMPOSE_FILES } from './compose-file.ts';
 import type { Detection, FoundCompose, FoundDockerfile } from './detect.ts';
 import { DEV_NAMES, devReason } from './dev-paths.ts';
+import { artifactOfDockerfile, dockerfileSuffix, inPackagingFolder } from './dockerfile-name.ts';
 import { commonRegistry, type ImageLine, readImageLine } from './image-reference.ts';
 import { dirOf, joinPath, resolveInRepo } from './repo-path.ts';
 
@@ -85,7 +86,7 @@ export function imageSources(
   const usedByProduction = new Set<string>();
   const imageLines: ImageLine[] = [];
   // The repository's own CI first: what it builds and pushes is what is released.
-  const ci = ciImages(ciBuildsOf(detection), detection.dockerfiles);
+  const ci = ciImages(ciBuildsOf(detection), detection.dockerfiles, exists);
   out.skipped.push(...ci.skipped);
   out.refused.push(...ci.refused);
   const usedCi = new Set<CiImage>();
@@ -122,6 +123,12 @@ export function imageSources(
           continue;
         }
         usedByProduction.add(dockerfile.path);
+        if (!detection.dockerfiles.some((d) => d.path === dockerfile.path) && !exists(dockerfile.path)) {
+          out.refused.push(
+            `${at}: ${dockerfile.path} is not in the repository; not released: add it, or declare the image`,
+          );
+          continue;
+        }
         docker = {
           context: context.path,
           dockerfile: dockerfile.path,
@@ -212,6 +219,7 @@ export function imageSources(
     if (usedByProduction.has(found.path)) continue;
     const why =
       devReason(found.path) ??
+      baseReason(found.path) ??
       (fromCompose.has(found.path) ? 'used only by a development or test compose file' : undefined) ??
       (ciBuilt ? "not built by the repository's CI" : undefined) ??
       (composeBuilds ? 'not built by the production compose file' : undefined);
@@ -234,7 +242,7 @@ export function imageSources(
     }
     out.sources.push({
       ...base,
-      name: nameOfDockerfile(found),
+      name: artifactOfDockerfile(found.path),
       from: found.path,
       docker: { context, dockerfile: found.path, args: {} },
     });
@@ -262,7 +270,10 @@ export function imageSources(
   // the service's own (not a database or cache), that image and every service that runs it.
   const pulled = production
     .flatMap((c) => c.services)
-    .filter((s) => !s.build && s.image && !out.sources.some((o) => o.name === s.name))
+    // (a CI build of the same name, `app`, is not that service: it may be what the service pulls)
+    .filter(
+      (s) => !s.build && s.image && !out.sources.some((o) => o.name === s.name && (o.service || o.runs)),
+    )
     .map((s) => ({ service: s, line: readImageLine(s.image!) }))
     .filter((s): s is { service: ComposeService; line: ImageLine } => s.line !== undefined);
   // Only images no compose service builds: a service's own build is named by that service.
@@ -301,7 +312,9 @@ export function imageSources(
   if (common)
     out.registry = {
       registry: common.registry,
-      from: `the image: lines of ${production.map((c) => c.path).join(', ')} (${common.count} of them)`,
+      from: production.length
+        ? `the image: lines of ${production.map((c) => c.path).join(', ')} (${common.count} of them)`
+        : `the images the repository's CI pushes (${common.count} of them)`,
     };
   return out;
 }
@@ -400,6 +413,13 @@ function contextOf(
   const sources = found.facts.copySources.filter(
     (s) => !s.includes('$') && s !== '.' && s !== './' && !s.includes('*'),
   );
+  // `COPY . .` in docker/Dockerfile: a folder of Dockerfiles holds no code to copy, so it is built
+  // from the top (`docker build -f docker/Dockerfile .`).
+  if (!sources.length && inPackagingFolder(found.path))
+    return {
+      context: '.',
+      reason: `context ".": ${found.dir}/ is a folder of Dockerfiles, and it copies the whole context`,
+    };
   if (!sources.length) return { context: found.dir };
   const inDir = sources.filter((s) => exists(joinPath(found.dir, s.replace(/^\.\//, '')))).length;
   const atTop = sources.filter((s) => exists(s.replace(/^\.\//, ''))).length;
@@ -411,12 +431,14 @@ function contextOf(
   return { context: found.dir };
 }
 
-function nameOfDockerfile(found: FoundDockerfile): string {
-  const file = found.path.split('/').pop()!;
-  const lower = file.toLowerCase();
-  if (file.startsWith('Dockerfile.')) return file.slice('Dockerfile.'.length);
-  if (lower.endsWith('.dockerfile')) return file.slice(0, -'.dockerfile'.length);
-  return found.dir === '.' ? 'app' : found.dir.split('/').pop()!;
+// Dockerfiles of the image others start FROM (`Dockerfile.base`, `deps.Dockerfile`).
+const BASE_NAMES = new Set(['base', 'builder', 'deps', 'dependencies', 'buildenv', 'toolchain', 'cache']);
+
+function baseReason(path: string): string | undefined {
+  const suffix = (dockerfileSuffix(path) ?? '').toLowerCase();
+  return suffix.split(/[.-]/).some((part) => BASE_NAMES.has(part))
+    ? 'a base or builder image by its name, which the service images start FROM'
+    : undefined;
 }
 
 /** What makes a compose service a one-shot job: another waits for it to complete. */

@@ -44,6 +44,18 @@ export function nodeVersion(read: (path: string) => string | undefined): NodeVer
   return { version: DEFAULT_NODE, imageTag: DEFAULT_NODE, from: 'no Node version pinned: 22' };
 }
 
+// The first Node major that ships without corepack.
+const NO_COREPACK = 25;
+
+/**
+ * Whether the Node a pipeline runs still bundles corepack: a pinned major below 25. An alias
+ * (`lts/*`, `node`, a codename) may be newer, so it counts as not bundling it.
+ */
+export function bundlesCorepack(node: NodeVersion): boolean {
+  const major = /^(\d+)/.exec(node.imageTag);
+  return major !== null && Number(major[1]) < NO_COREPACK;
+}
+
 function judged(pin: string, from: string, file?: string): NodeVersion {
   const spec = pin.replace(/^v(?=\d)/, '');
   // lts/*, lts/iron, node, a codename: setup-node reads them from the file; the image takes lts.

@@ -6,6 +6,7 @@ import { type ImageSource, imageSources } from './image-candidates.ts';
 import type { InitPlan, PlannedArtifact } from './init-plan.ts';
 import { cliArtifact } from './plan-cli.ts';
 import { repositoryName } from './repository-name.ts';
+import { toolchainValue } from './toolchain-value.ts';
 import { versionVariables } from './version-variables.ts';
 
 export type { InitPlan, PlannedArtifact } from './init-plan.ts';
@@ -20,16 +21,18 @@ export interface InitChoices {
   tags?: readonly string[];
   /** Whether a repository path exists (a file or a folder): for the build context of a Dockerfile. */
   exists?: (path: string) => boolean;
+  /** A repository file's text (a toolchain's version file, go.mod), if it was listed. */
+  read?: (path: string) => string | undefined;
 }
 
 const ROLE_PATTERNS: Record<ImageRole, RegExp> = {
   api: /(^|-)(api|server|backend|app|service)($|-)/,
-  worker: /(^|-)(worker|workers|jobs?|queue|consumer|tasks?)($|-)/,
+  worker: /(^|-)(worker|workers|jobs?|queue|consumer|tasks?|beat|scheduler|cron)($|-)/,
   web: /(^|-)(web|frontend|ui|client|site|www)($|-)/,
 };
 // What a command says about a role of one image: `celery worker`, `docker-entrypoint-worker.sh`.
 const COMMAND_ROLES: [ImageRole, RegExp][] = [
-  ['worker', /(?:^|[^a-z])(?:worker|celery|rq|sidekiq)(?:[^a-z]|$)/],
+  ['worker', /(?:^|[^a-z])(?:worker|celery|rq|sidekiq|beat|scheduler|cron)(?:[^a-z]|$)/],
   ['api', /(?:^|[^a-z])(?:api|gunicorn|uvicorn|server)(?:[^a-z]|$)/],
 ];
 // A one-shot job's command: a migration (`migrate deploy`, `db:migrate`, `alembic upgrade head`,
@@ -89,16 +92,6 @@ export function planConfig(detection: Detection, choices: InitChoices): InitPlan
   const prefix = repositoryName(choices.name);
   const candidates = imageCandidates(sources.sources, plan);
   assignRoles(candidates, plan);
-  for (const candidate of candidates) plan.artifacts.push(imageArtifact(candidate, prefix, detection, plan));
-  for (const role of IMAGE_ROLES) {
-    if (candidates.some((c) => c.role === role)) continue;
-    plan.artifacts.push({
-      name: role,
-      value: false,
-      notes: [`no ${role} found: declare it here if you have one`],
-    });
-  }
-  plan.artifacts.push(cliArtifact(detection, prefix, plan, choices.tags));
   const variables = versionVariables(
     candidates
       .filter((c) => !c.runs)
@@ -107,7 +100,11 @@ export function planConfig(detection: Detection, choices: InitChoices): InitPlan
           ...(c.source?.dockerfile?.facts.args ?? []),
           ...Object.entries(c.source?.docker?.args ?? {}).map(([name, value]) => ({ name, default: value })),
           ...(c.source?.versionArgs ?? []).map((name) => ({ name, setByCi: true })),
-        ].map((arg) => ({ ...arg, web: c.role === 'web' })),
+        ].map((arg) => ({
+          ...arg,
+          web: c.role === 'web',
+          base: c.source?.dockerfile?.facts.baseArgs.includes(arg.name) ?? false,
+        })),
       ),
   );
   plan.versionVariables = { server: variables.server, client: variables.client };
@@ -121,11 +118,51 @@ export function planConfig(detection: Detection, choices: InitChoices): InitPlan
     );
   for (const pinned of variables.pinned)
     plan.found.push(`ARG ${pinned}: a pinned tool version, not the service's (left alone)`);
+  for (const { name, why } of variables.toolchain)
+    plan.found.push(`ARG ${name}: ${why}, a toolchain's version and not the service's (left alone)`);
+  toolchainArgs(candidates, variables.toolchain, choices.read ?? (() => undefined), plan);
+  for (const candidate of candidates) plan.artifacts.push(imageArtifact(candidate, prefix, detection, plan));
+  for (const role of IMAGE_ROLES) {
+    if (candidates.some((c) => c.role === role)) continue;
+    plan.artifacts.push({
+      name: role,
+      value: false,
+      notes: [`no ${role} found: declare it here if you have one`],
+    });
+  }
+  plan.artifacts.push(cliArtifact(detection, prefix, plan, choices.tags));
   plan.found.push(...sources.skipped.map((s) => `skipped ${s}`));
   plan.todo.push(
     'signing: run `npx release keygen`, commit release-signing.pub, keep release-signing.key out of git (a CI secret, RELEASE_SIGNING_KEY, with RELEASE_SIGNING_PASSPHRASE)',
   );
   return plan;
+}
+
+/**
+ * A toolchain ARG with no usable default (none, or a placeholder like `PLEASE_PROVIDE_GO_VERSION`)
+ * that the build would start FROM a wrong or missing tag with: its value as the repository pins
+ * it (toolchain-value.ts), else a TODO.
+ */
+function toolchainArgs(
+  candidates: Candidate[],
+  toolchain: readonly { name: string }[],
+  read: (path: string) => string | undefined,
+  plan: InitPlan,
+): void {
+  for (const { name } of toolchain)
+    for (const c of candidates) {
+      if (c.runs || !c.docker || c.buildArgs?.[name] !== undefined) continue;
+      const arg = c.source?.dockerfile?.facts.args.find((a) => a.name === name);
+      if (!arg || (arg.default !== undefined && /^v?\d/.test(arg.default))) continue;
+      const found = toolchainValue(name, read);
+      if (found) {
+        c.buildArgs = { ...c.buildArgs, [name]: found.value };
+        plan.guessed.push(`artifacts.${c.name}.buildArgs.${name}: "${found.value}", from ${found.from}`);
+      } else if (c.source?.dockerfile?.facts.baseArgs.includes(name))
+        plan.todo.push(
+          `artifacts.${c.name}.buildArgs.${name}: the toolchain version its base image is tagged with (ARG ${name} has ${arg.default === undefined ? 'no default' : `the default "${arg.default.slice(0, 40)}"`})`,
+        );
+    }
 }
 
 function imageCandidates(sources: ImageSource[], plan: InitPlan): Candidate[] {
@@ -164,10 +201,13 @@ function imageCandidates(sources: ImageSource[], plan: InitPlan): Candidate[] {
     if (Object.keys(args).length) candidate.buildArgs = args;
     out.push(candidate);
   }
-  const names = new Set<string>();
+  // `cli` is the CLI artifact's key (written after the images): an image of that name (a Dockerfile
+  // target `cli`) would be a second key of the same name, and one of the two lost.
+  const names = new Set<string>(['cli']);
   for (const candidate of out) {
-    let name = artifactName(candidate.name);
-    for (let i = 2; names.has(name); i++) name = `${artifactName(candidate.name)}-${i}`;
+    const base = artifactName(candidate.name) === 'cli' ? 'cli-image' : artifactName(candidate.name);
+    let name = base;
+    for (let i = 2; names.has(name); i++) name = `${base}-${i}`;
     names.add(name);
     candidate.name = name;
   }
@@ -268,14 +308,19 @@ function assignRoles(candidates: Candidate[], plan: InitPlan): void {
       `artifacts.${c.name}: role web, ${named ? 'from its name' : `from the client build variables its Dockerfile reads (${reads.slice(0, 3).join(', ')})`}`,
     );
   }
-  // Several workers may run one image (a worker and a scheduler): by their command.
+  // Several workers may run one image (a worker and a scheduler, `beat-worker`): by their
+  // command, else by their name.
   const worker = COMMAND_ROLES.find(([r]) => r === 'worker')![1];
   for (const c of candidates) {
-    if (c.role || !c.runs || !worker.test((c.source?.command ?? []).join(' ').toLowerCase())) continue;
-    c.role = 'worker';
-    plan.guessed.push(
-      `artifacts.${c.name}: role worker, from its command (${c.source!.command!.join(' ').slice(0, 80)})`,
-    );
+    if (c.role || !c.runs) continue;
+    const command = (c.source?.command ?? []).join(' ');
+    if (worker.test(command.toLowerCase())) {
+      c.role = 'worker';
+      plan.guessed.push(`artifacts.${c.name}: role worker, from its command (${command.slice(0, 80)})`);
+    } else if (ROLE_PATTERNS.worker.test(c.name)) {
+      c.role = 'worker';
+      plan.guessed.push(`artifacts.${c.name}: role worker, from its name`);
+    }
   }
   // One image and no role matched: a single-image service is its API.
   const built = candidates.filter((c) => !c.runs);
@@ -385,7 +430,11 @@ function commandOf(candidate: Candidate, value: Record<string, unknown>, plan: I
 function imageName(candidate: Candidate, prefix: string): string {
   const line = candidate.source?.imageName;
   if (line && REPOSITORY.test(line)) return line;
-  return candidate.name.startsWith(`${prefix}-`) || candidate.name === prefix
+  // `hoppscotch-backend` under the package `hoppscotch-app`: already named for the project.
+  const first = prefix.split('-')[0]!;
+  return candidate.name.startsWith(`${prefix}-`) ||
+    candidate.name === prefix ||
+    candidate.name.startsWith(`${first}-`)
     ? candidate.name
     : `${prefix}-${candidate.name}`;
 }

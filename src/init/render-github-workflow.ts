@@ -1,4 +1,5 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the strings are GitHub expressions, ${{ }} is theirs
+import { bundlesCorepack } from './node-version.ts';
 import { execCommand, installCommand } from './package-manager.ts';
 import { type PipelineFacts, webUrlFlags, webUrlVariables } from './pipeline-facts.ts';
 import { githubTagFilters } from './tag-scheme.ts';
@@ -184,7 +185,11 @@ function setupSteps(facts: PipelineFacts): string[] {
     node.file ? `          node-version-file: ${node.file}` : `          node-version: '${node.version}'`,
     ...(cache ? [`          cache: ${cache}`] : []),
   );
-  if (manager.name === 'yarn' && manager.berry) steps.push('      - run: corepack enable');
+  if (manager.name === 'yarn' && manager.berry) {
+    // Node 25 and later ship without corepack: installed first there.
+    if (!bundlesCorepack(node)) steps.push('      - run: npm install --global corepack@latest');
+    steps.push('      - run: corepack enable');
+  }
   steps.push(`      - run: ${installCommand(manager)}`);
   return steps;
 }

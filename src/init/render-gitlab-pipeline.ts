@@ -1,3 +1,4 @@
+import { bundlesCorepack } from './node-version.ts';
 import { execCommand, installCommand } from './package-manager.ts';
 import { type PipelineFacts, webUrlFlags } from './pipeline-facts.ts';
 import { gitlabTagRegex } from './tag-scheme.ts';
@@ -18,6 +19,11 @@ export function renderGitlabPipeline(facts: PipelineFacts): string {
   const password = gitlabRegistry ? '$CI_REGISTRY_PASSWORD' : `$${secrets.password}`;
   const release = execCommand(facts.manager, 'release');
   const { manager } = facts;
+  // Node 25 and later ship without corepack: installed first there.
+  const corepack = [
+    ...(bundlesCorepack(facts.node) ? [] : ['    - npm install --global corepack@latest']),
+    '    - corepack enable',
+  ];
   const lines = [
     '# The release pipeline `release init` wrote for this repository (service-release); include it',
     '# from .gitlab-ci.yml (`include: [{ local: <the path of this file> }]`).',
@@ -57,9 +63,11 @@ export function renderGitlabPipeline(facts: PipelineFacts): string {
     `  image: node:${facts.node.imageTag}`,
     '  before_script:',
     ...(manager.name === 'pnpm'
-      ? [manager.pinned ? '    - corepack enable' : `    - npm install --global pnpm@${manager.major ?? 10}`]
+      ? manager.pinned
+        ? corepack
+        : [`    - npm install --global pnpm@${manager.major ?? 10}`]
       : manager.name === 'yarn' && manager.berry
-        ? ['    - corepack enable']
+        ? corepack
         : []),
     `    - ${installCommand(manager)}`,
     ...(facts.pythonBuild

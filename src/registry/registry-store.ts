@@ -63,14 +63,14 @@ export class RegistryStore implements ImageStore {
       url: this.manifestUrl(repository, reference),
       headers: { accept: MANIFEST_ACCEPT },
       scopes: [this.scope(repository, 'pull')],
-      what: `GET manifest ${repository}:${reference}`,
+      what: `GET manifest ${refText(repository, reference)}`,
       accept: [404],
     });
     if (res.status === 404) {
       await res.body?.cancel();
       return undefined;
     }
-    const what = `GET manifest ${repository}:${reference}`;
+    const what = `GET manifest ${refText(repository, reference)}`;
     const bytes = await this.http.readBody(res, { what }, MAX_MANIFEST_BYTES);
     const digest = sha256Digest(bytes);
     const claimed = res.headers.get('docker-content-digest');
@@ -80,7 +80,7 @@ export class RegistryStore implements ImageStore {
     ) {
       throw new ExternalError(
         'REGISTRY_DIGEST_MISMATCH',
-        `the manifest of ${repository}:${reference} on ${this.name} does not match its digest`,
+        `the manifest of ${refText(repository, reference)} on ${this.name} does not match its digest`,
         {
           hint: 'the registry or something between us and it altered the manifest; do not promote from it',
         },
@@ -91,7 +91,7 @@ export class RegistryStore implements ImageStore {
     if (parsed.kind === 'invalid')
       throw new ExternalError(
         'MANIFEST_INVALID',
-        `${this.name}: ${repository}:${reference} is not an OCI or Docker manifest (${parsed.reason})`,
+        `${this.name}: ${refText(repository, reference)} is not an OCI or Docker manifest (${parsed.reason})`,
         {
           hint: 'the registry serves something that is not an image manifest at this address; check what was pushed',
         },
@@ -105,7 +105,7 @@ export class RegistryStore implements ImageStore {
       url: this.manifestUrl(repository, reference),
       headers: { accept: MANIFEST_ACCEPT },
       scopes: [this.scope(repository, 'pull')],
-      what: `HEAD manifest ${repository}:${reference}`,
+      what: `HEAD manifest ${refText(repository, reference)}`,
       accept: [404],
     });
     if (res.status === 404) return undefined;
@@ -132,14 +132,14 @@ export class RegistryStore implements ImageStore {
       headers: { 'content-type': mediaType },
       body: bytes,
       scopes: [this.scope(repository, 'pull,push')],
-      what: `PUT manifest ${repository}:${reference}`,
+      what: `PUT manifest ${refText(repository, reference)}`,
     });
     await res.body?.cancel();
     const stored = res.headers.get('docker-content-digest');
     if (stored && stored !== digest) {
       throw new ExternalError(
         'REGISTRY_DIGEST_MISMATCH',
-        `${this.name} stored ${repository}:${reference} as ${stored}, not ${digest}`,
+        `${this.name} stored ${refText(repository, reference)} as ${stored}, not ${digest}`,
         {
           hint: 'the registry converted the manifest; use a registry that stores manifests as sent',
         },
@@ -433,4 +433,9 @@ function mediaTypeOf(res: Response, bytes: Uint8Array): string {
     // fall back to the header below
   }
   return header ?? 'application/octet-stream';
+}
+
+/** `repo:tag`, or `repo@sha256:...` for a digest, as docker writes a reference (for messages). */
+function refText(repository: string, reference: string): string {
+  return `${repository}${/^[a-z0-9]+:[a-f0-9]{32,}$/i.test(reference) ? '@' : ':'}${reference}`;
 }

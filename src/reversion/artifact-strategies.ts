@@ -63,13 +63,20 @@ export async function imageReversion(
     (image.role === 'web'
       ? [...carrying].filter(([p, bytes]) => onlyInItsField(p, bytes, tag)).map(([p]) => p)
       : []);
-  const choice = chooseStrategy({
+  let choice = chooseStrategy({
     kind: 'image',
     declared: image.reversion,
     builtByCommand: image.build !== undefined,
     carryingVersion: [...carrying.keys()],
     inPlace,
   });
+  // A Dockerfile's RUN steps may bake the version anywhere: which files carry it is only known
+  // from the built image, whose layers a release from the rc scans (restamp), not from here.
+  if (choice.strategy === 'in-place' && !image.files && inPlace.length === 0)
+    choice = {
+      ...choice,
+      reason: 'version env and labels, and any file of the rc that carries its version (found when released)',
+    };
   return {
     choice,
     baked:

@@ -279,7 +279,28 @@ describe('release adopt', { timeout: 400_000 }, () => {
     const repo = await project(ns);
     const bake: Record<string, unknown> = { 'buildx.build.warnings': [] };
     const targets: Record<Artifact, string> = { api: 'backend', worker: 'jobs', web: 'frontend' };
-    for (const a of ARTIFACTS) bake[targets[a]] = buildxMetadata(buildAndPush(ns, a, RC));
+    for (const a of ['api', 'worker'] as const) bake[targets[a]] = buildxMetadata(buildAndPush(ns, a, RC));
+    // The web target built for two platforms, as buildx records such a build: an index, no plain
+    // buildx.build.provenance but one per platform, pushed under our registry and a mirror.
+    const store = new RegistryStore({ registry: `${registry.host}/${ns}`, env: {} });
+    const labels = { [VERSION_LABEL]: RC };
+    const index = makeIndex([
+      makeImage({ architecture: 'amd64', labels }),
+      makeImage({ architecture: 'arm64', labels }),
+    ]);
+    const webDigest = await pushIndex(store, REPOS.web, index);
+    bake[targets.web] = {
+      'buildx.build.provenance/linux/amd64': { buildType: 'https://mobyproject.org/buildkit@v1' },
+      'buildx.build.provenance/linux/arm64': { buildType: 'https://mobyproject.org/buildkit@v1' },
+      'buildx.build.ref': 'builder/builder0/web',
+      'containerimage.descriptor': {
+        mediaType: 'application/vnd.oci.image.index.v1+json',
+        digest: webDigest,
+        size: index.manifest.length,
+      },
+      'containerimage.digest': webDigest,
+      'image.name': `${registry.host}/${ns}/${REPOS.web}:ci,mirror.example.com/acme/web:ci`,
+    };
     bake['lint'] = { 'buildx.build.ref': 'builder/builder0/lint' }; // a target that pushes nothing
     writeFileSync(join(repo.dir, 'bake-metadata.json'), JSON.stringify(bake));
     const adopted = await run(repo, ['adopt', 'bake-metadata.json', '--json']);
@@ -288,7 +309,12 @@ describe('release adopt', { timeout: 400_000 }, () => {
       expect(readRecord(repo).artifacts[a].adopted.from).toMatchObject({
         kind: 'bake-metadata',
         target: targets[a],
+        buildxProvenance: true,
       });
+    expect(readRecord(repo).artifacts.web).toMatchObject({
+      digest: webDigest,
+      adopted: { platforms: ['linux/amd64', 'linux/arm64'] },
+    });
     await promoteAndVerify(repo, ns);
   });
 

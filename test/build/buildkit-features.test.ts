@@ -314,6 +314,69 @@ process.exit(r.status ?? 1);
     expect(built.config.config.Env).toContain('SERVICE_VERSION=v1.0.0');
   });
 
+  // The docker 20.10 CLI's own BuildKit (this machine's /usr/bin/docker, no buildx): its
+  // --cache-from takes image names only. An image built with BUILDKIT_INLINE_CACHE=1 is a cache
+  // source for a build on an engine that has none of its layers; a `type=local` source or any
+  // cache export is refused before anything is built (that CLI would skip the one silently and
+  // reject the other as an unknown flag).
+  it("reads a cache from an image with the CLI's own BuildKit, and refuses type=local and cache.to before building", async () => {
+    // The step's output is random: the same bytes in a second image prove it came from the cache.
+    const files = {
+      Dockerfile: [
+        `FROM ${SHELL}`,
+        'ARG SERVICE_VERSION',
+        'RUN read -r u < /proc/sys/kernel/random/uuid && echo "$u" > /rand',
+        '',
+      ].join('\n'),
+    };
+    const first = await project(files, { buildArgs: { BUILDKIT_INLINE_CACHE: '1' } });
+    const built = await first.build();
+    expect(built.code, built.stdout + built.stderr).toBe(0);
+    const cacheImage = jsonOf<BuildJson>(built).images['app']!.reference;
+    const rand = text(
+      (await treeOf('app', jsonOf<BuildJson>(built).images['app']!.digest)).tree.get('/rand'),
+    );
+    // Nothing of the first build left in the engine: only the registry's image can give the step.
+    for (const image of await dockerd.docker.listImages())
+      if (!(image.RepoTags ?? []).includes(SHELL))
+        await dockerd.docker.getImage(image.Id).remove({ force: true });
+    execFileSync('/usr/bin/docker', ['builder', 'prune', '--all', '--force'], {
+      env: { ...process.env, DOCKER_HOST: dockerd.host },
+      stdio: 'ignore',
+    });
+
+    const cached = await project(files, { cache: { from: [cacheImage] } });
+    const again = await cached.build();
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    const second = await treeOf('app', jsonOf<BuildJson>(again).images['app']!.digest);
+    expect(text(second.tree.get('/rand'))).toBe(rand);
+
+    const local = await project(files, {
+      cache: { from: ['type=local,src=.cache/buildkit'], to: ['type=local,dest=.cache/buildkit'] },
+    });
+    const dry = await runRelease(['build', '--dry-run', '--engine', 'docker', '--json'], {
+      cwd: local.repo.dir,
+      env: { DOCKER_HOST: dockerd.host },
+    });
+    expect(dry.code).toBe(2);
+    const problems = jsonOf<{ engines: { problems: string[] }[] }>(dry).engines[0]!.problems;
+    expect(problems.filter((p) => p.startsWith('artifacts.app.cache.'))).toEqual([
+      expect.stringMatching(
+        /^artifacts\.app\.cache\.from "type=local,src=\.cache\/buildkit": the docker CLI's own BuildKit reads a cache only from an image .*\(docker 20\.10\.\S+ \(its own BuildKit\), \/usr\/bin\/docker\)$/,
+      ),
+      expect.stringMatching(/^artifacts\.app\.cache\.to: the docker CLI's own BuildKit has no --cache-to/),
+    ]);
+    const before = (await dockerd.docker.listImages()).length;
+    const refused = await local.build();
+    expect(refused.code).toBe(2);
+    const error = jsonOf<{ error: { code: string; message: string; hint: string } }>(refused).error;
+    expect(error.code).toBe('BUILD_CACHE_NEEDS_BUILDX');
+    expect(error.message).toContain('artifacts.app.cache.from "type=local,src=.cache/buildkit"');
+    expect(error.message).toContain('artifacts.app.cache.to:');
+    expect(error.hint).toContain('buildx');
+    expect((await dockerd.docker.listImages()).length).toBe(before);
+  });
+
   it("quotes the builder's failing step and its last output lines, escaped, and guesses nothing", async () => {
     const p = await project(
       {

@@ -145,10 +145,11 @@ describe('release init where CI already releases', () => {
       }),
       'hopper-aio': expect.objectContaining({ context: '.', dockerfile: 'prod.Dockerfile', target: 'aio' }),
       // Its `sh -c "…"` line is written as the command it runs (the matcher reads both forms alike),
-      // and a migration is a one-shot job of the backend's image.
+      // and a migration is a one-shot job of the backend's image, named as its service is (already
+      // for the project: not prefixed with the root package's name, hopper-app).
       'hopper-migrate': expect.objectContaining({
         role: 'job',
-        image: 'hopper-app-hopper-backend',
+        image: 'hopper-backend',
         command: ['pnpm', 'exec', 'prisma', 'migrate', 'deploy'],
       }),
     });

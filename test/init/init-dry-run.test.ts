@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fixtureProject } from '../fixtures/fixture-project.ts';
@@ -7,8 +7,8 @@ import { runRelease } from '../helpers/run-release.ts';
 import { SHAPES } from './init-shapes.ts';
 
 // init never writes a config its own next command refuses: on every fixture (its config removed)
-// and every shape of test/init/init-shapes.ts, `release init` then `release build --dry-run`
-// both exit 0. A version ARG that a web image and a server image both read was written as both a
+// and every shape of test/init/init-shapes.ts, `release init --dry-run` (writing nothing, showing
+// the config it then writes), `release init` and `release build --dry-run` all exit 0. A version ARG that a web image and a server image both read was written as both a
 // server and a client variable, which the config refuses.
 
 const repos: GitRepo[] = [];
@@ -48,8 +48,18 @@ const cases: [string, () => GitRepo][] = [
 describe('release init, then release build --dry-run on what it wrote', () => {
   it.each(cases)('%s', async (_, make) => {
     const repo = make();
+    // init's own dry run: exit 0, nothing written, and the config it shows is the one it writes.
+    const before = repo.git('status', '--porcelain', '--untracked-files=all');
+    const preview = await release(repo, ['init', '--dry-run', '--json']);
+    expect(preview.code, preview.stderr).toBe(0);
+    expect(repo.git('status', '--porcelain', '--untracked-files=all')).toBe(before);
+    const shown = (JSON.parse(preview.stdout) as { wouldWrite: { path: string; content?: string }[] })
+      .wouldWrite;
     const init = await release(repo, ['init', '--yes', '--json']);
     expect(init.code, init.stderr).toBe(0);
+    expect(readFileSync(join(repo.dir, 'release.config.ts'), 'utf8')).toBe(
+      shown.find((f) => f.path === 'release.config.ts')?.content,
+    );
     const dryRun = await release(repo, ['build', '--dry-run']);
     expect(dryRun.code, `${dryRun.stdout}\n${dryRun.stderr}`).toBe(0);
   });
@@ -61,7 +71,6 @@ describe('release init, then release build --dry-run on what it wrote', () => {
     const repo = shapeRepo(name);
     const init = await release(repo, ['init', '--yes', '--json', '--format', 'json']);
     expect(init.code, init.stderr).toBe(0);
-    const { readFileSync } = await import('node:fs');
     const config = JSON.parse(readFileSync(join(repo.dir, 'release.config.json'), 'utf8'));
     expect(config.versionVariables).toEqual({ server: [variable], client: [] });
     expect(JSON.parse(init.stdout).found).toContainEqual(
@@ -73,7 +82,6 @@ describe('release init, then release build --dry-run on what it wrote', () => {
     const repo = shapeRepo('a shared ARG and a client variable');
     const init = await release(repo, ['init', '--yes', '--json', '--format', 'json']);
     expect(init.code, init.stderr).toBe(0);
-    const { readFileSync } = await import('node:fs');
     const config = JSON.parse(readFileSync(join(repo.dir, 'release.config.json'), 'utf8'));
     expect(config.versionVariables).toEqual({ server: ['ACME_VERSION'], client: ['VITE_ACME_VERSION'] });
   });

@@ -106,4 +106,72 @@ export const SHAPES: Record<string, InitShape> = {
         'services:\n  api:\n    image: ghcr.io/acme/acme:latest\n    build: .\n    command: node server.js\n  worker:\n    image: ghcr.io/acme/acme:latest\n    command: node worker.js\n',
     },
   },
+  // Shapes of real self-hosted repositories init got wrong (see src/init/real-service-shapes.test.ts).
+  // A lowercase docker/dockerfile (Docker reads it) that copies the whole context, beside helper
+  // base and builder images.
+  'a lowercase docker/dockerfile beside base and builder dockerfiles': {
+    files: {
+      'docker/dockerfile':
+        'FROM node:22-slim AS release\nWORKDIR /app\nCOPY . .\nEXPOSE 3001\nCMD ["node", "server/server.js"]\n',
+      'docker/debian-base.dockerfile': 'FROM node:22-bookworm-slim\nRUN apt-get update\n',
+      'docker/builder-go.dockerfile': 'FROM golang:1.22\nRUN go build ./...\n',
+      'server/server.js': '',
+      'package.json': '{"name":"kuma","version":"2.0.0"}',
+    },
+  },
+  // A Go build image tagged with GO_VERSION (a placeholder default; the version in a file of its
+  // own) and global ARGs built on TARGETPLATFORM.
+  'a Go service whose base image is tagged with GO_VERSION': {
+    files: {
+      'docker/Dockerfile':
+        'ARG GO_VERSION=PLEASE_PROVIDE_GO_VERSION\nARG __PLATFORM=${TARGETPLATFORM/\\//-}\nFROM --platform=$BUILDPLATFORM golang:${GO_VERSION}-bookworm AS builder\nARG LD_FLAGS=""\nCOPY . /src\nRUN cd /src && go build -o /app ./cmd\nFROM debian:bookworm-slim\nCOPY --from=builder /app /app\nENTRYPOINT ["/app"]\n',
+      GO_VERSION: '1.24.1\n',
+      'go.mod': 'module example.com/acme\n\ngo 1.24\n',
+      'cmd/main.go': 'package main\n',
+    },
+    tags: ['v2.1.0'],
+  },
+  // One image as api, worker, beat-worker and migrator, and a CI image whose Dockerfile the
+  // workflow writes itself before it builds.
+  'one image as api, worker, beat-worker and migrator, and a CI-written Dockerfile': {
+    files: {
+      'apps/api/Dockerfile.api':
+        'FROM python:3.12-alpine\nWORKDIR /code\nCOPY . .\nCMD ["./bin/docker-entrypoint-api.sh"]\n',
+      'apps/api/bin/docker-entrypoint-api.sh': '',
+      'docker-compose.yml':
+        'services:\n  api:\n    build: { context: ./apps/api, dockerfile: Dockerfile.api }\n    image: acme-api\n    command: ./bin/docker-entrypoint-api.sh\n  worker:\n    image: acme-api\n    command: ./bin/docker-entrypoint-worker.sh\n  beat-worker:\n    image: acme-api\n    command: ./bin/docker-entrypoint-beat.sh\n  migrator:\n    image: acme-api\n    command: ./bin/docker-entrypoint-migrator.sh\n',
+      '.github/workflows/aio.yml':
+        'on: { push: { tags: ["v*"] } }\njobs:\n  aio:\n    runs-on: ubuntu-latest\n    steps:\n      - run: cat apps/*/Dockerfile* > aio/Dockerfile-app\n      - uses: docker/build-push-action@v6\n        with:\n          context: .\n          file: ./aio/Dockerfile-app\n          push: true\n          tags: acme/acme-aio:latest\n',
+    },
+  },
+  // A pnpm workspace whose root package is @x/root, one Dockerfile of targets web, workers and
+  // cli pushed by a matrix workflow, and a CLI package of its own.
+  'a root package @x/root, a Dockerfile target cli and a CLI package': {
+    files: {
+      'package.json': '{"name":"@acme/root","private":true,"packageManager":"pnpm@9.15.0"}',
+      'pnpm-lock.yaml': "lockfileVersion: '9.0'\n",
+      'docker/Dockerfile':
+        'FROM node:22-slim AS base\nARG SERVER_VERSION\nWORKDIR /app\nCOPY . .\nFROM base AS web\nCMD ["node", "apps/web/server.js"]\nFROM base AS workers\nCMD ["node", "apps/workers/index.js"]\nFROM base AS cli\nCMD ["node", "apps/cli/index.js"]\n',
+      'apps/web/server.js': '',
+      'apps/workers/index.js': '',
+      'apps/cli/package.json': '{"name":"@acme/cli","version":"1.0.0","bin":{"acme":"index.js"}}',
+      'apps/cli/index.js': '#!/usr/bin/env node\n',
+      '.github/workflows/docker.yml':
+        'on: { release: { types: [published] } }\njobs:\n  build:\n    runs-on: ubuntu-latest\n    strategy: { matrix: { image: [web, workers, cli] } }\n    steps:\n      - uses: docker/build-push-action@v6\n        with:\n          file: docker/Dockerfile\n          target: ${{ matrix.image }}\n          build-args: SERVER_VERSION=${{ github.event.release.name }}\n          push: true\n          tags: ${{ steps.tags.outputs.all }}\n',
+    },
+    tags: ['v0.30.0'],
+  },
+  // goreleaser builds the binary and its image; the compose file pulls that image as `app`.
+  "goreleaser's image pulled by the compose service of its name": {
+    files: {
+      Dockerfile: 'FROM alpine:3.20\nWORKDIR /acme\nCOPY acme .\nCMD ["./acme"]\n',
+      '.goreleaser.yml':
+        'builds:\n  - binary: acme\n    main: ./cmd\ndockers:\n  - image_templates: ["{{ .Env.ORG }}/{{ .ProjectName }}:{{ .Tag }}"]\n    dockerfile: Dockerfile\n',
+      'docker-compose.yml':
+        'services:\n  app:\n    image: acme/acme:latest\n    command: [sh, -c, "./acme --upgrade && ./acme"]\n  db:\n    image: postgres:17\n',
+      'cmd/main.go': 'package main\n',
+      'go.mod': 'module example.com/acme\n\ngo 1.24\n',
+    },
+    tags: ['v5.0.0'],
+  },
 };

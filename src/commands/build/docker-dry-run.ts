@@ -1,11 +1,14 @@
 import { existsSync } from 'node:fs';
 import { readArtifactDockerfile } from '../../build/artifact-dockerfile.ts';
+import { fixedPlatform } from '../../build/dockerfile-findings.ts';
 import { imageVersionVariables, versionBuildArgs } from '../../build/image-specs.ts';
+import { cacheUnsupported } from '../../build-engines/docker/builder-cache.ts';
 import { type DockerBuilder, findDockerBuilder } from '../../build-engines/docker/docker-builder.ts';
 import { imageReachable, type Reachability } from '../../build-engines/docker/image-reachable.ts';
 import { storeOpener } from '../../build-engines/store-cache.ts';
 import type { ImageArtifactConfig } from '../../config/artifacts-schema.ts';
 import { connectDocker, type DockerClient, dockerAnswers } from '../../docker-client/connect.ts';
+import { headStatus } from '../../http/head-status.ts';
 import { goArch } from '../../oci-image/base-image-reader.ts';
 import type { BaseContext } from '../../pipeline/context.ts';
 
@@ -108,6 +111,17 @@ export async function dockerDryRun(
       if (found.where === 'missing' || docker) problems.push(text);
       else warnings.push(`${text} (not checked in an engine: none answered)`);
     }
+    for (const download of findings.downloads) {
+      const where = `${dockerfile.path} line ${download.line}: ADD ${download.url}`;
+      lines.push(
+        `downloads while building: ${download.url} (ADD, stage ${download.stage}, line ${download.line})`,
+      );
+      if (download.url.includes('$')) continue; // a stage ARG: its value is the build's
+      const answer = await fetchable(download.url);
+      if (answer.problem)
+        problems.push(`${at}: ${where}: ${answer.problem}; BuildKit fetches it while building`);
+      else if (answer.warning) warnings.push(`${at}: ${where}: ${answer.warning}`);
+    }
     if (findings.usesBaseImage) lines.push(`the configured base ${artifact.base} (FROM \${BASE_IMAGE})`);
     if (findings.versionArgs.length)
       lines.push(`version build args it reads: ${findings.versionArgs.join(', ')}`);
@@ -122,13 +136,22 @@ export async function dockerDryRun(
         problems.push(
           `${at}.platforms: ${platform}: stage ${findings.runsOnTarget.join(', ')} RUN commands for ${arch}, and this machine cannot run ${arch} programs (no binfmt_misc qemu-${QEMU[arch] ?? arch}); build those stages FROM --platform=$BUILDPLATFORM, or register the emulator`,
         );
-      const targetBases = findings.bases.filter((x) => !/^\$\{?BUILDPLATFORM\}?$/.test(x.platform ?? ''));
+      const targetBases = findings.bases.filter(
+        (x) => !/^\$\{?BUILDPLATFORM\}?$/.test(x.platform ?? '') && !fixedPlatform(x.platform),
+      );
       for (const image of new Set(targetBases.map((b) => b.image))) {
         if ((await reach(image)).where !== 'registry')
           problems.push(
             `${at}.platforms: ${platform}: the base ${image} must be fetched for ${arch} (an engine keeps one platform per name), and its registry cannot give it`,
           );
       }
+    }
+    for (const run of findings.runsOnFixed) {
+      const arch = run.platform.split('/')[1] ?? '';
+      if (arch !== native && !emulates(arch))
+        problems.push(
+          `${at}: stage ${run.stage} RUN commands for ${run.platform} (its FROM --platform), and this machine cannot run ${arch} programs (no binfmt_misc qemu-${QEMU[arch] ?? arch})`,
+        );
     }
     if ((artifact.platforms?.length ?? 0) > 1)
       lines.push(
@@ -145,8 +168,9 @@ export async function dockerDryRun(
     for (const secret of artifact.secrets ?? [])
       if (secret.env && !base.env[secret.env]?.length)
         problems.push(`${at}.secrets: "${secret.id}" comes from ${secret.env}, which is not set`);
-    if (artifact.cache?.to?.length && builder?.kind === 'buildkit')
-      problems.push(`${at}.cache.to: only buildx exports a cache; ${builderLine} cannot`);
+    if (builder)
+      for (const text of cacheUnsupported(builder.kind, artifact.cache))
+        problems.push(`${at}.${text} (${builderLine})`);
   }
   return { builder: builderLine, details, problems, warnings };
 }
@@ -157,6 +181,19 @@ async function engineIfAnswering(env: Record<string, string | undefined>): Promi
     return (await dockerAnswers(docker, 2_000)) ? docker : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** Whether this machine can fetch what an ADD downloads: a HEAD, 6 s; no redirect followed. */
+async function fetchable(url: string): Promise<{ problem?: string; warning?: string }> {
+  try {
+    const status = await headStatus(url, 6_000);
+    if (status === 404 || status === 410) return { problem: `answers ${status}: there is no such file` };
+    // Some servers refuse HEAD (405, 403 on signed URLs) and still serve a GET: said, not refused.
+    if (status >= 400) return { warning: `answers ${status} to a HEAD; the build's GET may still be served` };
+    return {};
+  } catch (error) {
+    return { problem: `cannot be fetched from here (${(error as Error).message})` };
   }
 }
 

@@ -8,6 +8,7 @@ export function initCommand(program: Command): void {
       'start a config for an existing repository from what is in it (Dockerfiles, package.json, pyproject.toml, compose files), and its CI pipeline',
     )
     .option('-y, --yes', 'write without asking (the default when not on a terminal)')
+    .option('--dry-run', 'show the files it would write and what it found, and write nothing')
     .option(
       '--force',
       'rewrite files that exist, showing the difference: the config keeps your edits (registry, signing, names, any key) and gains what is found now',

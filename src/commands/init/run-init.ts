@@ -85,6 +85,7 @@ export async function runInit(options: InitOptions): Promise<void> {
     composeFiles,
     tags: gitTags(cwd),
     ...(listing.exists ? { exists: listing.exists } : {}),
+    read: (path) => listing.read(path),
     ...(options.registry ? { registry: options.registry } : {}),
   });
   if (listing.stopped) {
@@ -153,6 +154,10 @@ export async function runInit(options: InitOptions): Promise<void> {
     );
   }
   if (!options.json) report(plan, files, merged);
+  if (options.dryRun) {
+    dryRunOutput(files, ignore, plan, warnings, options.json);
+    return;
+  }
   const interactive = Boolean(io.stdout.isTTY && process.stdin.isTTY && !options.yes && !options.json);
   if (interactive && !(await confirm(`Write ${files.map((f) => f.path).join(' and ')}?`))) {
     throw new RuleError('INIT_DECLINED', 'release init wrote nothing (declined)', {
@@ -198,6 +203,37 @@ export async function runInit(options: InitOptions): Promise<void> {
     printLine(
       `note: ${otherConfigs.join(', ')} also exist; release reads release.config.ts first, then .mjs, .js, .json`,
     );
+}
+
+/** What --dry-run shows: each file as it would be written, and that nothing was. */
+function dryRunOutput(
+  files: PlannedFile[],
+  ignore: { added: string[] } | undefined,
+  plan: InitPlan,
+  warnings: string[],
+  json: boolean | undefined,
+): void {
+  if (json) {
+    printJson({
+      dryRun: true,
+      wouldWrite: [
+        ...files.map((f) => ({ path: f.path, replaces: f.existing !== undefined, content: f.content })),
+        ...(ignore ? [{ path: '.gitignore', added: ignore.added }] : []),
+      ],
+      found: plan.found,
+      guessed: plan.guessed,
+      todo: plan.todo,
+      warnings,
+    });
+    return;
+  }
+  for (const file of files) {
+    printLine(`--- ${file.path} (would ${file.existing === undefined ? 'write' : 'replace'}):`);
+    for (const line of file.content.replace(/\n$/, '').split('\n'))
+      printLine(printable(line, { max: 10_000 }));
+  }
+  if (ignore) printLine(`--- .gitignore (would add): ${ignore.added.join(' ')}`);
+  printLine('nothing was written (dry run)');
 }
 
 /** The repository's tags, newest first (none outside a git repository). */

@@ -12,7 +12,8 @@ export function checkMinCliVersion(results: ProbeResult[]): Finding[] {
         api.minCliVersion === undefined
           ? `the API's version document has no min_cli_version, so no CLI can be checked against it`
           : `the API's min_cli_version "${api.minCliVersion}" is not X.Y.Z, so no CLI can be checked against it`,
-      fix: 'fix MIN_CLI_VERSION in the API source (src/service/api/min-cli-version.ts) and ship a new API build',
+      // Any service's API, not only the reference one: the constant lives in its own source.
+      fix: 'serve min_cli_version as X.Y.Z in GET /api/version (a constant in the API source, e.g. MIN_CLI_VERSION) and ship a new API build',
       severity: 'drift',
       artifact: 'api',
       source: api.source,
