@@ -1,8 +1,8 @@
 import type { BuildTiming } from '../../build/build-timing.ts';
 import type { LocalNpmRegistry } from '../../cli-package/local-npm-registry.ts';
 import type { BaseContext } from '../../pipeline/context.ts';
+import type { StepReport } from '../../pipeline/step.ts';
 import type { LocalRegistry } from '../../registry/local-registry.ts';
-import type { LaneStepReport } from './rehearse-lanes.ts';
 import type { StartedContainer } from './start-released-container.ts';
 import type { StartedService } from './start-released-image.ts';
 
@@ -17,6 +17,9 @@ export const REHEARSAL = {
 } as const;
 
 export type RehearsalEngine = 'oci' | 'docker';
+
+/** A step run in a lane beside others (rehearse-lanes.ts): its report says which (1, 2, ...). */
+export type LaneStepReport = StepReport & { lane: number };
 
 export interface RehearseContext extends BaseContext {
   /** oci: the embedded layout and processes; docker: images, a local registry and containers. */

@@ -1,8 +1,5 @@
-import type { Step, StepIO, StepReport } from '../../pipeline/step.ts';
-import type { RehearseContext } from './rehearse-context.ts';
-
-/** A step run in a lane beside others: its report says which (1, 2, ...). */
-export type LaneStepReport = StepReport & { lane: number };
+import type { Step, StepIO } from '../../pipeline/step.ts';
+import type { LaneStepReport, RehearseContext } from './rehearse-context.ts';
 
 /** The reason given for a lane's step that never started because a step (in any lane) failed. */
 export const NOT_STARTED = 'not started: an earlier step or one beside it failed';
