@@ -11,7 +11,7 @@ const ENGINE_REGISTRY = 'src/commands/upgrade/engines\\.ts';
 // it is not installed: it is an optional peer).
 const DOCKER_ADAPTERS = '^src/(?:docker-client|build-engines/docker|deployment-engines/(?:swarm|compose))/';
 const DOCKERODE = ['^node_modules/dockerode/', '^node_modules/@types/dockerode/', '^dockerode$'];
-const LEAVES = '^src/(text|console|files|archives|processes|http|version-source)/';
+const LEAVES = '^src/(text|console|files|archives|processes|http|version-source|cli-version)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

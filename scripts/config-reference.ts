@@ -61,6 +61,8 @@ function walk(schema: Schema, prefix: string, rows: string[]): void {
     }
     rows.push(row(path, child, required.has(key)));
     if (child.properties) walk(child, path, rows);
+    // A key that takes a word or an object (`cli.version: 'own' | { own: {…} }`): the object's keys too.
+    for (const alternative of child.anyOf ?? []) if (alternative.properties) walk(alternative, path, rows);
     if (child.items?.properties) walk(child.items, `${path}[]`, rows);
   }
 }
@@ -68,6 +70,12 @@ function walk(schema: Schema, prefix: string, rows: string[]): void {
 function row(path: string, schema: Schema, required: boolean): string {
   const accepts = [
     schema.enum ? `one of ${schema.enum.map((v) => `\`${String(v)}\``).join(', ')}` : '',
+    ...(schema.anyOf ?? [])
+      .filter((alternative) => alternative.enum)
+      .map(
+        (alternative) =>
+          `one of ${alternative.enum!.map((v) => `\`${String(v)}\``).join(', ')}, or the object below`,
+      ),
     schema.const !== undefined ? `\`${JSON.stringify(schema.const)}\`` : '',
     schema.format ? schema.format : '',
     schema.pattern === '^(?!\\/)' ? 'a path relative to the config file' : '',

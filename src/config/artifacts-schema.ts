@@ -197,6 +197,30 @@ export const imageArtifactSchema = z.strictObject({
   reversion: reversionSchema,
 });
 
+/**
+ * Where a CLI on its own version line declares its version, when its archive is no npm package
+ * (whose package.json says it): exactly one of
+ * - `pyproject`: a pyproject.toml: `[project].version`, `[tool.poetry].version`, or the place a
+ *   `dynamic` version names (setuptools `attr`/`file`, hatch `path` and `pattern`, pdm `file`,
+ *   flit's `__version__`); a version made from git tags at build time cannot be read and is refused;
+ * - `file`: a file holding it (`cli/VERSION`; a `.py` file's `__version__`, a `.json` file's
+ *   `version`, a `.toml` file's `[package].version` as in Cargo.toml);
+ * - `command`: a command printing it (`["./bin/acme", "--version"]`, run in the config's folder).
+ * `scheme` says how its versions order against the API's `min_cli_version`: `pep440` (the default
+ * for a pyproject) or `semver` (the default otherwise).
+ */
+const ownVersionSchema = z
+  .strictObject({
+    pyproject: relativePath.optional(),
+    file: relativePath.optional(),
+    command: argv.optional(),
+    scheme: z.enum(['semver', 'pep440'], 'expected "semver" or "pep440"').optional(),
+  })
+  .refine(
+    (own) => [own.pyproject, own.file, own.command].filter((v) => v !== undefined).length === 1,
+    'expected exactly one of pyproject, file or command',
+  );
+
 /** The CLI: any language, built by a command that writes one archive. */
 export const cliArtifactSchema = z.strictObject({
   role: z.literal('cli').optional(),
@@ -214,7 +238,17 @@ export const cliArtifactSchema = z.strictObject({
    * `0.31.3`), held to the API's `min_cli_version` as a CLI version, and not required by verify
    * to equal the service's tag.
    */
-  version: z.enum(['service', 'own'], 'expected "service" or "own"').default('service'),
+  version: z
+    .union(
+      [z.enum(['service', 'own']), z.strictObject({ own: ownVersionSchema })],
+      'expected "service", "own" or { own: { pyproject | file | command } }',
+    )
+    .default('service'),
+  /**
+   * The build command and the archive it writes. On its own version line (any `version: 'own'`),
+   * `{version}` in `archive` is the CLI's declared version: `cli/dist/acme_cli-{version}.tar.gz`,
+   * as Python's build names an sdist.
+   */
   build: z.strictObject({ command: argv, archive: relativePath, setup: setupCommands }).optional(),
   /** The upgrade command the gate prints; `{url}` is the archive URL on the API. */
   installCommand: z
@@ -249,7 +283,10 @@ export type ImageArtifactConfig = z.output<typeof imageArtifactSchema> & {
   /** Set on a role's default that the config did not declare (a config that only names images). */
   implicit?: true;
 };
-export type CliArtifactConfig = z.output<typeof cliArtifactSchema> & {
+export type CliArtifactConfig = Omit<z.output<typeof cliArtifactSchema>, 'version'> & {
+  /** `own` for any own version line; where it is declared, when the config names it, in `own`. */
+  version: 'service' | 'own';
+  own?: z.output<typeof ownVersionSchema>;
   kind: 'cli';
   name: string;
   role: 'cli';
@@ -295,7 +332,12 @@ export const artifactsSchema = z
         continue;
       }
       out[name] = isCli
-        ? { ...(parsed.data as z.output<typeof cliArtifactSchema>), kind: 'cli', name, role: 'cli' }
+        ? {
+            ...cliVersionOf(parsed.data as z.output<typeof cliArtifactSchema>),
+            kind: 'cli',
+            name,
+            role: 'cli',
+          }
         : imageArtifact(name, parsed.data as z.output<typeof imageArtifactSchema>);
       if (!isCli)
         recipeKeys.set(
@@ -308,12 +350,20 @@ export const artifactsSchema = z
       if (raw[role] !== undefined) continue; // declared but invalid: already reported
       out[role] =
         role === 'cli'
-          ? { ...cliArtifactSchema.parse({}), kind: 'cli', name: role, role, implicit: true }
+          ? { ...cliVersionOf(cliArtifactSchema.parse({})), kind: 'cli', name: role, role, implicit: true }
           : { ...imageArtifact(role, { ...imageArtifactSchema.parse({}), role }), implicit: true };
     }
     for (const issue of markSharedImages(out, recipeKeys)) ctx.issues.push({ ...issue, input: undefined });
     return out;
   });
+
+/** `version: { own: {…} }` read as `version: 'own'` with where it is declared beside it. */
+function cliVersionOf(
+  data: z.output<typeof cliArtifactSchema>,
+): Omit<CliArtifactConfig, 'kind' | 'name' | 'role'> {
+  const { version, ...rest } = data;
+  return typeof version === 'string' ? { ...rest, version } : { ...rest, version: 'own', own: version.own };
+}
 
 /** What an artifact that runs another artifact's image may say: which image, which role, which command. */
 const ROLE_KEYS = new Set(['role', 'image', 'command']);

@@ -9,6 +9,7 @@ import {
   hasWebClient,
   imageArtifactNames,
   imageArtifacts,
+  imagesWithRoles,
   rolesOfImage,
   webClients,
 } from './artifacts.ts';
@@ -184,6 +185,55 @@ describe('artifacts', () => {
       expect(builderOf(config, config.artifacts['scheduler'] as never).name).toBe('api');
       // Two workers: the one named for the role leads, as before there could be two.
       expect(artifactWithRole(config, 'worker')?.name).toBe('worker');
+    });
+
+    // Every place a release is judged counts images by this list: one entry per image, its roles named.
+    it.each([
+      [
+        'one image, one role',
+        { api: { image: 'acme-app' }, worker: false, web: false },
+        [['api', 'acme-app', ['api']]],
+      ],
+      [
+        'one image, two roles',
+        { api: { image: 'acme-app' }, worker: { image: 'acme-app', command: ['acme', 'work'] }, web: false },
+        [['api', 'acme-app', ['api', 'worker']]],
+      ],
+      [
+        'one image, three roles',
+        { ...oneImage, web: false },
+        [['api', 'acme-app', ['api', 'worker', 'scheduler']]],
+      ],
+      [
+        'two images, one shared by two roles',
+        {
+          api: { image: 'acme-app' },
+          worker: { image: 'acme-worker' },
+          scheduler: { role: 'worker', image: 'acme-worker', command: ['cron'] },
+          web: { image: 'acme-web' },
+        },
+        [
+          ['api', 'acme-app', ['api']],
+          ['worker', 'acme-worker', ['worker', 'scheduler']],
+          ['web', 'acme-web', ['web']],
+        ],
+      ],
+      [
+        'a web client and a job sharing one image',
+        {
+          api: { image: 'acme-api' },
+          worker: { image: 'acme-api', command: ['work'] },
+          web: { image: 'acme-web' },
+          migrate: { role: 'job', image: 'acme-web', command: ['node', 'migrate.mjs'] },
+        },
+        [
+          ['api', 'acme-api', ['api', 'worker']],
+          ['web', 'acme-web', ['web', 'migrate']],
+        ],
+      ],
+    ])('%s: each image once with its roles', (_, artifacts, expected) => {
+      const config = validateConfig({ artifacts }, 'x');
+      expect(imagesWithRoles(config).map((i) => [i.artifact, i.repository, i.roles])).toEqual(expected);
     });
 
     it('lets the recipe sit on any of them; with none, the api (first in role order) builds', () => {

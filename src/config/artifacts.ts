@@ -29,6 +29,28 @@ export function rolesOfImage(config: WithArtifacts, image: string): ImageArtifac
     .sort((a, b) => Number(a.roleOf !== undefined) - Number(b.roleOf !== undefined));
 }
 
+/** One image of the release, counted once: the artifact that builds it and every artifact that runs it. */
+export interface ImageWithRoles {
+  /** The artifact that builds the image: the name the release set, signatures and summaries use. */
+  artifact: string;
+  repository: string;
+  /** Every artifact run from this image, the builder first (`api, worker, scheduler`). */
+  roles: string[];
+}
+
+/**
+ * The images a release is judged by, each once, with the roles that run it: what the release set,
+ * signatures, attestations, mirror and summaries count (one image run as api, worker and scheduler
+ * is one image, its three roles named).
+ */
+export function imagesWithRoles(config: WithArtifacts): ImageWithRoles[] {
+  return builtImageArtifacts(config).map((a) => ({
+    artifact: a.name,
+    repository: a.image,
+    roles: rolesOfImage(config, a.image).map((r) => r.name),
+  }));
+}
+
 /** The artifact that builds the image `artifact` runs: itself, or the one it is a role of. */
 export function builderOf(config: WithArtifacts, artifact: ImageArtifactConfig): ImageArtifactConfig {
   const builder = artifact.roleOf ? config.artifacts[artifact.roleOf] : undefined;

@@ -4,10 +4,12 @@ export {
   builtImageArtifacts,
   cliArtifact,
   declaredCliArtifact,
+  type ImageWithRoles,
   imageArtifact,
   imageArtifactNames,
   imageArtifacts,
   imageOfRole,
+  imagesWithRoles,
   rolesOfImage,
 } from './artifacts.ts';
 export type {

@@ -1,6 +1,7 @@
+import { schemeOf } from '../cli-version/read-own-version.ts';
+import { satisfiesMinimumIn, type VersionScheme } from '../cli-version/version-scheme.ts';
 import { RuleError } from '../errors.ts';
-import { satisfiesMinimum } from '../version/minimum.ts';
-import { artifactWithRole } from './artifacts.ts';
+import { artifactWithRole, cliArtifact } from './artifacts.ts';
 import type { ReleaseConfig } from './schema.ts';
 
 /** The label a built API image carries its `min_cli_version` in (read by `release upgrade`). */
@@ -41,13 +42,26 @@ export function checkOwnMinimum(
   const own = ownMinimum(config);
   if (!own) return;
   const { min, from } = own;
-  const result = satisfiesMinimum(cliVersion, min);
+  const ownLine = cliArtifact(config)?.version === 'own';
+  const scheme = cliScheme(config);
+  const result = satisfiesMinimumIn(scheme, cliVersion, min);
   if (result.verdict !== 'fail') return;
   throw new RuleError(
     'CLI_BELOW_OWN_MINIMUM',
-    `refusing to ${doing}: its CLI ${cliVersion} is below ${min}, the min_cli_version its own API serves (${from}); every svc command would be blocked by that API`,
+    `refusing to ${doing}: its CLI ${cliVersion} is below ${min}, the min_cli_version its own API serves (${from}${scheme === 'pep440' ? ', compared as PEP 440' : ''}); every ${ownLine ? 'CLI' : 'svc'} command would be blocked by that API`,
     {
-      hint: `release ${min} or later (tag v${min}), or lower the API's minimum (${from}) in a new API build`,
+      hint: ownLine
+        ? `raise the CLI's own version to ${min} or later where it declares it, or lower the API's minimum (${from}) in a new API build`
+        : `release ${min} or later (tag v${min}), or lower the API's minimum (${from}) in a new API build`,
     },
   );
+}
+
+/**
+ * How the config's CLI orders its versions against the minimum: PEP 440 for a CLI on its own line
+ * declared in a pyproject (or said so), else semver (the service's line, an npm CLI).
+ */
+export function cliScheme(config: Pick<ReleaseConfig, 'artifacts'>): VersionScheme {
+  const cli = cliArtifact(config);
+  return cli?.version === 'own' ? schemeOf(cli.own) : 'semver';
 }

@@ -15,8 +15,8 @@ const MAX_CONFIG_BYTES = MAX_MANIFEST_BYTES;
 export interface SetSource {
   store: ImageStore;
   version: string;
-  /** The configured image artifacts: name and repository. */
-  artifacts: { name: string; repository: string }[];
+  /** The configured images, each once: the artifact that builds it, its repository and every role that runs it. */
+  artifacts: { name: string; repository: string; roles?: string[] }[];
   /** Referrers are carried only when one of the accepted kinds verifies them with these keys. */
   keys: TrustedKeys;
 }
@@ -29,15 +29,22 @@ export interface SetSource {
 export async function collectSet(source: SetSource): Promise<MirrorSet> {
   const set: MirrorSet = { version: source.version, images: [], manifests: [], blobs: [], dropped: [] };
   const seen = new Set<string>();
-  const rcs: { artifact: string; repository: string; digest: string }[] = [];
+  const rcs: { artifact: string; repository: string; digest: string; roles?: string[] }[] = [];
   for (const artifact of source.artifacts) {
     const image = await addImage(source, set, seen, artifact.name, artifact.repository, source.version);
+    if (artifact.roles && artifact.roles.length > 1) image.roles = artifact.roles;
     if (image.madeFrom)
-      rcs.push({ artifact: artifact.name, repository: artifact.repository, digest: image.madeFrom });
+      rcs.push({
+        artifact: artifact.name,
+        repository: artifact.repository,
+        digest: image.madeFrom,
+        ...(image.roles ? { roles: image.roles } : {}),
+      });
   }
   for (const rc of rcs) {
     const tag = await rcTagOf(source.store, rc.repository, rc.digest, source.version);
-    await addImage(source, set, seen, rc.artifact, rc.repository, tag, rc.digest);
+    const image = await addImage(source, set, seen, rc.artifact, rc.repository, tag, rc.digest);
+    if (rc.roles) image.roles = rc.roles;
   }
   return set;
 }

@@ -31,8 +31,15 @@ export interface SetImage {
   tag: string;
   digest: string;
   children: string[];
+  /** One image run in several roles (api, worker, scheduler): every artifact that runs it, the builder first. */
+  roles?: string[];
   /** The rc digest this release image was re-stamped from (from its rc label or annotation). */
   madeFrom?: string;
+}
+
+/** How an image's roles read in mirror's output: `run as api, worker, scheduler` (one image, copied once). */
+export function runAs(image: Pick<SetImage, 'roles'>): string {
+  return `run as ${(image.roles ?? []).join(', ')}`;
 }
 
 export interface MirrorSet {

@@ -162,6 +162,19 @@ describe('checkDeployment: the operator CLI', () => {
   it('reports an API whose min_cli_version is not X.Y.Z', () => {
     expect(codes([api('v1.0.0', 'v1.0')])).toEqual(['MIN_CLI_VERSION_INVALID']);
   });
+
+  it('takes a missing min_cli_version for a notice only where the config declares no CLI', () => {
+    const without: ProbeResult = { name: 'api', source: `${URL}/api/version`, version: '2026.7.0' };
+    const severities = (extra: Partial<CheckInput>) =>
+      check([without], extra).findings.map((f) => [f.code, f.severity]);
+    expect(severities({})).toEqual([['MIN_CLI_VERSION_INVALID', 'drift']]);
+    const cli = { program: 'acme', installCommand: 'npm i -g {url}', archiveName: 'acme.tgz' };
+    expect(severities({ naming: { cli } })).toEqual([['MIN_CLI_VERSION_INVALID', 'drift']]);
+    expect(severities({ naming: {} })).toEqual([['MIN_CLI_VERSION_INVALID', 'notice']]);
+    // Served but malformed stays drift, CLI or not.
+    expect(check([api('2026.7.0', 'v1.0')], { naming: {} }).findings[0]!.severity).toBe('drift');
+    expect(check([without], { naming: {} }).findings[0]!.fix).not.toContain('src/service');
+  });
 });
 
 describe('checkDeployment: --expect', () => {

@@ -78,7 +78,8 @@ export function checkDeployment(input: CheckInput): CheckOutcome {
     ...checkJobs(input.results, reference, ctx),
     ...input.results.flatMap((r) => checkWorkerEvidence(r)),
     ...live.flatMap((r) => checkVersionQuality(r, ctx, policy)),
-    ...checkMinCliVersion(input.results),
+    // A config (naming) without a CLI: nothing is judged by the API's minimum.
+    ...checkMinCliVersion(input.results, { noCli: input.naming !== undefined && !input.naming.cli }),
     ...checkApiWorker(live, policy, ctx.naming?.serverVariable),
     ...checkCli(live, ctx),
     ...checkSharedTag(live, reference, ctx, policy),

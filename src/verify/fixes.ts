@@ -1,3 +1,4 @@
+import type { VersionScheme } from '../cli-version/version-scheme.ts';
 import { imageTagOf } from '../version/image-tag.ts';
 import { parseVersion } from '../version/parse.ts';
 import type { ArtifactName } from './types.ts';
@@ -39,6 +40,8 @@ export interface Naming {
      * min_cli_version only, never against the service's tag.
      */
     ownLine?: boolean;
+    /** How a CLI on its own line orders its versions against the API's minimum (semver unless said). */
+    scheme?: VersionScheme;
   };
 }
 

@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
+import { schemeOf } from '../cli-version/read-own-version.ts';
 import { artifactWithRole, declaredCliArtifact, servesCli, webClients } from '../config/artifacts.ts';
 import type { ReleaseConfig } from '../config/schema.ts';
 import { archiveFiles } from '../reversion/archive-files.ts';
@@ -37,7 +38,7 @@ export async function serviceNaming(
             package: cli.package,
             ...(servedByApi(config) ? { served: true } : {}),
             ...(cli.publish ? { published: true } : {}),
-            ...(cli.version === 'own' ? { ownLine: true } : {}),
+            ...(cli.version === 'own' ? { ownLine: true, scheme: schemeOf(cli.own) } : {}),
           },
         }
       : {}),

@@ -71,6 +71,34 @@ describe('WatchMetrics', () => {
     ]);
   });
 
+  it("judges each role of a shared image on its own containers' digest, and counts its failures under it", async () => {
+    const m = new WatchMetrics();
+    const r = report('site-a', 'v1.4.0', 1);
+    r.artifacts.push({
+      name: 'worker',
+      role: 'scheduler',
+      source: 'z',
+      version: 'v1.3.0',
+      status: 'drift',
+      why: '',
+    });
+    m.update(
+      round([r], {
+        digests: new Map([['site-a', { api: 'sha256:new', worker: 'sha256:new', scheduler: 'sha256:old' }]]),
+        failures: [{ deployment: 'site-a', artifact: 'scheduler', reason: 'refused' }],
+      }),
+    );
+    const text = await m.metrics();
+    expect(series(text, 'service_release_artifact_info')).toEqual([
+      'service_release_artifact_info{deployment="site-a",artifact="api",version="v1.4.0",digest="sha256:new"} 1',
+      'service_release_artifact_info{deployment="site-a",artifact="worker",version="v1.4.0",digest="sha256:new"} 1',
+      'service_release_artifact_info{deployment="site-a",artifact="scheduler",version="v1.3.0",digest="sha256:old"} 1',
+    ]);
+    expect(series(text, 'service_release_probe_failures_total')).toEqual([
+      'service_release_probe_failures_total{deployment="site-a",artifact="scheduler",reason="refused"} 1',
+    ]);
+  });
+
   it('exports each web client as an artifact of its own, the digest only of the one it was read for', async () => {
     const m = new WatchMetrics();
     const r = report('site-a', 'v1.4.0', 0);

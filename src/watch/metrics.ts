@@ -87,11 +87,9 @@ export class WatchMetrics {
           deployment,
           artifact: labelValue(artifact),
           version: labelValue(row.version),
-          // The digest read is the first of the artifact's image; another web client (an admin
-          // dashboard) is another image, whose digest is not among them.
-          digest: labelValue(
-            row.name === 'web' && row.role ? undefined : digests[row.name as keyof typeof digests],
-          ),
+          // The digest this role's own containers run (a scheduler's may differ from its worker's
+          // in drift); another web client (an admin dashboard) is another image, read as its own.
+          digest: labelValue(digests[artifact]),
         });
       }
       this.replace(`info ${deployment}`, this.artifactInfo, info, () => 1);

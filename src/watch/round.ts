@@ -3,10 +3,11 @@ import { checkDeployment } from '../verify/checks.ts';
 import { type ProbeOptions, probeDeployment, type VerifyTarget } from '../verify/probe-deployment.ts';
 import { probeCli } from '../verify/probes/cli.ts';
 import { buildReport } from '../verify/report.ts';
-import type { ArtifactName, DeploymentReport } from '../verify/types.ts';
+import type { DeploymentReport } from '../verify/types.ts';
 import type { VerifyOptions } from '../verify/verify-deployment.ts';
 import { type FailureReason, failureReason } from './failure-reason.ts';
 import type { FlapGuard } from './flap-guard.ts';
+import { runningDigests } from './running-digests.ts';
 
 /** A deployment as watched: verify's target with the name its metrics and row carry. */
 export interface WatchedTarget extends VerifyTarget {
@@ -24,7 +25,8 @@ export interface RoundOptions extends Omit<VerifyOptions, 'cliResults' | 'signal
 
 export interface ProbeFailure {
   deployment: string;
-  artifact: ArtifactName;
+  /** The artifact, or the role of a shared image (`scheduler`), whose probe failed. */
+  artifact: string;
   reason: FailureReason;
 }
 
@@ -36,8 +38,8 @@ export interface RoundResult {
   durationMs: number;
   /** False when the round's deadline cut it short. */
   complete: boolean;
-  /** Per deployment name: the image digest each artifact runs, when an engine said. */
-  digests: Map<string, Partial<Record<ArtifactName, string>>>;
+  /** Per deployment name: the image digest each artifact (each role by its role) runs, when an engine said. */
+  digests: Map<string, Record<string, string>>;
 }
 
 /**
@@ -65,7 +67,7 @@ export async function runRound(
     });
   }
   const failures: ProbeFailure[] = [];
-  const digests = new Map<string, Partial<Record<ArtifactName, string>>>();
+  const digests = new Map<string, Record<string, string>>();
   const limit = pLimit(options.concurrency);
   const reports = await Promise.all(
     targets.map((target) =>
@@ -82,13 +84,16 @@ export async function runRound(
         for (const r of probed.results) {
           // A job with no run is drift (checkJobs), not a probe that failed.
           if (r.error !== undefined && r.name !== 'job') {
-            failures.push({ deployment: target.name, artifact: r.name, reason: failureReason(r.error) });
+            // Counted per role: a scheduler that cannot be read is not the worker's failure.
+            failures.push({
+              deployment: target.name,
+              artifact: r.role ?? r.name,
+              reason: failureReason(r.error),
+            });
           }
         }
         const results = guard.hold(target.name, probed.results);
-        const running: Partial<Record<ArtifactName, string>> = {};
-        for (const r of [...results, ...probed.digests]) if (r.digest) running[r.name] ??= r.digest;
-        digests.set(target.name, running);
+        digests.set(target.name, runningDigests([...results, ...probed.digests]));
         const outcome = checkDeployment({
           apiUrl: target.url,
           results,

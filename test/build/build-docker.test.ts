@@ -76,7 +76,9 @@ describe('release build --engine docker --push', () => {
 
   beforeAll(async () => {
     [dockerd, registry] = await Promise.all([
-      startDockerd(),
+      // vfs, whose differ compares metadata: the version layer's copies must still differ from
+      // the code layer's there (overlay2 would keep them whatever their times).
+      startDockerd({ storageDriver: 'vfs' }),
       startRegistry({ htpasswd: { user: USER, password: PASSWORD } }),
     ]);
     dockerConfig = mkdtempSync(join(tmpdir(), 'sr-docker-config-'));

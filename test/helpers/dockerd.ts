@@ -18,13 +18,24 @@ export interface Dockerd {
   stop(): Promise<void>;
 }
 
+export interface StartDockerdOptions {
+  timeoutMs?: number;
+  /**
+   * The storage driver. By default the engine picks its own, as a user's engine does: overlay2
+   * wherever the kernel mounts overlays, else vfs. vfs copies an image's whole file system for
+   * every layer and every container (a node base is 100 MB), which cost the suite minutes of disk
+   * and CPU; name it only where a test needs its own behaviour (its differ compares metadata).
+   */
+  storageDriver?: 'vfs' | 'overlay2';
+}
+
 /**
  * Start a real, private `dockerd` (DESIGN.md "Real components"): its own data root, exec root,
- * pid file and socket in a temp directory, no iptables, no bridge, the vfs storage driver, so it
- * runs beside any other engine on the machine. Containers must use `--network host` (or none).
+ * pid file and socket in a temp directory, no iptables, no bridge, so it runs beside any other
+ * engine on the machine. Containers must use `--network host` (or none).
  * Resolves once the engine answers a ping; rejects with the engine's log when it does not.
  */
-export async function startDockerd(options: { timeoutMs?: number } = {}): Promise<Dockerd> {
+export async function startDockerd(options: StartDockerdOptions = {}): Promise<Dockerd> {
   // Short path: a unix socket path must stay under ~108 bytes.
   const dir = mkdtempSync('/tmp/sr-dockerd-');
   const socket = join(dir, 'docker.sock');
@@ -44,7 +55,7 @@ export async function startDockerd(options: { timeoutMs?: number } = {}): Promis
       '--iptables=false',
       '--ip6tables=false',
       '--bridge=none',
-      '--storage-driver=vfs',
+      ...(options.storageDriver ? [`--storage-driver=${options.storageDriver}`] : []),
     ],
     { stdio: ['ignore', logFd, logFd] },
   );

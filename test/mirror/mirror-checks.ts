@@ -3,7 +3,14 @@ import type { ImageStore } from '../../src/registry/store.ts';
 
 /** The `--json` document of `release mirror`, as far as the tests read it. */
 export interface MirrorJson {
-  images: { artifact: string; repository: string; tag: string; digest: string; children: string[] }[];
+  images: {
+    artifact: string;
+    repository: string;
+    tag: string;
+    digest: string;
+    children: string[];
+    roles?: string[];
+  }[];
   manifests: { repository: string; digest: string; role: string }[];
   archive?: { file: string; sha256: string; size: number };
   written?: { blobs: { copied: number }; manifests: { copied: number } };

@@ -170,6 +170,48 @@ describe('release mirror: registry -> archive -> registry', { timeout: 300_000 }
     expect(dry.code, dry.stderr).toBe(0);
     expect(jsonOf<MirrorJson>(dry).images).toEqual(set.images);
     expect(existsSync(dryTar)).toBe(false);
+    // A scheduler run from the worker's image (one image, two roles): the image is carried once,
+    // both roles named, and the set is the same.
+    const config = JSON.parse(readFileSync(join(repo.dir, 'release.config.json'), 'utf8'));
+    writeFileSync(
+      join(repo.dir, 'roles.config.json'),
+      JSON.stringify({
+        ...config,
+        artifacts: {
+          worker: { role: 'worker', image: REPOS.worker },
+          scheduler: { role: 'worker', image: REPOS.worker, command: ['node', 'cron.mjs'] },
+        },
+      }),
+    );
+    const roles = await release([
+      ...['mirror', '--config', 'roles.config.json', '--version', RELEASE, '--to', `oci-archive:${dryTar}`],
+      ...['--dry-run', '--json'],
+    ]);
+    expect(roles.code, roles.stderr).toBe(0);
+    const rolesSet = jsonOf<MirrorJson>(roles);
+    expect(rolesSet.images.map(({ roles: _, ...image }) => image)).toEqual(set.images);
+    expect(rolesSet.manifests.length).toBe(set.manifests.length);
+    expect(rolesSet.images.map((i) => [i.repository.split('/').at(-1), i.tag, i.roles ?? null])).toEqual([
+      [REPOS.api, RELEASE, null],
+      [REPOS.worker, RELEASE, ['worker', 'scheduler']],
+      [REPOS.web, RELEASE, null],
+      [REPOS.api, RC, null],
+      [REPOS.worker, RC, ['worker', 'scheduler']],
+      [REPOS.web, RC, null],
+    ]);
+    const text = await release([
+      'mirror',
+      '--config',
+      'roles.config.json',
+      '--version',
+      RELEASE,
+      '--to',
+      `oci-archive:${dryTar}`,
+      '--dry-run',
+    ]);
+    expect(text.stdout).toMatch(
+      new RegExp(`${REPOS.worker}:${RELEASE} sha256:[0-9a-f]{64} \\(run as worker, scheduler\\)`),
+    );
     const again = await mirror(undefined, `oci-archive:${join(work, 'again.tar')}`);
     expect(again.code, again.stderr).toBe(0);
     expect(readFileSync(join(work, 'again.tar')).equals(bytes)).toBe(true);

@@ -63,17 +63,23 @@ async function seed() {
     [template.old, ['v1.0.0', 'latest']],
     [template.rc, ['v1.1.0-rc.1']],
   ] as const) {
-    for (const a of ARTIFACTS) {
-      const manifest = (await root.getManifest(`template/${REPOS[a]}`, digests[a]))!;
-      const parsed = JSON.parse(Buffer.from(manifest.bytes).toString()) as {
-        config: { digest: string };
-        layers: { digest: string }[];
-      };
-      for (const blob of [parsed.config, ...parsed.layers])
-        await root.mountBlob(`template/${REPOS[a]}`, `${ns}/${REPOS[a]}`, blob.digest);
-      for (const tag of tags)
-        await root.putManifest(`${ns}/${REPOS[a]}`, tag, manifest.bytes, manifest.descriptor.mediaType);
-    }
+    // The artifacts' repositories are seeded side by side (each in order: blobs, then tags).
+    await Promise.all(
+      ARTIFACTS.map(async (a) => {
+        const manifest = (await root.getManifest(`template/${REPOS[a]}`, digests[a]))!;
+        const parsed = JSON.parse(Buffer.from(manifest.bytes).toString()) as {
+          config: { digest: string };
+          layers: { digest: string }[];
+        };
+        await Promise.all(
+          [parsed.config, ...parsed.layers].map((blob) =>
+            root.mountBlob(`template/${REPOS[a]}`, `${ns}/${REPOS[a]}`, blob.digest),
+          ),
+        );
+        for (const tag of tags)
+          await root.putManifest(`${ns}/${REPOS[a]}`, tag, manifest.bytes, manifest.descriptor.mediaType);
+      }),
+    );
   }
   const direct = new RegistryStore({ registry: `${registry.host}/${ns}`, env });
   return { ns, direct, old: template.old, rc: template.rc };

@@ -40,7 +40,10 @@ const rc = {} as Record<Artifact, string>;
 const release = (args: string[]) => runRelease(args, { cwd: repo.dir, env, timeoutMs: 90_000 });
 
 beforeAll(async () => {
-  [dockerd, registry] = await Promise.all([startDockerd(), startRegistry()]);
+  // vfs: the top layer holds files only and counts on the runtime leaving their folder as the rc
+  // made it. overlay2 does not: it makes the missing folder in the new layer's own directory, as
+  // root, and that copy hides the rc's (the export then shows srv/web/ as 0/0, not 1000/1000).
+  [dockerd, registry] = await Promise.all([startDockerd({ storageDriver: 'vfs' }), startRegistry()]);
   store = new RegistryStore({ registry: registry.host, env: {} });
   repo = await stampedProject(RC, {
     registry: registry.host,

@@ -6,6 +6,7 @@ import { makeBaseImage } from '../../src/build-engines/base-image.ts';
 import { loadBaseIntoDocker } from '../../src/build-engines/docker/load-base.ts';
 import { pushImage as pushFromDocker } from '../../src/build-engines/docker/push-image.ts';
 import { followProgress, progressError } from '../../src/docker-client/connect.ts';
+import { userCacheDir } from '../../src/files/user-cache-dir.ts';
 import { readBaseImage } from '../../src/oci-image/base-image-reader.ts';
 import { packTar } from '../../src/oci-image/layer.ts';
 import { openStore } from '../../src/registry/open-store.ts';
@@ -126,7 +127,13 @@ describe('release verify --docker --registry: the digest a container runs', () =
     engineHost = engine.host;
     const layoutDir = cleanup.tempDir('layout');
     const layout = openStore(`oci-layout:${layoutDir}`, { cwd: layoutDir, env: {} });
-    await makeBaseImage({ store: layout, repository: 'node-base', tags: ['test'], epoch: 0 });
+    await makeBaseImage({
+      store: layout,
+      repository: 'node-base',
+      tags: ['test'],
+      epoch: 0,
+      cacheDir: userCacheDir(process.env),
+    });
     await loadBaseIntoDocker(
       docker,
       await readBaseImage(layout, 'node-base', 'test', 'node-base:test'),

@@ -141,3 +141,48 @@ export async function runningComposeImages(rig: OneImageRig): Promise<Record<str
   }
   return out;
 }
+
+/** The passphrases of the signing and verifier keys `releaseSigned` writes. */
+export const SIGNING_ENV = {
+  RELEASE_SIGNING_PASSPHRASE: 'one-image release',
+  RELEASE_VERIFIER_PASSPHRASE: 'one-image verifier',
+};
+
+/**
+ * Release the fixture the way a team does: keys made, every artifact built and pushed, promoted to
+ * the signed rc `rc`, then `release` promoted from that rc (re-stamped, signed, the release set
+ * written). No role crashes in it, and it has no web client: one image, run as api, worker and
+ * scheduler, is the whole release. Returns the release's app image digest (also in `rig.digests`).
+ */
+export async function releaseSigned(rig: OneImageRig, rc: string, release: string): Promise<string> {
+  const { repo } = rig;
+  const config = JSON.parse(readFileSync(join(repo.dir, 'release.config.json'), 'utf8'));
+  delete config.artifacts.api.env.ACME_CRASH;
+  config.artifacts.web = false;
+  config.signing = { publicKey: 'keys/release-signing.pub', privateKey: 'keys/release-signing.key' };
+  config.verifier = { publicKey: 'vkeys/release-verifier.pub', privateKey: 'vkeys/release-verifier.key' };
+  repo.write('release.config.json', JSON.stringify(config));
+  repo.commit(release);
+  repo.annotatedTag(rc);
+  const steps = [
+    ['keygen', '--out', 'keys'],
+    ['keygen', '--verifier', '--out', 'vkeys'],
+    ['stamp'],
+    ['build', '--engine', 'oci', '--push'],
+    ['promote', '--channel', 'rc'],
+  ];
+  for (const args of steps) {
+    const result = await runRelease(args, { cwd: repo.dir, env: SIGNING_ENV, timeoutMs: 240_000 });
+    expect(result.code, `${args.join(' ')}\n${result.stderr}`).toBe(0);
+  }
+  repo.annotatedTag(release);
+  const promoted = await runRelease(
+    ['promote', '--channel', 'release', '--from', rc, '--version', release, '--json'],
+    { cwd: repo.dir, env: SIGNING_ENV, timeoutMs: 240_000 },
+  );
+  expect(promoted.code, promoted.stderr).toBe(0);
+  const store = openStore(rig.namespace, { cwd: repo.dir, env: {}, insecure: [rig.registry.host] });
+  const manifest = (await store.getManifest('acme-app', release))!;
+  rig.digests[release] = manifest.descriptor.digest;
+  return manifest.descriptor.digest;
+}

@@ -1,11 +1,20 @@
 import { execFile } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { promisify } from 'node:util';
+import { parse as shellParse } from 'shell-quote';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { nodeVersion } from '../../src/init/node-version.ts';
+import { packageManager } from '../../src/init/package-manager.ts';
+import { registryLogin } from '../../src/init/registry-login.ts';
+import { renderGithubWorkflow } from '../../src/init/render-github-workflow.ts';
+import { tagScheme } from '../../src/init/tag-scheme.ts';
 import { jsonOf, runRelease } from '../helpers/run-release.ts';
 import {
   type OneImageRig,
+  releaseSigned,
   runningComposeImages,
+  SIGNING_ENV,
   startOneImageRig,
   upComposeProject,
 } from './one-image-rig.ts';
@@ -146,4 +155,103 @@ describe('upgrade --compose of one image in three roles', () => {
         service,
       ).toBe(true);
   }, 500_000);
+
+  // The issue's path: the service released as a team releases it (a signed rc, the release made
+  // from it) on a real registry, upgraded with no --service, and verified as the CI pipeline init
+  // writes verifies it: one image, three roles, judged once and each role named in its rows.
+  it('a signed rc and its release, upgraded with no --service, verify --registry --require-signature in step', async () => {
+    const digest = await releaseSigned(rig, 'v2.0.0-rc.1', 'v2.0.0');
+    const upgrade = await runRelease(['upgrade', '--to', 'v2.0.0', ...target(false)], {
+      cwd: rig.repo.dir,
+      env: SIGNING_ENV,
+      timeoutMs: 300_000,
+    });
+    expect(upgrade.code, upgrade.stdout + upgrade.stderr).toBe(0);
+    const images = await runningComposeImages(rig);
+    for (const service of ['api', 'worker', 'scheduler'])
+      expect(
+        images[service]!.every((ref) => ref.includes(digest)),
+        service,
+      ).toBe(true);
+    type Report = {
+      inStep: boolean;
+      artifacts: { name: string; role?: string; version: string; status: string }[];
+      findings: { code: string; severity: string; message: string }[];
+      registry: { artifact: string; role?: string; expected: string; running: { digest: string }[] }[];
+      signatures: { artifact: string; repository: string; status: string }[];
+      evidence: { repository: string; artifact?: string; roles?: string[] }[];
+      summaries?: { about: string; roles?: string[]; result: string }[];
+    };
+    // With attestations required and --attest: one verification summary per image, its roles named.
+    for (const more of [[], ['--require-attestations', '--attest']]) {
+      const verify = await runRelease(
+        [
+          ...['verify', '--url', apiUrl, '--compose', file, '--docker-host', rig.engine.host],
+          ...['--registry', '--require-signature', ...more, '--expect', 'v2.0.0', '--json'],
+        ],
+        { cwd: rig.repo.dir, env: SIGNING_ENV, timeoutMs: 240_000 },
+      );
+      expect(verify.code, `${more.join(' ')}\n${verify.stdout}\n${verify.stderr}`).toBe(0);
+      const report = jsonOf<Report>(verify);
+      expect(report.inStep).toBe(true);
+      expect(report.findings.filter((f) => f.severity !== 'notice').map((f) => f.code)).toEqual([]);
+      // A row per role (the api read at its URL and in its container), each on the release.
+      const rows = report.artifacts.filter((a) => a.name !== 'web');
+      expect(
+        rows.every((a) => a.version === 'v2.0.0' && a.status === 'ok'),
+        verify.stdout,
+      ).toBe(true);
+      expect([...new Set(rows.map((a) => `${a.name} ${a.role ?? ''}`.trim()))].sort()).toEqual([
+        'api',
+        'worker',
+        'worker scheduler',
+      ]);
+      expect(report.registry.map((r) => [r.artifact, r.role ?? null, r.expected])).toEqual([
+        ['api', null, digest],
+        ['worker', null, digest],
+        ['worker', 'scheduler', digest],
+      ]);
+      // The app image is signed once, whatever number of roles run it.
+      const app = report.signatures.filter((s) => s.repository.split('/').at(-1) === 'acme-app');
+      expect(
+        app.map((s) => s.status),
+        JSON.stringify(report.signatures),
+      ).toEqual(['valid']);
+      if (more.includes('--attest'))
+        expect(report.summaries?.map((s) => [s.about, s.roles ?? null, s.result])).toEqual([
+          ['api', ['api', 'worker', 'scheduler'], 'PASSED'],
+          ['release-set', null, 'PASSED'],
+        ]);
+    }
+    // The verify the CI pipeline `release init` writes, as written: the API's URL and the tag.
+    const ci = ciVerifyArgs({ SERVICE_URL: apiUrl, TAG: 'v2.0.0' });
+    expect(ci.slice(0, 3)).toEqual(['verify', '--url', apiUrl]);
+    const inCi = await runRelease(ci, { cwd: rig.repo.dir, env: SIGNING_ENV, timeoutMs: 240_000 });
+    expect(inCi.code, `${ci.join(' ')}\n${inCi.stdout}\n${inCi.stderr}`).toBe(0);
+    expect(jsonOf<{ signatures: { status: string }[] }>(inCi).signatures.map((s) => s.status)).toEqual([
+      'valid',
+    ]);
+  }, 900_000);
 });
+
+/** The verify line of the GitHub workflow init writes for this config, its variables filled in. */
+function ciVerifyArgs(env: Record<string, string>): string[] {
+  const host = rig.registry.host;
+  const workflow = parse(
+    renderGithubWorkflow({
+      engine: 'oci',
+      installDockerode: false,
+      registryHost: host,
+      login: registryLogin(host),
+      web: false,
+      pythonBuild: false,
+      manager: packageManager((path) => (path === 'package-lock.json' ? '{}' : undefined)),
+      node: nodeVersion(() => undefined),
+      tags: tagScheme(['v1.0.0']),
+    }),
+  ) as { jobs: { verify: { steps: { run?: string }[] } } };
+  const run = workflow.jobs.verify.steps.at(-1)!.run!;
+  const line = run.split('\n').find((l) => / verify --url /.test(l))!;
+  const words = shellParse(line, env).map(String);
+  return words.slice(words.indexOf('verify'));
+}

@@ -27,7 +27,7 @@ interface Report {
   signatures: { repository: string; status: string }[];
   evidence: { repository: string; sbom: { status: string }; releaseSet?: { version: string } }[];
   provenance?: { repository: string; restampMatches?: boolean }[];
-  summaries?: { about: string; result: string; attached: unknown[] }[];
+  summaries?: { about: string; roles?: string[]; result: string; attached: unknown[] }[];
 }
 
 let registry: RunningRegistry;
@@ -103,11 +103,12 @@ describe('release verify --registry --expect, no deployment', { timeout: 180_000
     const run = await verify('--attest', '--out', out, '--expect', RELEASE);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     const summaries = jsonOf<Report>(run).summaries!;
-    expect(summaries.map((s) => [s.about, s.result])).toEqual([
-      ['api', 'PASSED'],
-      ['worker', 'PASSED'],
-      ['web', 'PASSED'],
-      ['release-set', 'PASSED'],
+    // One summary per image, the roles that run it named.
+    expect(summaries.map((s) => [s.about, s.roles ?? null, s.result])).toEqual([
+      ['api', null, 'PASSED'],
+      ['worker', ['worker', 'scheduler'], 'PASSED'],
+      ['web', null, 'PASSED'],
+      ['release-set', null, 'PASSED'],
     ]);
     // Attached to each image (its own and the set's): the worker's image once, for both roles.
     expect(summaries.map((s) => s.attached.length)).toEqual([1, 1, 1, 3]);

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { makeBaseImage } from '../../src/build-engines/base-image.ts';
 import { loadBaseIntoDocker } from '../../src/build-engines/docker/load-base.ts';
 import { type DockerClient, followProgress, progressError } from '../../src/docker-client/connect.ts';
+import { userCacheDir } from '../../src/files/user-cache-dir.ts';
 import { readBaseImage } from '../../src/oci-image/base-image-reader.ts';
 import { packTar } from '../../src/oci-image/layer.ts';
 import { openStore } from '../../src/registry/open-store.ts';
@@ -12,7 +13,9 @@ import type { Cleanup } from './support.ts';
 /**
  * A private dockerd holding `base`, a runnable node base made from this machine (nothing can be
  * pulled), and a build context with the reference worker bundled (`worker.mjs`): what the suites
- * that read workers from Docker build their images from. Stopped and removed by `cleanup`.
+ * that read workers from Docker build their images from. Stopped and removed by `cleanup`. The
+ * base's layer comes from the toolkit's machine-wide cache, as `release build` takes it (gzipping
+ * node costs seconds of CPU per suite otherwise).
  */
 export async function startWorkerEngine(
   cleanup: Cleanup,
@@ -22,7 +25,13 @@ export async function startWorkerEngine(
   cleanup.add(() => engine.stop());
   const layoutDir = cleanup.tempDir('layout');
   const store = openStore(`oci-layout:${layoutDir}`, { cwd: layoutDir, env: {} });
-  await makeBaseImage({ store, repository: 'node-base', tags: ['test'], epoch: 0 });
+  await makeBaseImage({
+    store,
+    repository: 'node-base',
+    tags: ['test'],
+    epoch: 0,
+    cacheDir: userCacheDir(process.env),
+  });
   await loadBaseIntoDocker(
     engine.docker,
     await readBaseImage(store, 'node-base', 'test', 'node-base:test'),

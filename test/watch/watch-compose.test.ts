@@ -202,6 +202,69 @@ describe('release watch on a Compose deployment', { timeout: 120_000 }, () => {
     }
   });
 
+  it('one image in two roles: a row per role, each judged on its own containers, as verify does', async () => {
+    // The worker's image also runs the scheduler (`command:`); the scheduler still on v1.3.0.
+    const dir = join(cwd, 'crew');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'docker-compose.yml'),
+      `version: "3.8"
+services:
+  worker:
+    image: ${registry.host}/service-worker:${TAG}
+    network_mode: none
+  scheduler:
+    image: ${registry.host}/service-worker:v1.3.0
+    command: ["scheduler"]
+    network_mode: none
+`,
+    );
+    await run('docker-compose', ['-f', join(dir, 'docker-compose.yml'), 'up', '-d'], {
+      cwd: dir,
+      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/tmp', DOCKER_HOST: engine.host },
+      timeout: 120_000,
+    });
+    cleanup.add(() =>
+      run('docker-compose', ['-f', join(dir, 'docker-compose.yml'), 'down', '-t', '1'], {
+        cwd: dir,
+        env: {
+          PATH: process.env['PATH'] ?? '',
+          HOME: process.env['HOME'] ?? '/tmp',
+          DOCKER_HOST: engine.host,
+        },
+        timeout: 60_000,
+      }).then(() => undefined),
+    );
+    writeFileSync(
+      join(cwd, 'crew.config.json'),
+      JSON.stringify({
+        registry: registry.host,
+        artifacts: {
+          worker: { role: 'worker', image: 'service-worker' },
+          scheduler: { role: 'worker', image: 'service-worker', command: ['scheduler'] },
+        },
+        deployments: [{ name: 'crew', url: apiUrl, compose: { files: ['crew/docker-compose.yml'] } }],
+      }),
+    );
+    const args = ['--all', '--config', 'crew.config.json', '--no-cli', '--expect', TAG, '--json'];
+    const roleRows = (report: Report) =>
+      report.artifacts
+        .filter((a) => a.name === 'worker')
+        .map((a) => [(a as { role?: string }).role ?? 'worker', a.version, a.status])
+        .sort();
+    const results = [await release(['watch', '--once', ...args]), await release(['verify', ...args])];
+    const [watched, verified] = results.map((r) => {
+      expect(r.code, r.stdout + r.stderr).toBe(1);
+      return jsonOf<{ deployments: Report[] }>(r).deployments[0]!;
+    });
+    expect(roleRows(watched!)).toEqual([
+      ['scheduler', 'v1.3.0', 'drift'],
+      ['worker', TAG, 'ok'],
+    ]);
+    expect(roleRows(watched!)).toEqual(roleRows(verified!));
+    expect(watched!.findings.map((f) => f.code)).toEqual(verified!.findings.map((f) => f.code));
+  });
+
   it('the same engine read without the project sees the stray: drift (what --compose keeps out)', async () => {
     const result = await release(['watch', '--once', '--url', apiUrl, '--docker', '--no-cli', '--json']);
     expect(result.code, result.stdout + result.stderr).toBe(1);

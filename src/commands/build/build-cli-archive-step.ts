@@ -4,8 +4,11 @@ import { resolve } from 'node:path';
 import { SIGNATURE_SUFFIX, signArchive, signatureFileText } from '../../archives/archive-signature.ts';
 import { codeFiles } from '../../build/archive-code-files.ts';
 import { buildCommandEnv, runBuildCommand } from '../../build/run-build-command.ts';
+import { readOwnVersion } from '../../cli-version/read-own-version.ts';
+import { fileVersion, sameOwnVersion } from '../../cli-version/version-scheme.ts';
 import { cliArtifact } from '../../config/artifacts.ts';
 import { checkOwnMinimum } from '../../config/own-minimum.ts';
+import { UsageError } from '../../errors.ts';
 import { writeFileAtomically } from '../../files/atomic-write.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { archiveFiles } from '../../reversion/archive-files.ts';
@@ -34,7 +37,22 @@ export const buildCliArchiveStep: Step<BuildContext> = {
   },
   async run(ctx, io) {
     const cli = cliArtifact(ctx.config)!;
-    const { command, archive } = cli.build!;
+    const { command } = cli.build!;
+    // Its own version line, declared in a pyproject, a file or a command: read before anything is
+    // built, so a CLI its own API would block is refused with nothing written.
+    const own =
+      cli.version === 'own' && cli.own
+        ? await readOwnVersion(cli.own, { cwd: ctx.configDir, env: ctx.env })
+        : undefined;
+    if (own) {
+      checkOwnMinimum(own.version, ctx.config, `build ${ctx.tag} with its CLI ${own.version}`);
+      io.progress(`${cli.name} keeps its own version line: ${own.version} (${own.from})`);
+    }
+    const archive = archiveName(
+      cli.build!.archive,
+      cli.name,
+      own ? fileVersion(own.scheme, own.version) : cli.version === 'own' ? undefined : ctx.tag!,
+    );
     const path = resolve(ctx.configDir, archive);
     const signing = await archiveSigning(ctx);
     const before = await stat(path).catch(() => undefined);
@@ -45,6 +63,7 @@ export const buildCliArchiveStep: Step<BuildContext> = {
         cwd: ctx.configDir,
         env: buildCommandEnv(ctx.env, ctx.tag!, {
           SERVICE_CLI_INSTALL_COMMAND: cli.installCommand,
+          ...(own ? { SERVICE_CLI_VERSION: own.version } : {}),
           ...(signing ? { SERVICE_CLI_PUBLIC_KEY: signing.publicKeyPem } : {}),
         }),
         progress: (line) => io.progress(line),
@@ -72,7 +91,19 @@ export const buildCliArchiveStep: Step<BuildContext> = {
         ]);
     }
     ctx.cli = { path, sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length };
-    if (cli.version === 'own') {
+    if (own) {
+      // What the build packed must say the version the project declares, where it says one.
+      const packed = await packedVersion(bytes, archive);
+      if (packed && !sameOwnVersion(own.scheme, packed.version, own.version))
+        throw new UsageError(
+          'CLI_VERSION_MISMATCH',
+          `artifacts.${cli.name}: the archive ${archive} says version ${packed.version} (${packed.from}), but ${own.from} declares ${own.version}`,
+          {
+            hint: `build the CLI from the version it declares, or point artifacts.${cli.name}.version.own at the place its build reads`,
+          },
+        );
+      ctx.cli.version = own.version;
+    } else if (cli.version === 'own') {
       // Its own version line: the version its package declares, held to its API's minimum.
       ctx.cli.version = await declaredVersion(bytes, archive);
       checkOwnMinimum(ctx.cli.version, ctx.config, `build ${ctx.tag} with its CLI ${ctx.cli.version}`);
@@ -108,8 +139,49 @@ async function declaredVersion(bytes: Buffer, archive: string): Promise<string> 
   }
   if (typeof version === 'string' && version.trim() !== '') return version.trim();
   throw invalid([
-    `artifacts.cli.version: "own" reads the version the CLI's package declares, and "${archive}" has no package/package.json with a version`,
+    `artifacts.cli.version: "own" reads the version the CLI's package declares, and "${archive}" has no package/package.json with a version; for a CLI of another kind name where its version is declared: version: { own: { pyproject: "…" } }, { own: { file: "…" } } or { own: { command: [ … ] } }`,
   ]);
+}
+
+/**
+ * The archive's path, `{version}` read as the CLI's version (its own declared one, or the
+ * service's tag on the service's line). An npm CLI on its own line without a declared source
+ * has no version before its build: `{version}` is refused there.
+ */
+function archiveName(archive: string, name: string, version: string | undefined): string {
+  if (!archive.includes('{version}')) return archive;
+  if (version === undefined)
+    throw invalid([
+      `artifacts.${name}.build.archive: "{version}" needs the CLI's version before it is built: name where it is declared (version: { own: { pyproject | file | command } })`,
+    ]);
+  return archive.replaceAll('{version}', version);
+}
+
+/**
+ * The version a built archive carries in its own metadata, where it has some: a Python sdist's
+ * `<name>-<version>/PKG-INFO`, an npm package's package.json. Undefined for an archive without
+ * (a Go or Rust binary's tarball) or one that is not a gzipped tar (a wheel is a zip).
+ */
+async function packedVersion(
+  bytes: Buffer,
+  archive: string,
+): Promise<{ version: string; from: string } | undefined> {
+  if (!/\.(?:tar\.gz|tgz)$/.test(archive)) return undefined;
+  const files = await archiveFiles(bytes, archive).catch(() => undefined);
+  if (!files) return undefined;
+  for (const [path, content] of files) {
+    if (!/^[^/]+\/PKG-INFO$/.test(path)) continue;
+    const m = /^Version:[ \t]*(\S+)[ \t]*$/m.exec(content.toString('utf8'));
+    if (m) return { version: m[1]!, from: path };
+  }
+  const manifest = files.get('package/package.json');
+  if (!manifest) return undefined;
+  try {
+    const version = (JSON.parse(manifest.toString('utf8')) as { version?: unknown }).version;
+    return typeof version === 'string' ? { version, from: 'package/package.json' } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

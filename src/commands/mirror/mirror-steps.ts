@@ -1,8 +1,8 @@
-import { builtImageArtifacts } from '../../config/artifacts.ts';
+import { imagesWithRoles } from '../../config/artifacts.ts';
 import { RuleError } from '../../errors.ts';
 import { checkSet } from '../../mirror/check-set.ts';
 import { collectSet } from '../../mirror/collect-set.ts';
-import { latestRefusal, setSize, tagWrites } from '../../mirror/mirror-set.ts';
+import { latestRefusal, runAs, setSize, tagWrites } from '../../mirror/mirror-set.ts';
 import { writeContent, writeTags } from '../../mirror/write-set.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { printable } from '../../text/printable.ts';
@@ -12,8 +12,12 @@ import { mirrorVsaStep } from './mirror-vsa-step.ts';
 const collectStep: Step<MirrorContext> = {
   title: 'Read the release set from the source',
   async run(ctx, io) {
-    // One entry per image: the roles run from another artifact's image are in it already.
-    const artifacts = builtImageArtifacts(ctx.config).map((a) => ({ name: a.name, repository: a.image }));
+    // One entry per image, carried once: the roles run from it are named, not copied again.
+    const artifacts = imagesWithRoles(ctx.config).map((i) => ({
+      name: i.artifact,
+      repository: i.repository,
+      roles: i.roles,
+    }));
     ctx.set = await collectSet({
       store: ctx.from,
       version: ctx.version,
@@ -32,7 +36,7 @@ const collectStep: Step<MirrorContext> = {
     for (const line of dropped) ctx.warnings.push(`not carried: ${line}`);
     for (const image of ctx.set.images)
       io.progress(
-        `${image.repository}:${image.tag} ${image.digest} (${image.children.length} platform image(s))`,
+        `${image.repository}:${image.tag} ${image.digest} (${image.children.length} platform image(s))${image.roles ? `, ${runAs(image)}` : ''}`,
       );
     io.progress(
       `${ctx.set.manifests.length} manifests, ${ctx.set.blobs.length} blobs, ${setSize(ctx.set)} bytes`,

@@ -1,6 +1,6 @@
 import { builtImageArtifacts } from '../../config/artifacts.ts';
 import { UsageError } from '../../errors.ts';
-import { setSize } from '../../mirror/mirror-set.ts';
+import { runAs, setSize } from '../../mirror/mirror-set.ts';
 import { mirrorVersionTag } from '../../mirror/mirror-version.ts';
 import { type MirrorStore, openMirrorStore } from '../../mirror/open-mirror-store.ts';
 import { runPipeline } from '../../pipeline/runner.ts';
@@ -95,7 +95,9 @@ function report(ctx: MirrorContext): void {
       `${ctx.dryRun ? 'would mirror' : 'mirrored'} ${ctx.version} from ${ctx.from.name} to ${ctx.to.name} (checked with key ${shortKeyId(ctx.trusted.keyId)})`,
     );
     for (const image of set.images) {
-      printLine(`  ${image.repository}:${image.tag} ${image.digest}`);
+      printLine(
+        `  ${image.repository}:${image.tag} ${image.digest}${image.roles ? ` (${runAs(image)})` : ''}`,
+      );
       for (const child of image.children) printLine(`    ${child}`);
     }
     printLine(`  ${set.manifests.length} manifests, ${set.blobs.length} blobs, ${setSize(set)} bytes`);

@@ -24,7 +24,7 @@ export const releaseAttestStep: Step<ReleaseVerifyContext> = {
       store: ctx.store,
       releaseKey: ctx.trustedKey!,
       attest: ctx.attest!,
-      artifacts: ctx.subjects.map((s) => ({ name: s.artifact, repository: s.repository })),
+      artifacts: ctx.subjects.map((s) => ({ name: s.artifact, repository: s.repository, roles: s.roles })),
       tag: ctx.tag,
       checks: [
         'signature',

@@ -1,4 +1,4 @@
-import { builtImageArtifacts } from '../../config/artifacts.ts';
+import { imagesWithRoles } from '../../config/artifacts.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { checkEvidence } from '../../verify/checks/check-evidence.ts';
 import { checkProvenance } from '../../verify/checks/check-provenance.ts';
@@ -22,7 +22,7 @@ export const releaseCheckStep: Step<ReleaseVerifyContext> = {
         ? checkEvidence(
             ctx.evidence,
             {
-              images: builtImageArtifacts(ctx.config).map((a) => a.name),
+              images: imagesWithRoles(ctx.config),
               cli: Object.values(ctx.config.artifacts).some((a) => a.role === 'cli' || 'package' in a),
             },
             ctx.requireAttestations,

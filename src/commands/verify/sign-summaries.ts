@@ -20,7 +20,8 @@ export async function signSummaries(input: {
   store: ImageStore;
   releaseKey: PublicSigningKey;
   attest: NonNullable<VerifyContext['attest']>;
-  artifacts: { name: string; repository: string }[];
+  /** Each image once, under the artifact that builds it, with every role that runs it. */
+  artifacts: { name: string; repository: string; roles?: string[] }[];
   tag: string;
   checks: VsaCheck[];
   inStep: readonly string[];
@@ -50,12 +51,24 @@ export async function signSummaries(input: {
     const lines = summaries.map((s) => `${Buffer.from(s.bundle).toString('utf8')}\n`).join('');
     await writeFilesAtomically([{ path: input.attest.out, content: lines }]);
   }
-  return summaries.map((s) => ({
-    about: s.about,
-    resourceUri: s.resourceUri,
-    result: input.passed ? 'PASSED' : 'FAILED',
-    attached: s.attached,
-  }));
+  const rolesOf = new Map(input.artifacts.map((a) => [a.name, a.roles ?? []]));
+  return summaries.map((s) => {
+    const roles = rolesOf.get(s.about) ?? [];
+    return {
+      about: s.about,
+      ...(roles.length > 1 ? { roles } : {}),
+      resourceUri: s.resourceUri,
+      result: input.passed ? 'PASSED' : 'FAILED',
+      attached: s.attached,
+    } as const;
+  });
+}
+
+/** One summary as a line: what it is about (an image's roles named), its result and where it went. */
+export function summaryLine(s: SignedSummaries[number], out: string | undefined): string {
+  const about = s.roles ? `${s.about} (run as ${s.roles.join(', ')})` : s.about;
+  const where = s.attached.length ? `attached to ${s.attached.length} digest(s)` : 'not attached';
+  return `verification summary ${s.result} for ${about}: ${where}${out ? `, in ${out}` : ''}`;
 }
 
 /** The rc digests a release's images (and their platform images) name, by repository. */

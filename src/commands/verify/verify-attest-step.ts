@@ -1,4 +1,4 @@
-import { builtImageArtifacts, imageArtifact } from '../../config/artifacts.ts';
+import { imageArtifact, imagesWithRoles } from '../../config/artifacts.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { exitCodeOf } from '../../verify/report.ts';
 import { deployedVersion, storeTagOf } from './deployed-images.ts';
@@ -32,7 +32,11 @@ export const verifyAttestStep: Step<VerifyContext> = {
     const tag = await storeTagOf(ctx, version);
     // Only what this run read and checked is vouched for (by repository: roles of one image are one).
     const checked = new Set((ctx.evidence ?? []).filter((e) => e.digest).map((e) => e.repository));
-    const artifacts = builtImageArtifacts(ctx.config).map((a) => ({ name: a.name, repository: a.image }));
+    const artifacts = imagesWithRoles(ctx.config).map((i) => ({
+      name: i.artifact,
+      repository: i.repository,
+      roles: i.roles,
+    }));
     const leftOut = artifacts.filter((a) => !checked.has(a.repository)).map((a) => a.name);
     if (leftOut.length > 0)
       ctx.warnings.push(

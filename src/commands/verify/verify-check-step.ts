@@ -1,4 +1,4 @@
-import { builtImageArtifacts } from '../../config/artifacts.ts';
+import { imagesWithRoles } from '../../config/artifacts.ts';
 import type { Step } from '../../pipeline/step.ts';
 import { ownLineVerdict } from '../../verify/checks/check-cli.ts';
 import { checkEvidence, type ExpectedSet } from '../../verify/checks/check-evidence.ts';
@@ -14,7 +14,7 @@ import type { VerifyContext } from './verify-context.ts';
  */
 function expectedSet(ctx: VerifyContext): ExpectedSet {
   return {
-    images: builtImageArtifacts(ctx.config).map((a) => a.name),
+    images: imagesWithRoles(ctx.config),
     cli: Object.values(ctx.config.artifacts).some((a) => a.role === 'cli' || 'package' in a),
   };
 }
@@ -49,7 +49,11 @@ export const verifyCheckStep: Step<VerifyContext> = {
       // The CLI's row says its own version and its verdict against the API's minimum.
       const api = probed.results.find((r) => r.name === 'api');
       for (const row of ctx.report.artifacts.filter((a) => a.name === 'cli' && a.version !== undefined)) {
-        const verdict = ownLineVerdict({ ...row, version: row.version! } as ProbeResult, api);
+        const verdict = ownLineVerdict(
+          { ...row, version: row.version! } as ProbeResult,
+          api,
+          ctx.options.naming.cli.scheme,
+        );
         if (row.status === 'ok') row.why = verdict;
         row.detail = verdict;
       }

@@ -40,6 +40,8 @@ export interface VerifyContext extends BaseContext {
   /** The summaries `--attest` signed: what each is about, its result, where it was attached. */
   summaries?: {
     about: string;
+    /** One image run in several roles: every artifact that runs it (the builder, `about`, first). */
+    roles?: string[];
     resourceUri: string;
     result: 'PASSED' | 'FAILED';
     attached: { repository: string; digest: string; referrer: string }[];

@@ -1,4 +1,4 @@
-import { builtImageArtifacts, rolesOfImage } from '../../config/artifacts.ts';
+import { imagesWithRoles } from '../../config/artifacts.ts';
 import { currentIo } from '../../console/cli-io.ts';
 import { UsageError } from '../../errors.ts';
 import { runPipeline } from '../../pipeline/runner.ts';
@@ -8,6 +8,7 @@ import { parseVersion } from '../../version/parse.ts';
 import { printJson, printLine, warn } from '../output.ts';
 import type { ReleaseVerifyContext } from './release-verify-context.ts';
 import { releaseVerifyPipeline } from './release-verify-pipeline.ts';
+import { summaryLine } from './sign-summaries.ts';
 import { finish } from './verify-report.ts';
 import { openRegistry, type VerifyRun } from './verify-setup.ts';
 
@@ -36,11 +37,7 @@ export async function verifyRelease(run: VerifyRun): Promise<void> {
     throw new UsageError('VERIFY_OUT_WITHOUT_ATTEST', '--out and --verifier-key go with --attest', {
       hint: 'release verify --registry --expect <tag> --attest --out vsa.jsonl',
     });
-  const subjects = builtImageArtifacts(base.config).map((a) => ({
-    artifact: a.name,
-    roles: rolesOfImage(base.config, a.image).map((r) => r.name),
-    repository: a.image,
-  }));
+  const subjects = imagesWithRoles(base.config);
   if (subjects.length === 0)
     throw new UsageError(
       'VERIFY_RELEASE_NO_IMAGES',
@@ -92,10 +89,7 @@ export async function verifyRelease(run: VerifyRun): Promise<void> {
   else {
     printLine(`release ${ctx.tag} in ${store.name}, no deployment read:`);
     for (const line of renderReport(report)) printLine(line);
-    for (const s of ctx.summaries ?? [])
-      printLine(
-        `verification summary ${s.result} for ${s.about}: ${s.attached.length ? `attached to ${s.attached.length} digest(s)` : 'not attached'}${attest?.out ? `, in ${attest.out}` : ''}`,
-      );
+    for (const s of ctx.summaries ?? []) printLine(summaryLine(s, attest?.out));
   }
   for (const text of ctx.warnings) warn(text);
   finish(

@@ -4,6 +4,7 @@ import type { FleetReport } from '../../verify/fleet.ts';
 import { renderFindings, renderReport, reportJson } from '../../verify/report.ts';
 import type { DeploymentReport } from '../../verify/types.ts';
 import { printJson, printLine, warn } from '../output.ts';
+import { summaryLine } from './sign-summaries.ts';
 import type { VerifyContext } from './verify-context.ts';
 
 /** The report, its summaries and warnings, as `--json` or lines: what one deployment's run prints. */
@@ -17,10 +18,7 @@ export function printDeploymentReport(ctx: VerifyContext, out: string | undefine
     });
   else {
     for (const line of renderReport(report)) printLine(line);
-    for (const s of ctx.summaries ?? [])
-      printLine(
-        `verification summary ${s.result} for ${s.about}: ${s.attached.length ? `attached to ${s.attached.length} digest(s)` : 'not attached'}${out ? `, in ${out}` : ''}`,
-      );
+    for (const s of ctx.summaries ?? []) printLine(summaryLine(s, out));
   }
   for (const text of ctx.warnings) warn(text);
   return report;

@@ -1,5 +1,5 @@
+import { isSchemeVersion, satisfiesMinimumIn, type VersionScheme } from '../../cli-version/version-scheme.ts';
 import { sameTag } from '../../version/compare.ts';
-import { satisfiesMinimum } from '../../version/minimum.ts';
 import { parseCore } from '../../version/parse.ts';
 import { cliInstall, cliProgram, cliUpdate, type FixContext } from '../fixes.ts';
 import { isComparable } from '../reference.ts';
@@ -16,12 +16,13 @@ export function checkCli(live: ProbeResult[], ctx: FixContext): Finding[] {
   if (!first) return [];
   const api = live.find((r) => r.name === 'api');
   const min = api?.minCliVersion && parseCore(api.minCliVersion) ? api.minCliVersion : undefined;
-  const passes = (r: ProbeResult) =>
-    min === undefined || satisfiesMinimum(r.version!, min).verdict !== 'fail';
   const ownLine = Boolean(ctx.naming?.cli?.ownLine);
+  const scheme = ctx.naming?.cli?.scheme ?? 'semver';
+  const passes = (r: ProbeResult) =>
+    min === undefined || satisfiesMinimumIn(scheme, r.version!, min).verdict !== 'fail';
   const good = (r: ProbeResult) =>
     passes(r) &&
-    isComparable(r.version!) &&
+    (scheme === 'pep440' ? isSchemeVersion('pep440', r.version!) : isComparable(r.version!)) &&
     (ownLine || ctx.tag === undefined || sameTag(r.version!, ctx.tag));
   if (!good(first)) {
     const better = later.find(good) ?? later.find((r) => passes(r) && !passes(first));
@@ -62,10 +63,14 @@ export function checkCli(live: ProbeResult[], ctx: FixContext): Finding[] {
  * What the CLI row says of a CLI on its own version line: its verdict against the API's
  * min_cli_version (`own version line, satisfies min_cli_version 0.30.0`).
  */
-export function ownLineVerdict(cli: ProbeResult, api: ProbeResult | undefined): string {
+export function ownLineVerdict(
+  cli: ProbeResult,
+  api: ProbeResult | undefined,
+  scheme: VersionScheme = 'semver',
+): string {
   const min = api?.minCliVersion && parseCore(api.minCliVersion) ? api.minCliVersion : undefined;
   if (min === undefined) return 'own version line, no min_cli_version to hold it to';
-  const verdict = satisfiesMinimum(cli.version!, min).verdict;
+  const verdict = satisfiesMinimumIn(scheme, cli.version!, min).verdict;
   return verdict === 'pass'
     ? `own version line, satisfies min_cli_version ${min}`
     : verdict === 'fail'

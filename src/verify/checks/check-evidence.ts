@@ -1,3 +1,4 @@
+import type { ImageWithRoles } from '../../config/artifacts.ts';
 import type { EvidenceReading, Finding } from '../types.ts';
 
 const SAYS = {
@@ -6,9 +7,12 @@ const SAYS = {
   unchecked: 'could not be read for its',
 } as const;
 
-/** What the release set must hold: every image artifact of the config, and the archive if there is a CLI. */
+/**
+ * What the release set must hold: every image of the config, each once with the roles that run it
+ * (`imagesWithRoles`), and the archive if there is a CLI.
+ */
 export interface ExpectedSet {
-  images: readonly string[];
+  images: readonly ImageWithRoles[];
   cli: boolean;
 }
 
@@ -76,11 +80,11 @@ export function checkEvidence(
       });
     }
   }
-  const left = expected.images.filter((name) => !set.artifacts[name]);
+  const left = expected.images.filter((image) => !inSet(set, image));
   if (left.length > 0) {
     findings.push({
       code: 'RELEASE_SET_INCOMPLETE',
-      message: `the release set of ${set.version} leaves out ${left.join(', ')}`,
+      message: `the release set of ${set.version} leaves out ${left.map(named).join(', ')}`,
       fix: 'promote the whole release (every artifact of the config) with the release key',
       severity: 'drift',
     });
@@ -100,4 +104,21 @@ export function checkEvidence(
 function setDigest(set: NonNullable<EvidenceReading['releaseSet']>, repository: string): string {
   const entry = Object.values(set.artifacts).find((a) => a.repository === repository);
   return entry ? ` (it names ${entry.digest})` : '';
+}
+
+/**
+ * Whether the set names this image: under any artifact that runs it (the set names an image once,
+ * under the artifact that built it when it was promoted, which a later config may call another of
+ * its roles), or by its repository. Roles of one image are one image, never one entry each.
+ */
+function inSet(set: NonNullable<EvidenceReading['releaseSet']>, image: ImageWithRoles): boolean {
+  if (image.roles.some((role) => set.artifacts[role]) || set.artifacts[image.artifact]) return true;
+  return Object.values(set.artifacts).some(
+    (a) => a.repository === image.repository || a.repository.endsWith(`/${image.repository}`),
+  );
+}
+
+/** `api` for an image of one role, `api (run as api, worker, scheduler)` for one of several. */
+function named(image: ImageWithRoles): string {
+  return image.roles.length > 1 ? `${image.artifact} (run as ${image.roles.join(', ')})` : image.artifact;
 }

@@ -1,3 +1,4 @@
+import { isSchemeVersion } from '../../cli-version/version-scheme.ts';
 import { LONGEST_VERSION, parseVersion } from '../../version/parse.ts';
 import { DEFAULT_SKEW_POLICY, type SkewPolicy } from '../../version/skew.ts';
 import { type FixContext, fixFor, fixForUnversioned, readingLabel, serverVariable } from '../fixes.ts';
@@ -23,6 +24,14 @@ export function checkVersionQuality(
 }
 
 function versionQualityFindings(r: ProbeResult, ctx: FixContext): Finding[] {
+  // A Python CLI on its own line speaks PEP 440 (1.24.0.post1, 2.0rc1): a version, not garbage.
+  if (
+    r.name === 'cli' &&
+    ctx.naming?.cli?.scheme === 'pep440' &&
+    r.versionLength === undefined &&
+    isSchemeVersion('pep440', r.version!)
+  )
+    return [];
   const version = parseVersion(r.version!);
   const base = { severity: 'drift' as const, artifact: r.name, source: r.source };
   const where = `${readingLabel(r)} at ${r.source}`;

@@ -54,14 +54,15 @@ async function isExecutableFile(path: string): Promise<boolean> {
 
 /**
  * The version in the first line `--version` prints: `<program> <version>` (svc's form), `<program>
- * version <version>`, or the version alone (`1.2.3`, most CLIs). Undefined for anything else.
+ * version <version>`, `<program>, version <version>` (Python's click), or the version alone
+ * (`1.2.3`, most CLIs). Undefined for anything else.
  */
 export function versionLine(line: string, program: string): string | undefined {
   const words = line.trim().split(/\s+/).filter(Boolean);
-  const named = words[0] === program;
+  const named = words[0] === program || words[0] === `${program},`;
   if (named) words.shift();
   if (named && words[0] === 'version' && words.length === 2) words.shift();
-  if (words.length !== 1) return undefined;
+  if (words.length !== 1 || words[0] === 'version') return undefined;
   // Alone, only what looks like a version: a greeting or an error line is not one.
   return named || /^v?\d/.test(words[0]!) ? words[0] : undefined;
 }
