@@ -1,5 +1,6 @@
 import { type ArtifactImageRole, IMAGE_ROLES, type ImageRole, REPOSITORY } from '../config/constants.ts';
 import { coreCommand } from '../text/command-words.ts';
+import { buildArgValue, isBuildArgSource } from './build-arg-value.ts';
 import type { Detection, FoundDockerfile } from './detect.ts';
 import type { DockerRecipe } from './dockerfile.ts';
 import { type ImageSource, imageSources } from './image-candidates.ts';
@@ -23,6 +24,8 @@ export interface InitChoices {
   exists?: (path: string) => boolean;
   /** A repository file's text (a toolchain's version file, go.mod), if it was listed. */
   read?: (path: string) => string | undefined;
+  /** The repository's paths: the build scripts a build arg's value may be given in. */
+  paths?: readonly string[];
 }
 
 const ROLE_PATTERNS: Record<ImageRole, RegExp> = {
@@ -121,7 +124,13 @@ export function planConfig(detection: Detection, choices: InitChoices): InitPlan
   for (const { name, why } of variables.toolchain)
     plan.found.push(`ARG ${name}: ${why}, a toolchain's version and not the service's (left alone)`);
   toolchainArgs(candidates, variables.toolchain, choices.read ?? (() => undefined), plan);
-  for (const candidate of candidates) plan.artifacts.push(imageArtifact(candidate, prefix, detection, plan));
+  const read = choices.read ?? (() => undefined);
+  const scripts = (choices.paths ?? []).filter(isBuildArgSource).flatMap((path) => {
+    const text = read(path);
+    return text === undefined ? [] : [{ path, text }];
+  });
+  for (const candidate of candidates)
+    plan.artifacts.push(imageArtifact(candidate, prefix, detection, plan, scripts));
   for (const role of IMAGE_ROLES) {
     if (candidates.some((c) => c.role === role)) continue;
     plan.artifacts.push({
@@ -335,6 +344,7 @@ function imageArtifact(
   prefix: string,
   detection: Detection,
   plan: InitPlan,
+  scripts: readonly { path: string; text: string }[],
 ): PlannedArtifact {
   const value: Record<string, unknown> = {};
   const notes = [`found: ${candidate.from}`];
@@ -376,10 +386,19 @@ function imageArtifact(
       );
     // BASE_IMAGE is the one release build sets itself (the config's base).
     for (const arg of candidate.source?.dockerfile?.facts.fromArgs ?? [])
-      if (arg !== 'BASE_IMAGE' && !candidate.buildArgs?.[arg] && !candidate.source?.chained?.[arg])
+      if (arg !== 'BASE_IMAGE' && !candidate.buildArgs?.[arg] && !candidate.source?.chained?.[arg]) {
+        // The value the repository's own build script gives it, else the user must.
+        const given = buildArgValue(arg, scripts);
+        if (given) {
+          candidate.buildArgs = { ...candidate.buildArgs, [arg]: given.value };
+          value['buildArgs'] = candidate.buildArgs;
+          plan.guessed.push(`${at}.buildArgs.${arg}: "${given.value}", from ${given.from}`);
+          continue;
+        }
         plan.todo.push(
           `${at}.buildArgs.${arg}: the image its Dockerfile starts FROM (ARG ${arg} has no default; or use BASE_IMAGE, which release build sets from base)`,
         );
+      }
     if (candidate.cliArchive) {
       value['cliArchive'] = candidate.cliArchive;
       notes.push(
@@ -430,13 +449,13 @@ function commandOf(candidate: Candidate, value: Record<string, unknown>, plan: I
 function imageName(candidate: Candidate, prefix: string): string {
   const line = candidate.source?.imageName;
   if (line && REPOSITORY.test(line)) return line;
+  // The key `cli-image` (the CLI has `cli`) still names the image after the target: x-cli.
+  const name = candidate.name === 'cli-image' ? 'cli' : candidate.name;
   // `hoppscotch-backend` under the package `hoppscotch-app`: already named for the project.
   const first = prefix.split('-')[0]!;
-  return candidate.name.startsWith(`${prefix}-`) ||
-    candidate.name === prefix ||
-    candidate.name.startsWith(`${first}-`)
-    ? candidate.name
-    : `${prefix}-${candidate.name}`;
+  return name.startsWith(`${prefix}-`) || name === prefix || name.startsWith(`${first}-`)
+    ? name
+    : `${prefix}-${name}`;
 }
 
 function isRole(name: string): boolean {

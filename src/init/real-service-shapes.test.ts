@@ -1,6 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} in these strings is Dockerfile syntax
 import { describe, expect, it } from 'vitest';
 import { validateConfig } from '../config/validate.ts';
+import { buildArgValue } from './build-arg-value.ts';
 import { detectProject, type ProjectFiles } from './detect.ts';
 import { readDockerfile } from './dockerfile.ts';
 import { artifactOfDockerfile, isDockerfile } from './dockerfile-name.ts';
@@ -29,6 +30,7 @@ function plan(contents: Record<string, string>, name = 'acme') {
     name: detectProject(listing).name ?? name,
     exists: listing.exists!,
     read: listing.read,
+    paths: listing.paths,
   });
   const artifacts = Object.fromEntries(planned.artifacts.map((a) => [a.name, a.value]));
   // Whatever init plans, the config loader takes.
@@ -182,6 +184,37 @@ describe('toolchain build args', () => {
     expect(p.guessed).toContain('artifacts.app.buildArgs.GO_VERSION: "1.26.0", from GO_VERSION');
   });
 
+  it.each([
+    [
+      'a build script, through its variable',
+      'DOCKER_FROM="docker.io/ubuntu:24.04"\nARGS+=(--build-arg "FROM=${DOCKER_FROM}")\n',
+      'docker.io/ubuntu:24.04',
+    ],
+    ['a literal --build-arg', 'docker build --build-arg FROM=debian:12-slim .\n', 'debian:12-slim'],
+    ['another name ending in FROM is not it', 'DOCKER_FROM=ubuntu:24.04\n', undefined],
+    ['a value that is no image reference', 'FROM="$(cat base.txt)"\n', undefined],
+  ])('a FROM arg without a default, given in %s', (_, script, value) => {
+    expect(buildArgValue('FROM', [{ path: 'build.sh', text: script }])?.value).toBe(value);
+  });
+
+  it("FROM ${FROM} with no default: the build script's value, so build --dry-run has one", () => {
+    const { artifacts, plan: p } = plan({
+      Dockerfile:
+        'ARG FROM\nFROM ${FROM} AS builder\nRUN make\nARG FROM\nFROM ${FROM}\nCOPY --from=builder /opt /opt\n',
+      'build.sh':
+        '#!/bin/bash\nif [ -z "$DOCKER_FROM" ]; then\n  DOCKER_FROM="docker.io/ubuntu:24.04"\nfi\nDOCKER_BUILD_ARGS+=(--build-arg "FROM=${DOCKER_FROM}")\n',
+      'docker-compose.yml':
+        'services:\n  netbox:\n    image: docker.io/acme/netbox:${VERSION-v4}\n  netbox-worker:\n    image: docker.io/acme/netbox:${VERSION-v4}\n    command: [python, manage.py, rqworker]\n',
+    });
+    expect(artifacts['netbox']).toMatchObject({
+      role: 'api',
+      image: 'netbox',
+      buildArgs: { FROM: 'docker.io/ubuntu:24.04' },
+    });
+    expect(artifacts['netbox-worker']).toMatchObject({ role: 'worker', image: 'netbox' });
+    expect(p.todo.filter((t) => t.includes('buildArgs.FROM'))).toEqual([]);
+  });
+
   it('nothing pins it: a TODO, not a guess', () => {
     const { artifacts, plan: p } = plan({ 'docker/Dockerfile': GO_SERVICE, Makefile: '' });
     expect(artifacts['app']).not.toHaveProperty('buildArgs');
@@ -284,7 +317,7 @@ describe('services of one image, CI builds, names', () => {
     );
     expect(keys).toEqual(['web', 'workers', 'cli-image', 'api', 'cli']);
     expect(artifacts['web']).toMatchObject({ image: 'acme-web', target: 'web' });
-    expect(artifacts['cli-image']).toMatchObject({ image: 'acme-cli-image', target: 'cli' });
+    expect(artifacts['cli-image']).toMatchObject({ image: 'acme-cli', target: 'cli' });
     expect(artifacts['cli']).toMatchObject({ package: '@acme/cli', bin: 'acme' });
   });
 

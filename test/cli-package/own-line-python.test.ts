@@ -324,6 +324,10 @@ async function commandProject(tag: string, options: { declared?: string; min?: s
 describe('a command-built CLI on its own version line (Cargo.toml, semver)', { timeout: 300_000 }, () => {
   it('builds its tarball named 2.45.0, promotes the rc, and verify shows 2.45.0 against the minimum', async () => {
     const rc = await commandProject('2026.7.0-rc.1');
+    const dry = await release(rc.repo, ['build', '--only', 'cli', '--dry-run']);
+    expect(dry.code, dry.stdout).toBe(0);
+    expect(jsonOf<{ cli: { version: string } }>(dry).cli.version).toBe('2.45.0');
+    expect(existsSync(join(rc.repo.dir, 'cli/dist'))).toBe(false);
     const built = await release(rc.repo, ['build', '--only', 'cli']);
     expect(built.code, built.stdout).toBe(0);
     expect(readdirSync(join(rc.repo.dir, 'cli/dist'))).toEqual(['acme-2.45.0-linux-amd64.tar.gz']);
@@ -371,6 +375,12 @@ describe('a command-built CLI on its own version line (Cargo.toml, semver)', { t
     'a CLI %s is refused before its build runs, with its exit code',
     async (_, options, exit, code, message) => {
       const made = await commandProject('2026.8.0-rc.1', options);
+      // The dry run reads it as the build would, and never says ready.
+      const dry = await release(made.repo, ['build', '--only', 'cli', '--dry-run']);
+      expect(dry.code, dry.stdout).toBe(2);
+      const plan = jsonOf<{ usable: string[]; engines: { problems: string[] }[] }>(dry);
+      expect(plan.usable).toEqual([]);
+      expect(plan.engines[0]!.problems.join('\n')).toMatch(message);
       const built = await release(made.repo, ['build', '--only', 'cli']);
       expect(built.code, built.stdout).toBe(exit);
       const { error } = jsonOf<ErrorJson>(built);

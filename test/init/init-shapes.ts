@@ -174,4 +174,16 @@ export const SHAPES: Record<string, InitShape> = {
     },
     tags: ['v5.0.0'],
   },
+  // `FROM ${FROM}` with no default, the base given by the repository's build script through a
+  // variable of its own; the image pulled by the compose file, a worker and housekeeping of it.
+  'a FROM arg given by the build script, one image for api, worker and housekeeping': {
+    files: {
+      Dockerfile:
+        'ARG FROM\nFROM ${FROM} AS builder\nRUN make\nARG FROM\nFROM ${FROM}\nCOPY --from=builder /opt /opt\n',
+      'build.sh':
+        '#!/bin/bash\nif [ -z "$DOCKER_FROM" ]; then\n  DOCKER_FROM="docker.io/ubuntu:24.04"\nfi\nDOCKER_BUILD_ARGS+=(--build-arg "FROM=${DOCKER_FROM}")\n',
+      'docker-compose.yml':
+        'services:\n  netbox:\n    image: docker.io/acme/netbox:${VERSION-v4}\n  netbox-worker:\n    image: docker.io/acme/netbox:${VERSION-v4}\n    command: [python, manage.py, rqworker]\n  netbox-housekeeping:\n    image: docker.io/acme/netbox:${VERSION-v4}\n    command: [/opt/netbox/housekeeping.sh]\n  postgres:\n    image: docker.io/postgres:16-alpine\n',
+    },
+  },
 };

@@ -2,8 +2,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkArtifacts, dockerfileOf } from '../../build/check-artifacts.ts';
 import type { EngineName } from '../../build-engines/engine.ts';
+import { readOwnVersion } from '../../cli-version/read-own-version.ts';
 import { cliArtifact } from '../../config/artifacts.ts';
 import type { CliArtifactConfig, ImageArtifactConfig } from '../../config/artifacts-schema.ts';
+import { checkOwnMinimum } from '../../config/own-minimum.ts';
+import { isReleaseError } from '../../errors.ts';
 import type { BaseContext } from '../../pipeline/context.ts';
 import { printJson, printLine } from '../output.ts';
 import { invalid } from './build-check-artifacts-step.ts';
@@ -49,6 +52,11 @@ export async function runBuildDryRun(
     docker.problems.push(...found.problems);
     docker.warnings = found.warnings;
   }
+  const own = cliSelected ? await ownLine(base, cliSelected) : undefined;
+  for (const v of verdicts) {
+    if (own?.problem) v.problems.push(own.problem);
+    else if (own?.line && v.builds[cliSelected!.name]) v.builds[cliSelected!.name] += `; ${own.line}`;
+  }
   const commands = [...images, ...(cliSelected ? [cliSelected] : [])]
     .filter((a) => a.build)
     .map((a) => ({ artifact: a.name, command: a.build!.command }));
@@ -60,7 +68,11 @@ export async function runBuildDryRun(
       engines: verdicts,
       commands,
       cli: cliSelected?.build
-        ? { command: cliSelected.build.command, archive: cliSelected.build.archive }
+        ? {
+            command: cliSelected.build.command,
+            archive: cliSelected.build.archive,
+            ...(own?.version ? { version: own.version } : {}),
+          }
         : null,
     });
   } else {
@@ -117,6 +129,26 @@ function verdict(
   if (cli?.build)
     builds[cli.name] = `${cli.package}: ${cli.build.archive} from ${cli.build.command.join(' ')}`;
   return { engine, problems, builds };
+}
+
+/**
+ * A CLI on its own line whose config names where its version is declared: read now, as the build
+ * would, and held to the API's minimum, so the dry run never says ready for a CLI whose version
+ * cannot be read or that its API would block.
+ */
+async function ownLine(
+  base: BaseContext,
+  cli: CliArtifactConfig,
+): Promise<{ version?: string; line?: string; problem?: string } | undefined> {
+  if (cli.version !== 'own' || !cli.own) return undefined;
+  try {
+    const own = await readOwnVersion(cli.own, { cwd: base.configDir, env: base.env });
+    checkOwnMinimum(own.version, base.config, `build its CLI ${own.version}`);
+    return { version: own.version, line: `its own version line: ${own.version} (${own.from})` };
+  } catch (error) {
+    if (!isReleaseError(error)) throw error;
+    return { problem: `artifacts.${cli.name}.version: ${error.message}` };
+  }
 }
 
 function readText(path: string): string | undefined {

@@ -86,6 +86,7 @@ export async function runInit(options: InitOptions): Promise<void> {
     tags: gitTags(cwd),
     ...(listing.exists ? { exists: listing.exists } : {}),
     read: (path) => listing.read(path),
+    paths: listing.paths,
     ...(options.registry ? { registry: options.registry } : {}),
   });
   if (listing.stopped) {
