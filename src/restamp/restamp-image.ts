@@ -7,6 +7,7 @@ import { type Descriptor, type ImageStore, type Manifest, MEDIA_TYPES } from '..
 import type { RebuildComparison } from '../reversion/compare-rebuild.ts';
 import { parseFormatsLabel, VERSION_FILES_FORMAT_LABEL } from '../reversion/version-files.ts';
 import { sameTag } from '../version/compare.ts';
+import type { LayerScanCache } from './layer-scan-cache.ts';
 import { restampConfig, versionOfConfig } from './restamp-config.ts';
 import { rewrittenTopLayer, topLayerTime } from './restamp-top-layer.ts';
 import {
@@ -80,6 +81,8 @@ export interface RestampOptions {
   rebuiltFile?: VersionLayerOptions['rebuiltFile'];
   /** false: an image without our version layer changes its config only (no top layer). */
   topLayer?: boolean;
+  /** Version scans of rc layers kept between runs (the user's cache), for the top layer. */
+  layerScans?: LayerScanCache | undefined;
 }
 
 async function restampSingle(
@@ -140,6 +143,7 @@ async function restampSingle(
           rcVersion: sourceVersion,
           version,
           mtimeSeconds: topLayerTime(config.created),
+          scans: options.layerScans,
         })
       : undefined;
   if (top?.layer && warnings.length > 0 && files.every((f) => top.files.includes(f))) warnings.length = 0;
