@@ -163,6 +163,26 @@ const { configJsonSchema, CONFIG_SCHEMA_FILE } = await import(
 const schemaTemp = join(ROOT, `.${CONFIG_SCHEMA_FILE}.${process.pid}`);
 writeFileSync(schemaTemp, `${JSON.stringify(configJsonSchema(), null, 2)}\n`);
 renameSync(schemaTemp, join(ROOT, CONFIG_SCHEMA_FILE));
+
+// The CycloneDX SBOM schema compiled by ajv ahead of time (src/evidence/sbom-validator-code.ts):
+// every build that writes evidence would otherwise spend ~1 s of CPU compiling it. Made again only
+// when the packages it is made from or its generator change (its first line names both), since
+// making it costs that same second; the full build takes it over from the lib/ it replaces.
+const sbomValidator = await import(pathToFileURL(join(LIB, 'evidence/sbom-validator-code.js')).href);
+const validatorIdentity = `// made from ${sbomValidator.sbomValidatorMadeFrom()} by ${createHash('sha256')
+  .update(readFileSync(join(SRC, 'evidence/sbom-validator-code.ts')))
+  .digest('hex')}\n`;
+const validatorPath = join(LIB, sbomValidator.PRECOMPILED_SBOM_VALIDATOR);
+const previous = readIfExists(join(FINAL, sbomValidator.PRECOMPILED_SBOM_VALIDATOR));
+if (previous?.startsWith(validatorIdentity)) {
+  if (validatorPath !== join(FINAL, sbomValidator.PRECOMPILED_SBOM_VALIDATOR))
+    writeFileSync(validatorPath, previous);
+} else {
+  const temp = `${validatorPath}.${process.pid}`;
+  writeFileSync(temp, validatorIdentity + (await sbomValidator.sbomValidatorCode()));
+  renameSync(temp, validatorPath);
+}
+
 if (jsOnly) writeFileSync(STAMP, inputs);
 
 if (!jsOnly) {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { commandWords } from '../text/command-words.ts';
 import { roleCommands, roleOfCommand } from './role-of-command.ts';
 import { validateConfig } from './validate.ts';
 
@@ -114,5 +115,82 @@ describe('roleOfCommand through shells and init processes', () => {
     expect(roleOfCommand('sh -c "pnpm exec prisma migrate deploy"', r)?.artifact).toBe('migrate');
     expect(roleOfCommand(['dumb-init', '--', 'node', 'dist/worker.js'], r)?.artifact).toBe('worker');
     expect(roleOfCommand(['node', 'dist/main.js'], r)?.artifact).toBe('api');
+  });
+});
+
+// Shapes of real compose files tried by hand. An analytics service runs its migrations and then
+// its server from one `sh -c` chain (`sleep 10 && /entrypoint.sh db migrate && /entrypoint.sh run`),
+// beside a migration job run on its own; an error tracker puts its entrypoint script in
+// `entrypoint:` as a string and its roles in `command:` (a list for the default, long strings with
+// `${…}` defaults for each consumer).
+describe('roleOfCommand on a chain that ends in the server, and an entrypoint string', () => {
+  const chain = validateConfig(
+    {
+      artifacts: {
+        api: { image: 'analytics', context: '.', command: ['/entrypoint.sh', 'run'] },
+        migrate: { role: 'job', image: 'analytics', command: ['/entrypoint.sh', 'db', 'migrate'] },
+        web: false,
+        worker: false,
+      },
+    },
+    'x',
+  );
+  const r = roleCommands(chain, 'analytics');
+  it.each([
+    [
+      'the server after its migrations',
+      'sh -c "sleep 10 && /entrypoint.sh db createdb && /entrypoint.sh db migrate && /entrypoint.sh run"',
+      'api',
+    ],
+    [
+      'the migration on its own',
+      'sh -c "/entrypoint.sh db createdb && /entrypoint.sh db migrate"',
+      'migrate',
+    ],
+    [
+      'the migration, the server run after it in `;`',
+      ['/bin/sh', '-c', '/entrypoint.sh db migrate; exec /entrypoint.sh run'],
+      'api',
+    ],
+    ['the migration as a list', ['/entrypoint.sh', 'db', 'migrate'], 'migrate'],
+    [
+      'a multi-line block scalar ending in the server',
+      'sh -c "\n  /entrypoint.sh db migrate &&\n  /entrypoint.sh run\n"',
+      'api',
+    ],
+  ] as [string, string | string[], string][])('%s', (_case, argv, artifact) => {
+    expect(roleOfCommand(argv, r)?.artifact).toBe(artifact);
+  });
+
+  const tracker = validateConfig(
+    {
+      artifacts: {
+        api: { image: 'tracker', context: '.', command: ['run', 'web'] },
+        worker: { image: 'tracker', command: ['run', 'taskworker'] },
+        scheduler: { role: 'worker', image: 'tracker', command: ['run', 'taskworker-scheduler'] },
+        consumer: { role: 'worker', image: 'tracker', command: ['run', 'consumer'] },
+        web: false,
+      },
+    },
+    'x',
+  );
+  const t = roleCommands(tracker, 'tracker');
+  const withEntrypoint = (command: string | string[]) => [
+    ...commandWords('/etc/tracker/entrypoint.sh'),
+    ...commandWords(command),
+  ];
+  it.each([
+    [['run', 'web'], 'api'],
+    ['run taskworker --concurrency=$TASKWORKER_CONCURRENCY --rpc-host=taskbroker:50051', 'worker'],
+    ['run taskworker-scheduler', 'scheduler'],
+    ['run consumer ingest-events --consumer-group ingest-consumer --max-poll-interval-ms 300000', 'consumer'],
+  ] as [string | string[], string][])('behind an entrypoint string: %s', (command, artifact) => {
+    expect(roleOfCommand(withEntrypoint(command), t)?.artifact).toBe(artifact);
+  });
+  it('leaves a cron line handed to a scheduler script as one quoted word unattributed', () => {
+    // `command: '"0 0 * * * gosu tracker tracker cleanup --days 90"'`: one word, a crontab line.
+    expect(roleOfCommand(withEntrypoint('"0 0 * * * gosu tracker tracker cleanup --days 90"'), t)).toBe(
+      undefined,
+    );
   });
 });

@@ -1,4 +1,4 @@
-import { type CommandLine, commandMatch } from '../text/command-words.ts';
+import { type CommandLine, commandMatch, runsLast } from '../text/command-words.ts';
 import { imageArtifacts, rolesOfImage } from './artifacts.ts';
 import type { ArtifactImageRole } from './constants.ts';
 import type { ReleaseConfig } from './schema.ts';
@@ -41,7 +41,9 @@ export function jobImages(
  * then command, as the engine reports them or a deployment file writes them, a list or a string):
  * the role whose `command` it runs (`commandMatch`: through `sh -c`, `tini --`, `dumb-init`, an
  * entrypoint script), the longest when several are (`celery -A acme beat` before `celery`); else
- * the one role that declares no command (it runs the image's default). Undefined when neither
+ * the one role that declares no command (it runs the image's default). A line running several
+ * commands is the role of the last one it runs (an API whose `sh -c` migrates, then serves).
+ * Undefined when neither
  * decides: a container of the image that is none of its declared roles. Pure; Docker, Compose,
  * Swarm and the deployment files alike hand it their argv.
  */
@@ -49,11 +51,17 @@ export function roleOfCommand(argv: CommandLine, roles: readonly RoleCommand[]):
   if (roles.length === 1) return roles[0];
   let best: RoleCommand | undefined;
   let bestLength = 0;
+  let bestLast = false;
   for (const role of roles) {
     const length = role.command ? commandMatch(argv, role.command) : 0;
-    if (length > bestLength) {
+    if (length === 0) continue;
+    // A line running several commands (`migrate && serve`) is the role of the one it ends with:
+    // that is the process the container keeps running.
+    const last = runsLast(argv, role.command!);
+    if ((last && !bestLast) || (last === bestLast && length > bestLength)) {
       best = role;
       bestLength = length;
+      bestLast = last;
     }
   }
   if (best) return best;

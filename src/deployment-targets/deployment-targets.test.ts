@@ -100,6 +100,19 @@ describe('deploymentTargets', () => {
     }
   });
 
+  it('--docker and no --url: the API is looked for on the engine; one that cannot be asked is a usage error saying so', async () => {
+    const flags = { docker: true, dockerHost: 'unix:///nonexistent/docker.sock' };
+    const artifacts = { api: { image: 'acme-api', context: 'api' } };
+    const error = await deploymentTargets(flags, base([], artifacts), wording('verify')).then(
+      () => undefined,
+      (e: { code?: string; message: string }) => e,
+    );
+    expect(error?.code).toBe('VERIFY_NO_URL');
+    expect(error?.message).toMatch(
+      /--url was not given, and docker unix:\/\/\/nonexistent\/docker\.sock could not be asked/,
+    );
+  });
+
   describe('several web clients (an app and an admin dashboard)', () => {
     const artifacts = {
       api: { image: 'acme-api', context: 'api' },

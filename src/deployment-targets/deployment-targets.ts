@@ -111,17 +111,25 @@ async function flaggedTarget(
   wording: TargetWording,
   engines: readonly DeploymentEngineEntry[],
 ): Promise<VerifyTarget> {
-  if (!flags.url) {
-    throw new UsageError(`${request.code}_NO_URL`, wording.noUrl.message, { hint: wording.noUrl.hint });
-  }
   for (const engine of engines) {
     const refusal = engine.refuse?.(flags, request);
     if (refusal) throw refusal;
   }
-  const url = checkedUrl(flags.url, '--url');
   // The first engine, the most specific, whose flags name a target reads it.
   let part: EngineTargetPart | undefined;
   for (const engine of engines) part ??= await engine.fromFlags(flags, request);
+  if (!flags.url && !part?.engine) {
+    throw new UsageError(`${request.code}_NO_URL`, wording.noUrl.message, { hint: wording.noUrl.hint });
+  }
+  // An engine named and no --url: the API is where the engine runs it (its containers' ports).
+  const url = flags.url
+    ? checkedUrl(flags.url, '--url')
+    : await (await import('./api-url-from-engine.ts')).apiUrlFromEngine(
+        part!.engine!,
+        request.base,
+        request.code,
+        request.command,
+      );
   return {
     ...(flags.name ? { name: flags.name } : {}),
     url,

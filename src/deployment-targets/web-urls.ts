@@ -24,7 +24,7 @@ export function webUrlsOfFlags(
   values: readonly string[],
   webs: readonly string[],
   checkUrl: (value: string, flag: string) => string,
-  command: 'verify' | 'watch',
+  command: 'verify' | 'watch' | 'upgrade',
 ): WebTargetPart {
   const code = command.toUpperCase();
   const named = new Map<string, string>();

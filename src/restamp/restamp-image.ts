@@ -7,6 +7,7 @@ import { type Descriptor, type ImageStore, type Manifest, MEDIA_TYPES } from '..
 import type { RebuildComparison } from '../reversion/compare-rebuild.ts';
 import { parseFormatsLabel, VERSION_FILES_FORMAT_LABEL } from '../reversion/version-files.ts';
 import { sameTag } from '../version/compare.ts';
+import type { LayerScanCache } from './layer-scan-cache.ts';
 import { restampConfig, versionOfConfig } from './restamp-config.ts';
 import { rewrittenTopLayer, topLayerTime } from './restamp-top-layer.ts';
 import {
@@ -83,6 +84,8 @@ export interface RestampOptions {
    * `files-only`: the top layer as releases made before it carried folders and owners (verify).
    */
   topLayer?: boolean | 'files-only';
+  /** Version scans of rc layers kept between runs (the user's cache), for the top layer. */
+  layerScans?: LayerScanCache | undefined;
 }
 
 async function restampSingle(
@@ -144,6 +147,7 @@ async function restampSingle(
           version,
           mtimeSeconds: topLayerTime(config.created),
           filesOnly: options.topLayer === 'files-only',
+          scans: options.layerScans,
         })
       : undefined;
   if (top?.layer && warnings.length > 0 && files.every((f) => top.files.includes(f))) warnings.length = 0;

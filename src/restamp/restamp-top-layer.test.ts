@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -6,7 +6,8 @@ import type { LayerEntry } from '../oci-image/layer.ts';
 import { createLayer } from '../oci-image/layer.ts';
 import { readLayer } from '../oci-image/read-layer.ts';
 import { openStore } from '../registry/open-store.ts';
-import { MEDIA_TYPES } from '../registry/store.ts';
+import { type ImageStore, MEDIA_TYPES } from '../registry/store.ts';
+import { layerScanCache } from './layer-scan-cache.ts';
 import { rewrittenTopLayer, topLayerTime } from './restamp-top-layer.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'sr-top-layer-'));
@@ -95,5 +96,111 @@ describe('rewrittenTopLayer', () => {
     expect(topLayerTime('2026-11-01T10:00:00Z')).toBe(1_793_527_200);
     expect(topLayerTime(undefined)).toBe(0);
     expect(topLayerTime('not a date')).toBe(0);
+  });
+});
+
+describe('rewrittenTopLayer with a cache of layer scans', () => {
+  const cacheDir = mkdtempSync(join(tmpdir(), 'sr-scan-cache-'));
+  afterAll(() => rmSync(cacheDir, { recursive: true, force: true }));
+  const scans = layerScanCache(cacheDir);
+  // The same store, counting the blobs read: a cached scan must not read its layer again.
+  const reads: string[] = [];
+  const counting: ImageStore = Object.create(store, {
+    getBlob: {
+      value: (repository: string, digest: string) => {
+        reads.push(digest);
+        return store.getBlob(repository, digest);
+      },
+    },
+  });
+  const withCache = (
+    layers: Awaited<ReturnType<typeof pushLayers>>,
+    rcVersion = 'v1.2.0-rc.1',
+    cache = scans,
+  ) =>
+    rewrittenTopLayer({
+      store: counting,
+      repository: 'web',
+      layers,
+      rcVersion,
+      version: 'v1.2.0',
+      mtimeSeconds: 1_700_000_000,
+      scans: cache,
+    });
+
+  it('a second scan of the same layers under the same rc reads no layer and gives the same top layer; another rc scans again', async () => {
+    const layers = await pushLayers(
+      [
+        { type: 'dir', path: '/srv', mode: 0o755 },
+        { type: 'file', path: '/srv/a.js', content: 'v="v1.2.0-rc.1"', mode: 0o640 },
+        { type: 'file', path: '/srv/b.js', content: 'v="v1.2.0-rc.2"' },
+        { type: 'symlink', path: '/srv/link', target: 'a.js' },
+        { type: 'file', path: '/srv/gone.js', content: 'v1.2.0-rc.1' },
+      ],
+      [
+        { type: 'file', path: '/srv/.wh.gone.js', content: '' },
+        { type: 'file', path: '/srv/c.txt', content: 'made for 1.2.0-rc.1' },
+      ],
+    );
+    const uncached = await make(layers);
+    reads.length = 0;
+    const first = await withCache(layers);
+    expect(reads).toHaveLength(2);
+    reads.length = 0;
+    const second = await withCache(layers);
+    expect(reads).toEqual([]);
+    for (const top of [first, second]) {
+      expect(top.layer!.digest).toBe(uncached.layer!.digest);
+      expect(top.files).toEqual(['/srv/a.js', '/srv/c.txt']);
+      expect(top.comparison).toEqual(uncached.comparison);
+    }
+    // Another rc selects other files: its scan is its own.
+    const rc2 = await withCache(layers, 'v1.2.0-rc.2');
+    expect(reads).toHaveLength(2);
+    expect(rc2.files).toEqual(['/srv/b.js']);
+  });
+
+  it('a damaged entry is not used: the layer is read again and the entry rewritten', async () => {
+    const own = join(cacheDir, 'damaged');
+    const layers = await pushLayers([{ type: 'file', path: '/x.js', content: 'v1.2.0-rc.1' }]);
+    await withCache(layers, undefined, layerScanCache(own));
+    const [name, ...more] = readdirSync(join(own, 'layer-scans')).filter((n) => n.endsWith('.json'));
+    expect(more).toEqual([]);
+    const entry = join(own, 'layer-scans', name!);
+    const good = JSON.parse(readFileSync(entry, 'utf8'));
+    for (const damage of [
+      '{"format":1',
+      JSON.stringify({ ...good, nodes: [{ type: 'file', path: '/x.js', mode: 0o644 }] }),
+      JSON.stringify({ ...good, nodes: [{ type: 'file', path: '/x.js', mode: 0o70000, content: '' }] }),
+      JSON.stringify({ ...good, key: 'another' }),
+      '[]',
+    ]) {
+      writeFileSync(entry, damage);
+      reads.length = 0;
+      expect((await withCache(layers, undefined, layerScanCache(own))).files).toEqual(['/x.js']);
+      expect(reads).toHaveLength(1);
+      expect(JSON.parse(readFileSync(entry, 'utf8')).nodes).toHaveLength(1);
+    }
+  });
+
+  it('a cached scan of a layer the store no longer holds is not used: reading it fails as before', async () => {
+    const layers = await pushLayers([{ type: 'file', path: '/y.js', content: 'v1.2.0-rc.1' }]);
+    await withCache(layers);
+    const other = [{ ...layers[0]! }];
+    const elsewhere: ImageStore = Object.create(counting, {
+      hasBlob: { value: async () => false },
+      getBlob: { value: async () => Promise.reject(new Error('blob unknown')) },
+    });
+    await expect(
+      rewrittenTopLayer({
+        store: elsewhere,
+        repository: 'web',
+        layers: other,
+        rcVersion: 'v1.2.0-rc.1',
+        version: 'v1.2.0',
+        mtimeSeconds: 0,
+        scans,
+      }),
+    ).rejects.toThrow('blob unknown');
   });
 });

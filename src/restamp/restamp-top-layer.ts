@@ -4,6 +4,7 @@ import { applyLayers, type LayerNode, readLayer } from '../oci-image/read-layer.
 import type { Descriptor, ImageStore } from '../registry/store.ts';
 import { compareRebuild, type RebuildComparison } from '../reversion/compare-rebuild.ts';
 import { replaceVersionStrings, versionForms } from '../reversion/version-strings.ts';
+import type { LayerScanCache } from './layer-scan-cache.ts';
 import { parentFolders } from './parent-folders.ts';
 
 /** Files bigger than this are not scanned for the version (media and binaries, not what prints it). */
@@ -31,7 +32,9 @@ export interface TopLayer {
  * entries of their parent folders (owner, mode and time kept). Every rc layer
  * stays byte-identical; the new layer is packed deterministically (oci-image/layer.ts) at
  * `mtimeSeconds`, so re-stamping the same rc gives the same digest (verify relies on that).
- * Reads every layer of the image once: the cost of a release of an image we did not build.
+ * Reads every layer of the image once, unless `scans` holds an earlier scan of it under the same
+ * rc version (the release's promotion leaves them for its verifies): the cost of a release of an
+ * image we did not build.
  */
 export async function rewrittenTopLayer(input: {
   store: ImageStore;
@@ -45,19 +48,30 @@ export async function rewrittenTopLayer(input: {
    * only, so such a release still reads as its rc re-stamped. A release never makes it.
    */
   filesOnly?: boolean;
+  /** Scans of earlier runs, by layer digest (layer-scan-cache.ts); each layer is read when absent. */
+  scans?: LayerScanCache | undefined;
 }): Promise<TopLayer> {
-  const { rcVersion, version } = input;
-  const carries = carrier(rcVersion);
+  const { rcVersion, version, store, repository, scans } = input;
+  const { carries, pattern } = carrier(rcVersion);
+  // Everything that decides what a scan keeps: a cached scan is reused only under the same.
+  const scan = JSON.stringify({ pattern: pattern.source, max: MAX_SCANNED_FILE, skipped: NOT_SCANNED });
   const read: LayerNode[][] = [];
-  for (const [i, layer] of input.layers.entries())
-    read.push(
-      await readLayer(await input.store.getBlob(input.repository, layer.digest), {
-        what: `${input.repository}'s rc layer ${i + 1} (${layer.digest.slice(0, 19)})`,
-        keep: (path) => !NOT_SCANNED.some((p) => path.startsWith(p)),
-        maxFileBytes: MAX_SCANNED_FILE,
-        select: (_path, content) => carries(content.toString('latin1')),
-      }),
-    );
+  for (const [i, layer] of input.layers.entries()) {
+    // A cached scan still needs the layer in the store: the release is pushed over it.
+    const cached = await scans?.read(layer.digest, scan);
+    if (cached && (await store.hasBlob(repository, layer.digest))) {
+      read.push(cached);
+      continue;
+    }
+    const nodes = await readLayer(await store.getBlob(repository, layer.digest), {
+      what: `${repository}'s rc layer ${i + 1} (${layer.digest.slice(0, 19)})`,
+      keep: (path) => !NOT_SCANNED.some((p) => path.startsWith(p)),
+      maxFileBytes: MAX_SCANNED_FILE,
+      select: (_path, content) => carries(content.toString('latin1')),
+    });
+    await scans?.write(layer.digest, scan, nodes);
+    read.push(nodes);
+  }
   const before = new Map<string, Buffer>();
   const after = new Map<string, Buffer>();
   const binaries: string[] = [];
@@ -100,13 +114,13 @@ export async function rewrittenTopLayer(input: {
  * reversion/version-strings.ts carriesVersion), not continued by a digit (`v1.2.0-rc.10` is
  * another rc). A form glued to letters still counts, so a rewrite that leaves one is refused.
  */
-function carrier(rcVersion: string): (text: string) => boolean {
+function carrier(rcVersion: string): { carries: (text: string) => boolean; pattern: RegExp } {
   const { tag, semver, pep440 } = versionForms(rcVersion);
   const forms = [tag, ...[semver, pep440].filter((f) => !/^\d+\.\d+\.\d+$/.test(f))];
   const pattern = new RegExp(
     `(?:${forms.map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(?![0-9])`,
   );
-  return (text) => pattern.test(text);
+  return { carries: (text) => pattern.test(text), pattern };
 }
 
 /** The entry time of the release's top layer: the rc's `created`, so it is the rc's own. */

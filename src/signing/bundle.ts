@@ -27,6 +27,21 @@ function keySigner(key: SigningKey): Signer {
 }
 
 /**
+ * sigstore-js's DSSE bundle builder, from its own module: the package's index also loads its
+ * Fulcio, Rekor and TSA clients and their HTTP stack (five times the CPU to import), which a
+ * signature with the user's own key and no witnesses never uses. The package has no `exports`
+ * map, so the module is reachable; should a later version move it, the index is imported instead.
+ */
+async function dsseBundleBuilder(): Promise<typeof import('@sigstore/sign').DSSEBundleBuilder> {
+  try {
+    return (await import('@sigstore/sign/dist/bundler/dsse.js')).DSSEBundleBuilder;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    return (await import('@sigstore/sign')).DSSEBundleBuilder;
+  }
+}
+
+/**
  * Sign the claim "this repository's manifest has this digest" into a Sigstore bundle (v0.3, DSSE
  * envelope, public-key verification material). No witnesses: no Fulcio certificate, no Rekor
  * entry, no network; trust comes from the configured public key alone.
@@ -34,8 +49,8 @@ function keySigner(key: SigningKey): Signer {
 export async function signClaim(key: SigningKey, claim: ImageClaim): Promise<Uint8Array> {
   // Loaded on first use: sigstore-js takes about half a second to import, and most commands that
   // share a module graph with signing (stamp, promote to dev) never sign.
-  const [{ DSSEBundleBuilder }, { bundleToJSON }] = await Promise.all([
-    import('@sigstore/sign'),
+  const [DSSEBundleBuilder, { bundleToJSON }] = await Promise.all([
+    dsseBundleBuilder(),
     import('@sigstore/bundle'),
   ]);
   const builder = new DSSEBundleBuilder({ signer: keySigner(key), witnesses: [] });
@@ -124,8 +139,8 @@ export async function checkBundle(
  * DSSE envelope, exactly as image signatures are: `cosign verify-attestation --key` reads them.
  */
 export async function signStatement(key: SigningKey, statement: Uint8Array): Promise<Uint8Array> {
-  const [{ DSSEBundleBuilder }, { bundleToJSON }] = await Promise.all([
-    import('@sigstore/sign'),
+  const [DSSEBundleBuilder, { bundleToJSON }] = await Promise.all([
+    dsseBundleBuilder(),
     import('@sigstore/bundle'),
   ]);
   const builder = new DSSEBundleBuilder({ signer: keySigner(key), witnesses: [] });

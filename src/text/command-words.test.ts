@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { commandMatch, commandWords, coreCommand, runsCommand } from './command-words.ts';
+import { commandMatch, commandWords, coreCommand, runsCommand, runsLast } from './command-words.ts';
 
 const migrate = ['pnpm', 'exec', 'prisma', 'migrate', 'deploy'];
 
@@ -112,5 +112,18 @@ describe('coreCommand', () => {
     const line = ['sh', '-c', 'pnpm exec prisma migrate deploy && node dist/main.js'];
     expect(coreCommand(line)).toEqual(line);
     expect(coreCommand(line.join(' ').replace('-c ', '-c "') + '"')).toEqual(line);
+  });
+});
+
+describe('runsLast', () => {
+  it.each([
+    ['sh -c "migrate && exec serve --port 80"', ['serve'], true],
+    ['sh -c "migrate && exec serve --port 80"', ['migrate'], false],
+    [['tini', '--', 'sh', '-c', 'migrate; serve'], ['serve'], true],
+    [['serve', '--port', '80'], ['serve'], true],
+    ['sh -c "migrate && serve;"', ['serve'], true],
+    ['sh -c "migrate && serve"', [], false],
+  ] as [string | string[], string[], boolean][])('%j ends in %j: %s', (argv, command, last) => {
+    expect(runsLast(argv, command)).toBe(last);
   });
 });

@@ -48,6 +48,18 @@ export function commandMatch(argv: CommandLine, command: CommandLine): number {
   return containsRun(unwrap(words(argv), 0), wanted) ? wanted.filter((t) => t !== BETWEEN).length : 0;
 }
 
+/**
+ * Whether `command` is run by the last simple command of argv's line (`migrate && exec serve`:
+ * serve): the process a container keeps running when its line runs several, where an API that
+ * migrates before it serves is told from the migration job run on its own.
+ */
+export function runsLast(argv: CommandLine, command: CommandLine): boolean {
+  const wanted = trimmed(unwrap(words(command), 0));
+  if (wanted.length === 0) return false;
+  const tokens = trimmed(unwrap(words(argv), 0));
+  return containsRun(tokens.slice(tokens.lastIndexOf(BETWEEN) + 1), wanted);
+}
+
 /** `commandMatch(argv, command) > 0`. */
 export function runsCommand(argv: CommandLine, command: CommandLine): boolean {
   return commandMatch(argv, command) > 0;

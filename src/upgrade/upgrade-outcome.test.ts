@@ -20,6 +20,7 @@ const plan = planSwarmUpgrade(
   [svc('api'), svc('worker'), svc('web')],
   (['api', 'worker', 'web'] as const).map((role) => ({
     role,
+    artifact: role,
     repository: `r/${role}`,
     tag: 'v2.0.0',
     digest: `sha256:${'b'.repeat(64)}`,

@@ -303,6 +303,26 @@ describe('a multi-target BuildKit Dockerfile from build to a verified release', 
         });
       }
       expect(report.findings.filter((f) => f.severity !== 'notice')).toEqual([]);
+
+      // No --url: the API is found on the engine. Its container runs on the host's network (the
+      // engine has no bridge), so it publishes nothing: the port its process listens on is read.
+      const found = await release([
+        'verify',
+        ...[
+          '--docker',
+          '--docker-host',
+          dockerd.host,
+          '--registry',
+          '--expect',
+          RELEASE,
+          '--no-cli',
+          '--json',
+        ],
+      ]);
+      const foundReport = jsonOf<typeof report & { url: string }>(found);
+      expect(foundReport.url).toBe(`http://127.0.0.1:${api.port}`);
+      expect(foundReport.inStep, found.stdout + found.stderr).toBe(true);
+      expect(foundReport.artifacts.find((a) => a.name === 'api')?.version).toBe(RELEASE);
     }, 180_000);
   });
 

@@ -115,7 +115,7 @@ describe("README's quick start, as written", () => {
   const build = main.find((args) => args[0] === 'build' && !args.includes('--dry-run'))!;
 
   it('reads the commands of the quick start, and the guide gives the same ones', () => {
-    expect(main.map((args) => args[0])).toEqual(['init', 'build', 'stamp', 'build', 'promote']);
+    expect(main.map((args) => args[0])).toEqual(['init', 'init', 'build', 'stamp', 'build', 'promote']);
     expect(build).toEqual(['build', '--engine', 'docker', '--push']);
     expect(oci).toEqual(['build', '--engine', 'oci', '--push']);
     const guide = readFileSync(join(ROOT, 'docs', 'guides', 'your-own-service.md'), 'utf8');

@@ -27,6 +27,16 @@ export interface OneImageRig {
   namespace: string;
   /** Tag -> the app image's manifest digest. */
   digests: Record<string, string>;
+  /** Artifact -> tag -> its image's manifest digest, for every artifact built (the app's too). */
+  images: Record<string, Record<string, string>>;
+}
+
+/** What a suite adds to the rig: more artifacts built each release, and where the crash goes. */
+export interface OneImageOptions {
+  /** The artifacts built and tagged each release (default: the app image alone, `api`). */
+  build?: string[];
+  /** The artifacts whose image env carries v1.2.0's `ACME_CRASH` (default: `api`, the app image). */
+  crashIn?: string[];
 }
 
 /**
@@ -35,49 +45,91 @@ export interface OneImageRig {
  */
 export async function startOneImageRig(
   crash: string,
-  configure?: (config: { artifacts: Record<string, unknown> }) => void,
+  configure?: (config: { artifacts: Record<string, unknown> }, repo: GitRepo) => void,
+  options: OneImageOptions = {},
 ): Promise<OneImageRig> {
   const [engine, registry] = await Promise.all([startDockerd(), startRegistry()]);
   const namespace = `${registry.host}/acme`;
   const repo = fixtureProject('one-image', { registry: namespace, signing: undefined });
   if (configure) {
     const config = JSON.parse(readFileSync(join(repo.dir, 'release.config.json'), 'utf8'));
-    configure(config);
+    configure(config, repo);
     repo.write('release.config.json', JSON.stringify(config));
   }
-  repo.write('.gitignore', 'dist/\n.release/\nnode_modules/\napp/dist/\nweb/dist/\n');
-  const rig: OneImageRig = { engine, registry, repo, namespace, digests: {} };
-  await releaseAppImage(rig, 'v1.0.0');
-  await releaseAppImage(rig, 'v1.1.0');
-  await releaseAppImage(rig, 'v1.2.0', crash);
+  repo.write('.gitignore', 'dist/\n.release/\nnode_modules/\napp/dist/\nweb/dist/\nadmin/dist/\n');
+  const rig: OneImageRig = { engine, registry, repo, namespace, digests: {}, images: {} };
+  await releaseAppImage(rig, 'v1.0.0', options);
+  await releaseAppImage(rig, 'v1.1.0', options);
+  await releaseAppImage(rig, 'v1.2.0', options, crash);
   return rig;
 }
 
 /**
- * A release of the app image (the api artifact only: every role runs its image), its version tag
- * written by digest as promotion would. With `crash`, the release's image makes that role exit.
+ * A release of the app image (the api artifact only, unless `options.build` names more: every
+ * role runs its image), each version tag written by digest as promotion would. With `crash`, the
+ * release's images of `options.crashIn` make that role exit.
  */
-async function releaseAppImage(rig: OneImageRig, tag: string, crash?: string): Promise<void> {
+async function releaseAppImage(
+  rig: OneImageRig,
+  tag: string,
+  options: OneImageOptions,
+  crash?: string,
+): Promise<void> {
   const { repo, registry, namespace } = rig;
+  const build = options.build ?? ['api'];
+  const config = JSON.parse(readFileSync(join(repo.dir, 'release.config.json'), 'utf8'));
   if (crash) {
-    const config = JSON.parse(readFileSync(join(repo.dir, 'release.config.json'), 'utf8'));
-    config.artifacts.api.env = { ...config.artifacts.api.env, ACME_CRASH: crash };
+    for (const name of options.crashIn ?? ['api'])
+      config.artifacts[name].env = { ...config.artifacts[name].env, ACME_CRASH: crash };
     repo.write('release.config.json', JSON.stringify(config));
   }
   repo.commit(tag);
   repo.tag(tag);
   const stamp = await runRelease(['stamp', '--json'], { cwd: repo.dir });
   expect(stamp.code, stamp.stderr).toBe(0);
-  const build = await runRelease(['build', '--engine', 'oci', '--only', 'api', '--push', '--json'], {
-    cwd: repo.dir,
-    timeoutMs: 180_000,
-  });
-  expect(build.code, build.stderr).toBe(0);
-  const digest = jsonOf<{ images: Record<string, { digest: string }> }>(build).images['api']!.digest;
+  const built = await runRelease(
+    ['build', '--engine', 'oci', '--only', build.join(','), '--push', '--json'],
+    { cwd: repo.dir, timeoutMs: 180_000 },
+  );
+  expect(built.code, built.stderr).toBe(0);
+  const images = jsonOf<{ images: Record<string, { digest: string }> }>(built).images;
   const store = openStore(namespace, { cwd: repo.dir, env: {}, insecure: [registry.host] });
-  const manifest = (await store.getManifest('acme-app', digest))!;
-  await store.putManifest('acme-app', tag, manifest.bytes, manifest.descriptor.mediaType);
-  rig.digests[tag] = digest;
+  for (const name of build) {
+    const digest = images[name]!.digest;
+    const image = config.artifacts[name].image as string;
+    const manifest = (await store.getManifest(image, digest))!;
+    await store.putManifest(image, tag, manifest.bytes, manifest.descriptor.mediaType);
+    rig.images[name] = { ...rig.images[name], [tag]: digest };
+  }
+  rig.digests[tag] = images['api']!.digest;
+}
+
+/**
+ * Add an admin dashboard to the fixture's config: a second web client, its own image
+ * (`acme-admin`), built by a command of its own into its own folder, beside the `web` app.
+ */
+export function addAdminWeb(config: { artifacts: Record<string, unknown> }, repo: GitRepo): void {
+  const web = config.artifacts['web'] as Record<string, unknown>;
+  config.artifacts['web'] = { ...web, role: 'web' };
+  config.artifacts['admin'] = {
+    ...web,
+    role: 'web',
+    image: 'acme-admin',
+    build: { command: ['node', 'scripts/build-admin.mjs'] },
+    files: [{ from: 'admin/dist', to: '/srv/web' }],
+  };
+  repo.write(
+    'scripts/build-admin.mjs',
+    [
+      "import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';",
+      "const version = process.env.VITE_ACME_VERSION ?? 'unknown';",
+      "mkdirSync('admin/dist', { recursive: true });",
+      "copyFileSync('web/server.mjs', 'admin/dist/server.mjs');",
+      "writeFileSync('admin/dist/version.json', JSON.stringify({ version, app: 'admin' }) + '\\n');",
+      "writeFileSync('admin/dist/index.html', '<title>admin ' + version + '</title>\\n');",
+      '',
+    ].join('\n'),
+  );
 }
 
 /** Wait until the API at `apiUrl` reports `version` (the deployment is up). */
@@ -159,6 +211,9 @@ export async function releaseSigned(rig: OneImageRig, rc: string, release: strin
   const config = JSON.parse(readFileSync(join(repo.dir, 'release.config.json'), 'utf8'));
   delete config.artifacts.api.env.ACME_CRASH;
   config.artifacts.web = false;
+  // A second web client a suite added (addAdminWeb) goes too: the release is the one image.
+  for (const [name, artifact] of Object.entries(config.artifacts))
+    if ((artifact as { role?: string } | null)?.role === 'web') delete config.artifacts[name];
   config.signing = { publicKey: 'keys/release-signing.pub', privateKey: 'keys/release-signing.key' };
   config.verifier = { publicKey: 'vkeys/release-verifier.pub', privateKey: 'vkeys/release-verifier.key' };
   repo.write('release.config.json', JSON.stringify(config));

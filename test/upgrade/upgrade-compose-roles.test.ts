@@ -1,6 +1,4 @@
-import { execFile } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { promisify } from 'node:util';
 import { parse as shellParse } from 'shell-quote';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -9,8 +7,10 @@ import { packageManager } from '../../src/init/package-manager.ts';
 import { registryLogin } from '../../src/init/registry-login.ts';
 import { renderGithubWorkflow } from '../../src/init/render-github-workflow.ts';
 import { tagScheme } from '../../src/init/tag-scheme.ts';
+import { freePort } from '../helpers/registry.ts';
 import { jsonOf, runRelease } from '../helpers/run-release.ts';
 import {
+  addAdminWeb,
   type OneImageRig,
   releaseSigned,
   runningComposeImages,
@@ -19,18 +19,27 @@ import {
   upComposeProject,
 } from './one-image-rig.ts';
 
-const _run = promisify(execFile);
-
 // fixtures/one-image deployed with Compose as self-hosted projects deploy one application image:
-// the same image three times, api by its default command, worker and scheduler by `command:`.
-// `release upgrade --compose` must find them (no --service) and move all three in one phase, and
-// when the release's worker command crashes, put all three back; `release verify --compose` reads one row per role, and
-// with `--registry` one registry reading per role against the digest the release tag names.
+// the same image three times, api by its default command, worker and scheduler by `command:`;
+// beside them two web clients, each its own image (the app `web` and an admin dashboard `admin`).
+// `release upgrade --compose` must find them (no --service; each web client by its image, given
+// its URL) and move the three app services in one phase, then both web clients each to its own
+// image; when the release's worker command crashes, put all back; `release verify --compose`
+// reads one row per role and both web clients in step, and with `--registry` one registry
+// reading per role against the digest the release tag names.
 
 let rig: OneImageRig;
 let root: string;
 let file: string;
 let apiUrl: string;
+let webPort: number;
+let adminPort: number;
+
+const WEBS = ['web', 'admin'] as const;
+const webUrlFlags = () => [
+  ...['--web-url', `web=http://127.0.0.1:${webPort}`],
+  ...['--web-url', `admin=http://127.0.0.1:${adminPort}`],
+];
 
 function composeFile(apiPort: number): string {
   return `version: "3.8"
@@ -50,18 +59,31 @@ services:
   scheduler:
     <<: *app
     command: ["scheduler"]
+  web:
+    network_mode: host
+    stop_grace_period: 2s
+    image: ${rig.namespace}/acme-web:v1.0.0
+    environment: { PORT: "${webPort}", HOST: 127.0.0.1 }
+  admin:
+    network_mode: host
+    stop_grace_period: 2s
+    image: ${rig.namespace}/acme-admin:v1.0.0
+    environment: { PORT: "${adminPort}", HOST: 127.0.0.1 }
 `;
 }
 
 // The services named, or (named = false) found as verify finds them: by image and command.
-const target = (named = true) => [
+// `webs`: with both web clients' URLs (they move); the signed release has none to move.
+const target = (named = true, webs = true) => [
   ...['--compose', file, '--url', apiUrl, '--docker-host', rig.engine.host],
   ...(named ? ['--service', 'api=api', '--service', 'worker=worker'] : []),
+  ...(webs ? webUrlFlags() : []),
   ...['--monitor', '2000', '--json'],
 ];
 
 beforeAll(async () => {
-  rig = await startOneImageRig('worker');
+  rig = await startOneImageRig('worker', addAdminWeb, { build: ['api', 'web', 'admin'] });
+  [webPort, adminPort] = [await freePort(), await freePort()];
   ({ root, file, apiUrl } = await upComposeProject(rig, 'sr-compose-roles-', composeFile));
 }, 600_000);
 
@@ -72,7 +94,7 @@ afterAll(async () => {
 }, 120_000);
 
 describe('upgrade --compose of one image in three roles', () => {
-  it('moves api, worker and scheduler together, no --service needed; verify --compose reads one row per role', async () => {
+  it('moves api, worker and scheduler together, then both web clients, no --service needed; verify --compose reads one row per role', async () => {
     const upgrade = await runRelease(['upgrade', '--to', 'v1.1.0', ...target(false)], {
       cwd: rig.repo.dir,
       timeoutMs: 300_000,
@@ -82,10 +104,16 @@ describe('upgrade --compose of one image in three roles', () => {
     const plan = jsonOf<{ plan: { phases: { service: string; role: string; why: string }[][] } }>(
       upgrade,
     ).plan;
-    expect(plan.phases.flat().map((m) => [m.service, m.role, m.why])).toEqual([
-      ['api', 'api', 'found: runs acme-app'],
-      ['worker', 'worker', 'found: runs acme-app with "worker"'],
-      ['scheduler', 'worker', 'runs the worker image'],
+    expect(plan.phases.map((phase) => phase.map((m) => [m.service, m.role, m.why]))).toEqual([
+      [
+        ['api', 'api', 'found: runs acme-app'],
+        ['worker', 'worker', 'found: runs acme-app with "worker"'],
+        ['scheduler', 'worker', 'runs the worker image'],
+      ],
+      [
+        ['web', 'web', 'found: runs acme-web'],
+        ['admin', 'web', 'runs the admin image'],
+      ],
     ]);
     const images = await runningComposeImages(rig);
     for (const service of ['api', 'worker', 'scheduler'])
@@ -93,8 +121,18 @@ describe('upgrade --compose of one image in three roles', () => {
         images[service]!.every((ref) => ref.includes(rig.digests['v1.1.0']!)),
         service,
       ).toBe(true);
+    // Each web client on its own image's release digest, never the other's.
+    for (const web of WEBS)
+      expect(
+        images[web]!.every((ref) => ref.includes(rig.images[web]!['v1.1.0']!)),
+        web,
+      ).toBe(true);
     const verify = await runRelease(
-      ['verify', '--url', apiUrl, '--compose', file, '--docker-host', rig.engine.host, '--json'],
+      [
+        ...['verify', '--url', apiUrl, '--compose', file, '--docker-host', rig.engine.host],
+        ...webUrlFlags(),
+        '--json',
+      ],
       { cwd: rig.repo.dir },
     );
     const report = jsonOf<{ artifacts: { name: string; role?: string; version: string; status: string }[] }>(
@@ -105,6 +143,13 @@ describe('upgrade --compose of one image in three roles', () => {
       version: 'v1.1.0',
       status: 'ok',
     });
+    // Both web clients read at their URLs, in step.
+    expect(
+      report.artifacts.filter((a) => a.name === 'web').map((a) => [a.role ?? 'web', a.version, a.status]),
+    ).toEqual([
+      ['web', 'v1.1.0', 'ok'],
+      ['admin', 'v1.1.0', 'ok'],
+    ]);
     // The fixture declares no CLI: no CLI row.
     expect(report.artifacts.map((a) => a.name)).not.toContain('cli');
     // --registry: one reading per role, each against the digest its service's containers run.
@@ -138,11 +183,14 @@ describe('upgrade --compose of one image in three roles', () => {
       ['api', null, rig.digests['v1.1.0'], [rig.digests['v1.1.0']]],
       ['worker', null, rig.digests['v1.1.0'], [rig.digests['v1.1.0']]],
       ['worker', 'scheduler', rig.digests['v1.1.0'], [rig.digests['v1.1.0']]],
+      // Each web client against its own image's release digest.
+      ['web', null, rig.images['web']!['v1.1.0'], [rig.images['web']!['v1.1.0']]],
+      ['admin', null, rig.images['admin']!['v1.1.0'], [rig.images['admin']!['v1.1.0']]],
     ]);
     expect(registryReport.findings.filter((f) => f.code.startsWith('REGISTRY_'))).toEqual([]);
   }, 400_000);
 
-  it("rolls all three back when the release's worker command crashes", async () => {
+  it("rolls all three back when the release's worker command crashes; the web clients never move", async () => {
     const upgrade = await runRelease(['upgrade', '--to', 'v1.2.0', ...target()], {
       cwd: rig.repo.dir,
       timeoutMs: 400_000,
@@ -154,6 +202,11 @@ describe('upgrade --compose of one image in three roles', () => {
         images[service]!.every((ref) => ref.includes(rig.digests['v1.1.0']!)),
         service,
       ).toBe(true);
+    for (const web of WEBS)
+      expect(
+        images[web]!.every((ref) => ref.includes(rig.images[web]!['v1.1.0']!)),
+        web,
+      ).toBe(true);
   }, 500_000);
 
   // The issue's path: the service released as a team releases it (a signed rc, the release made
@@ -161,7 +214,7 @@ describe('upgrade --compose of one image in three roles', () => {
   // writes verifies it: one image, three roles, judged once and each role named in its rows.
   it('a signed rc and its release, upgraded with no --service, verify --registry --require-signature in step', async () => {
     const digest = await releaseSigned(rig, 'v2.0.0-rc.1', 'v2.0.0');
-    const upgrade = await runRelease(['upgrade', '--to', 'v2.0.0', ...target(false)], {
+    const upgrade = await runRelease(['upgrade', '--to', 'v2.0.0', ...target(false, false)], {
       cwd: rig.repo.dir,
       env: SIGNING_ENV,
       timeoutMs: 300_000,

@@ -22,7 +22,10 @@ const run = promisify(execFile);
 // `restart: "no"`), then, once it is down, the same roles as Swarm services (the job as a
 // replicated-job service). v1.2.0's migration exits 2: the upgrade must stop there, with API and
 // worker never moved and the job's last run put back on the release before. verify reads the
-// job by its last run: completed, failed, on another release, or none.
+// job by its last run: completed, failed, on another release, or none. Beside it a second job,
+// `seed`, of an image of its own (`acme-seed`, not a role of the app's): upgrade resolves its own
+// image and runs it first with the migration; v1.2.0's seed exits 2 as well, and a failing run of
+// either rolls both back.
 
 let rig: OneImageRig;
 let root: string;
@@ -57,6 +60,11 @@ services:
   migrate:
     <<: *app
     command: ["migrate"]
+    restart: "no"
+  seed:
+    network_mode: host
+    stop_grace_period: 2s
+    image: ${rig.namespace}/acme-seed:v1.0.0
     restart: "no"
   api:
     <<: *app
@@ -93,13 +101,21 @@ async function verifyCompose(): Promise<{ code: number; report: Report; out: str
   return { code: verify.code, report: jsonOf<Report>(verify), out: verify.stdout + verify.stderr };
 }
 
-const jobRow = (report: Report) => report.artifacts.find((a) => a.name === 'job');
+const jobRow = (report: Report, role = 'migrate') =>
+  report.artifacts.find((a) => a.name === 'job' && a.role === role);
 
 beforeAll(async () => {
-  rig = await startOneImageRig('migrate', (config) => {
-    config.artifacts['migrate'] = { role: 'job', image: 'acme-app', command: ['migrate'] };
-    delete config.artifacts['scheduler'];
-  });
+  rig = await startOneImageRig(
+    'migrate',
+    (config) => {
+      config.artifacts['migrate'] = { role: 'job', image: 'acme-app', command: ['migrate'] };
+      // A job of an image of its own: the app's files and entrypoint, run as `migrate`.
+      const api = config.artifacts['api'] as Record<string, unknown>;
+      config.artifacts['seed'] = { ...api, role: 'job', image: 'acme-seed', cmd: ['migrate'] };
+      delete config.artifacts['scheduler'];
+    },
+    { build: ['api', 'seed'], crashIn: ['api', 'seed'] },
+  );
   ({ root, file, apiUrl } = await upComposeProject(rig, 'sr-jobs-', composeFile));
 }, 600_000);
 
@@ -115,10 +131,11 @@ describe('a job role under Compose', () => {
     const { code, report, out } = await verifyCompose();
     expect(code, out).toBe(0);
     expect(jobRow(report)).toMatchObject({ role: 'migrate', version: 'v1.0.0', status: 'ok' });
+    expect(jobRow(report, 'seed')).toMatchObject({ version: 'v1.0.0', status: 'ok' });
     expect(report.findings.map((f) => f.code)).not.toContain('WORKER_UNREACHABLE');
   }, 120_000);
 
-  it('upgrade runs the job first, then API and worker; a failing migration moves nothing else', async () => {
+  it('upgrade runs both jobs first (the seed on its own image), then API and worker; a failing job moves nothing else', async () => {
     const target = [
       ...['--compose', file, '--url', apiUrl, '--docker-host', rig.engine.host],
       ...['--service', 'api=api', '--service', 'worker=worker', '--monitor', '1000', '--json'],
@@ -129,21 +146,35 @@ describe('a job role under Compose', () => {
     });
     expect(up.code, up.stdout + up.stderr).toBe(0);
     const plan = jsonOf<{ plan: { oneShots: { service: string }[] } }>(up).plan;
-    expect(plan.oneShots.map((s) => s.service)).toEqual(['migrate']);
+    expect(plan.oneShots.map((s) => s.service).sort()).toEqual(['migrate', 'seed']);
     const after = await verifyCompose();
     expect(after.code, after.out).toBe(0);
     expect(jobRow(after.report)).toMatchObject({ version: 'v1.1.0', status: 'ok' });
+    expect(jobRow(after.report, 'seed')).toMatchObject({ version: 'v1.1.0', status: 'ok' });
+    // The seed's run was of its own image's release digest.
+    const [seed] = await rig.engine.docker.listContainers({
+      all: true,
+      filters: { label: ['com.docker.compose.project=acme', 'com.docker.compose.service=seed'] },
+    });
+    expect(seed?.Image).toContain(rig.images['seed']!['v1.1.0']!);
 
     const failing = await runRelease(['upgrade', '--to', 'v1.2.0', ...target], {
       cwd: rig.repo.dir,
       timeoutMs: 300_000,
     });
     expect(failing.code, failing.stdout + failing.stderr).toBe(1);
-    expect(jsonOf<Outcome>(failing)).toMatchObject({
+    const outcome = jsonOf<Outcome>(failing);
+    expect(outcome).toMatchObject({
       status: 'rolled-back',
-      failure: { service: 'migrate', reason: expect.stringMatching(/exited with code 2/) },
-      rolledBack: [{ name: 'migrate', status: 'restored' }],
+      failure: {
+        service: expect.stringMatching(/^(migrate|seed)$/),
+        reason: expect.stringMatching(/exited with code 2/),
+      },
     });
+    expect(outcome.rolledBack.map((r) => [r.name, r.status]).sort()).toEqual([
+      ['migrate', 'restored'],
+      ['seed', 'restored'],
+    ]);
     const images = await runningComposeImages(rig);
     for (const service of ['api', 'worker'])
       expect(
@@ -154,6 +185,7 @@ describe('a job role under Compose', () => {
     const back = await verifyCompose();
     expect(back.code, back.out).toBe(0);
     expect(jobRow(back.report)).toMatchObject({ version: 'v1.1.0', status: 'ok' });
+    expect(jobRow(back.report, 'seed')).toMatchObject({ version: 'v1.1.0', status: 'ok' });
   }, 700_000);
 
   it('verify: a failed run, a run of another release and no run are drift with the fix (exit 1)', async () => {
@@ -186,7 +218,9 @@ describe('a job role under Compose', () => {
 
 describe('a job role under Swarm', () => {
   let swarmApiUrl: string;
-  const SERVICES = ['acme_migrate', 'acme_api', 'acme_worker'] as const;
+  const SERVICES = ['acme_migrate', 'acme_seed', 'acme_api', 'acme_worker'] as const;
+  const digestOf = (name: string, tag: string) =>
+    name === 'acme_seed' ? rig.images['seed']![tag]! : rig.digests[tag]!;
   const imageOf = async (name: string) =>
     (
       (await rig.engine.docker.getService(name).inspect()).Spec as {
@@ -206,9 +240,9 @@ describe('a job role under Swarm', () => {
     const apiPort = await freePort();
     swarmApiUrl = `http://127.0.0.1:${apiPort}`;
     const image = `${rig.namespace}/acme-app:v1.0.0@${rig.digests['v1.0.0']}`;
-    const template = (args: string[] | undefined, env: string[]) => ({
+    const template = (args: string[] | undefined, env: string[], own = image) => ({
       ContainerSpec: {
-        Image: image,
+        Image: own,
         ...(args ? { Args: args } : {}),
         Env: env,
         StopGracePeriod: 2_000_000_000,
@@ -220,6 +254,15 @@ describe('a job role under Swarm', () => {
       Name: 'acme_migrate',
       TaskTemplate: {
         ...template(['migrate'], []),
+        RestartPolicy: { Condition: 'on-failure', MaxAttempts: 0 },
+      },
+      Mode: { ReplicatedJob: { MaxConcurrent: 1, TotalCompletions: 1 } },
+    } as never);
+    // The seed: a job of its own image, its command the image's own.
+    await docker.createService({
+      Name: 'acme_seed',
+      TaskTemplate: {
+        ...template(undefined, [], `${rig.namespace}/acme-seed:v1.0.0@${rig.images['seed']!['v1.0.0']}`),
         RestartPolicy: { Condition: 'on-failure', MaxAttempts: 0 },
       },
       Mode: { ReplicatedJob: { MaxConcurrent: 1, TotalCompletions: 1 } },
@@ -252,35 +295,46 @@ describe('a job role under Swarm', () => {
       );
       last = v.stdout + v.stderr;
       // A job still running is a notice (exit 0): wait for its run to have completed.
-      return v.code === 0 && jobRow(jsonOf<Report>(v))?.status !== 'notice' ? jsonOf<Report>(v) : undefined;
+      const rows = jsonOf<Report>(v).artifacts.filter((a) => a.name === 'job');
+      return v.code === 0 && rows.length === 2 && rows.every((r) => r.status !== 'notice')
+        ? jsonOf<Report>(v)
+        : undefined;
     }, 60_000).catch((error: Error) => {
       throw new Error(`${error.message}: ${last}`);
     });
     expect(jobRow(before)).toMatchObject({ role: 'migrate', version: 'v1.0.0', status: 'ok' });
+    expect(jobRow(before, 'seed')).toMatchObject({ version: 'v1.0.0', status: 'ok' });
 
     const up = await runRelease(['upgrade', '--to', 'v1.1.0', ...target], {
       cwd: rig.repo.dir,
       timeoutMs: 300_000,
     });
     expect(up.code, up.stdout + up.stderr).toBe(0);
-    for (const name of SERVICES) expect(await imageOf(name), name).toContain(rig.digests['v1.1.0']!);
+    for (const name of SERVICES) expect(await imageOf(name), name).toContain(digestOf(name, 'v1.1.0'));
 
     const failing = await runRelease(['upgrade', '--to', 'v1.2.0', ...target], {
       cwd: rig.repo.dir,
       timeoutMs: 300_000,
     });
     expect(failing.code, failing.stdout + failing.stderr).toBe(1);
-    expect(jsonOf<Outcome>(failing)).toMatchObject({
+    const outcome = jsonOf<Outcome>(failing);
+    expect(outcome).toMatchObject({
       status: 'rolled-back',
-      failure: { service: 'acme_migrate', reason: expect.stringMatching(/did not complete.*failed/) },
-      rolledBack: [{ name: 'acme_migrate', status: 'restored' }],
+      failure: {
+        service: expect.stringMatching(/^acme_(migrate|seed)$/),
+        reason: expect.stringMatching(/did not complete.*failed/),
+      },
     });
+    expect(outcome.rolledBack.map((r) => [r.name, r.status]).sort()).toEqual([
+      ['acme_migrate', 'restored'],
+      ['acme_seed', 'restored'],
+    ]);
     const plan = jsonOf<{ plan: { phases: { service: string }[][] } }>(failing).plan;
     expect(plan.phases.map((p) => p.map((s) => s.service).sort())).toEqual([
-      ['acme_migrate'],
+      ['acme_migrate', 'acme_seed'],
       ['acme_api', 'acme_worker'],
     ]);
-    for (const name of SERVICES) expect(await imageOf(name), name).toContain(rig.digests['v1.1.0']!);
+    for (const name of SERVICES) expect(await imageOf(name), name).toContain(digestOf(name, 'v1.1.0'));
     const back = await runRelease(
       ['verify', '--url', swarmApiUrl, '--docker-host', rig.engine.host, '--json'],
       {
@@ -289,5 +343,6 @@ describe('a job role under Swarm', () => {
     );
     expect(back.code, back.stdout).toBe(0);
     expect(jobRow(jsonOf<Report>(back))).toMatchObject({ version: 'v1.1.0', status: 'ok' });
+    expect(jobRow(jsonOf<Report>(back), 'seed')).toMatchObject({ version: 'v1.1.0', status: 'ok' });
   }, 500_000);
 });

@@ -7,6 +7,7 @@ import { versionEnv } from '../../config/version-variables.ts';
 import { isReleaseError, SIGNING_KEY_MISSING } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
 import type { Manifest } from '../../registry/store.ts';
+import { layerScanCacheFor } from '../../restamp/layer-scan-cache.ts';
 import { restampImage } from '../../restamp/restamp-image.ts';
 import { type ArchiveSigner, archiveSigningKeyMissing } from '../../restamp/restamp-version-layer.ts';
 import type { RebuildComparison } from '../../reversion/compare-rebuild.ts';
@@ -35,6 +36,8 @@ export const promoteRestampStep: Step<PromoteContext> = {
   async run(ctx, io) {
     const tag = imageTagOf(parseVersion(ctx.version!));
     const restamped: NonNullable<PromoteContext['restamped']> = {};
+    // Each layer's version scan is kept for the verifies of this release (layers are immutable).
+    const layerScans = layerScanCacheFor(ctx.env);
     for (const source of ctx.sources!) {
       const { artifact, repository } = source;
       const rc = await ctx.store.getManifest(repository, source.reference);
@@ -45,6 +48,7 @@ export const promoteRestampStep: Step<PromoteContext> = {
         sign: archiveSigner(ctx),
         reversionArchive: cliReversion(ctx, tag, (line) => io.progress(`cli: ${line}`)),
         ...(baked ? { rebuiltFile: baked.file } : {}),
+        layerScans,
       });
       if (image.sourceVersion === undefined || sameTag(image.sourceVersion, tag)) {
         // Built from the release's own tag (or a backport's): every file already says it.

@@ -10,8 +10,11 @@ export interface RehearsalReport {
   totalMs: number;
   /** Where the workspace was; `kept` says whether it is still there. */
   workspace: { path: string | null; kept: boolean };
-  /** Each step; the build's carries `breakdown`: its time per artifact and sub-step. */
-  steps: (StepReport & { detail?: string; breakdown?: BuildTiming })[];
+  /**
+   * Each step; the build's carries `breakdown`: its time per artifact and sub-step. Steps run in
+   * lanes side by side carry their `lane` (1, 2): their times overlap.
+   */
+  steps: (StepReport & { detail?: string; breakdown?: BuildTiming; lane?: number })[];
   error?: { code: string; message: string };
 }
 
@@ -21,11 +24,14 @@ export function rehearsalReport(
   totalMs: number,
   failure: unknown,
 ): RehearsalReport {
-  const steps = reports.map((step) => ({
-    ...step,
-    ...(ctx.notes[step.title] ? { detail: ctx.notes[step.title] } : {}),
-    ...(ctx.breakdowns[step.title] ? { breakdown: ctx.breakdowns[step.title] } : {}),
-  }));
+  // A step of lanes side by side is shown as the steps it ran, lane by lane.
+  const steps = reports
+    .flatMap((step) => ctx.laneReports[step.title]?.flat() ?? [step])
+    .map((step) => ({
+      ...step,
+      ...(ctx.notes[step.title] ? { detail: ctx.notes[step.title] } : {}),
+      ...(ctx.breakdowns[step.title] ? { breakdown: ctx.breakdowns[step.title] } : {}),
+    }));
   return {
     ok: failure === undefined,
     engine: ctx.engine,
@@ -48,7 +54,9 @@ export function renderRehearsal(report: RehearsalReport): string[] {
   const mark = { done: 'ok  ', skipped: 'skip', failed: 'FAIL' } as const;
   const lines = ['', 'Rehearsal report', ''];
   for (const step of report.steps) {
-    lines.push(`${mark[step.status]}  ${formatMs(step.ms).padStart(7)}  ${step.title}`);
+    // A lane's steps overlap the other lane's: their times do not add up.
+    const lane = step.lane === undefined ? '' : `  (lane ${step.lane}, side by side)`;
+    lines.push(`${mark[step.status]}  ${formatMs(step.ms).padStart(7)}  ${step.title}${lane}`);
     // A failure or a skip says why; a step that ran says what it found.
     const detail = step.status === 'done' ? step.detail : step.reason?.split('\n')[0];
     if (detail) lines.push(`                 ${detail}`);

@@ -1,6 +1,7 @@
 import type { BuildTiming } from '../../build/build-timing.ts';
 import type { LocalNpmRegistry } from '../../cli-package/local-npm-registry.ts';
 import type { BaseContext } from '../../pipeline/context.ts';
+import type { StepReport } from '../../pipeline/step.ts';
 import type { LocalRegistry } from '../../registry/local-registry.ts';
 import type { StartedContainer } from './start-released-container.ts';
 import type { StartedService } from './start-released-image.ts';
@@ -16,6 +17,9 @@ export const REHEARSAL = {
 } as const;
 
 export type RehearsalEngine = 'oci' | 'docker';
+
+/** A step run in a lane beside others (rehearse-lanes.ts): its report says which (1, 2, ...). */
+export type LaneStepReport = StepReport & { lane: number };
 
 export interface RehearseContext extends BaseContext {
   /** oci: the embedded layout and processes; docker: images, a local registry and containers. */
@@ -48,4 +52,6 @@ export interface RehearseContext extends BaseContext {
   notes: Record<string, string>;
   /** Where a step's time went (the build's `timing` from `release build --json`), by step title. */
   breakdowns: Record<string, BuildTiming>;
+  /** The steps run as lanes side by side (rehearse-lanes.ts), per lane, by the lanes' step title. */
+  laneReports: Record<string, LaneStepReport[][]>;
 }

@@ -7,6 +7,7 @@ import {
 } from './rehearse-cli-steps.ts';
 import type { RehearseContext } from './rehearse-context.ts';
 import { rehearseDeployStep } from './rehearse-deploy-step.ts';
+import { rehearseLanes } from './rehearse-lanes.ts';
 import { rehearseNpmRegistryStep, rehearsePackageStep } from './rehearse-package-steps.ts';
 import {
   rehearsePromoteDevStep,
@@ -34,9 +35,17 @@ export const rehearsePipeline: readonly Step<RehearseContext>[] = [
   rehearsePromoteReleaseStep, // tag v1.0.0, promote --from the rc: same digests, latest moves
   rehearsePackageStep, // --publish: dist-tags latest/next, npm install -g service-cli@1.0.0 prints v1.0.0
   rehearseDeployStep, // API, worker and web from the released images: processes or containers
-  rehearseInstallCliStep, // npm install -g <api>/api/cli/download/service-cli.tar.gz
-  rehearseVerifyStep('Verify the deployment is in step', 'cli-current'), // release verify
-  rehearseGateBlocksStep, // an old svc is blocked with the upgrade command, exit 3
-  rehearseSvcUpdateStep, // svc update --url: the old CLI checks the release archive's signature, upgrades itself
-  rehearseVerifyStep('Verify again with the updated CLI', 'cli-old'), // in step once more
+  // The current CLI and the old one live in prefixes of their own and only read the deployment
+  // and the store: their two paths run side by side, each step reported on its own.
+  rehearseLanes('Check the deployment with the current and the old CLI, side by side', [
+    [
+      rehearseInstallCliStep, // npm install -g <api>/api/cli/download/service-cli.tar.gz
+      rehearseVerifyStep('Verify the deployment is in step', 'cli-current'), // release verify
+    ],
+    [
+      rehearseGateBlocksStep, // an old svc is blocked with the upgrade command, exit 3
+      rehearseSvcUpdateStep, // svc update --url: the old CLI checks the release archive's signature, upgrades itself
+      rehearseVerifyStep('Verify again with the updated CLI', 'cli-old'), // in step once more
+    ],
+  ]),
 ];

@@ -31,6 +31,7 @@ export async function runRehearse(options: RehearseOptions): Promise<void> {
     containers: [],
     notes: {},
     breakdowns: {},
+    laneReports: {},
   };
   const reports: StepReport[] = [];
   const started = performance.now();

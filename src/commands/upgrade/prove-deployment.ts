@@ -12,7 +12,7 @@ export interface WorkerSource {
  * known, the worker as its engine says), the images, and the tag every one should run.
  */
 export interface ProofRequest {
-  target: { url: string; webUrl?: string } & WorkerSource;
+  target: { url: string; webUrl?: string; webUrls?: Record<string, string> } & WorkerSource;
   env: Record<string, string | undefined>;
   cwd: string;
   timeoutMs: number;

@@ -1,4 +1,4 @@
-import { imageOfRole } from '../../config/artifacts.ts';
+import { artifactWithRole, imageArtifact, imageOfRole } from '../../config/artifacts.ts';
 import { MIN_CLI_LABEL } from '../../config/own-minimum.ts';
 import { RuleError } from '../../errors.ts';
 import type { Step } from '../../pipeline/step.ts';
@@ -13,20 +13,27 @@ export { MIN_CLI_LABEL };
 export const resolveTargetsStep: Step<TargetContext> = {
   title: 'Resolve the target tag in the registry',
   async run(ctx, io) {
-    const roles = SERVICE_ROLES.filter((role) => ctx.serviceNames[role] !== undefined);
+    // The artifacts the first step found moving; without it, one per role named (each role's image).
+    const wanted =
+      ctx.targetArtifacts ??
+      SERVICE_ROLES.filter((role) => ctx.serviceNames[role] !== undefined).map((role) => ({
+        artifact: artifactWithRole(ctx.config, role)?.name ?? role,
+        role,
+      }));
     ctx.targets = await Promise.all(
-      roles.map(async (role): Promise<TargetImage> => {
-        const repository = imageOfRole(ctx.config, role);
+      wanted.map(async ({ artifact, role }): Promise<TargetImage> => {
+        const repository = imageArtifact(ctx.config, artifact)?.image ?? imageOfRole(ctx.config, role);
         const descriptor = await ctx.store.resolve(repository, ctx.tag);
         if (!descriptor) {
           throw new RuleError(
             'UPGRADE_TAG_MISSING',
-            `${ctx.store.name} has no ${repository}:${ctx.tag}: there is nothing to upgrade ${role} to`,
+            `${ctx.store.name} has no ${repository}:${ctx.tag}: there is nothing to upgrade ${artifact} to`,
             { hint: `check the tag (release promote publishes it), or upgrade to a tag every artifact has` },
           );
         }
         return {
           role,
+          artifact,
           repository: `${ctx.config.registry}/${repository}`,
           tag: ctx.tag,
           digest: descriptor.digest,
@@ -40,9 +47,9 @@ export const resolveTargetsStep: Step<TargetContext> = {
     }
     record(
       ctx,
-      `resolved ${ctx.tag}: ${ctx.targets.map((t) => `${t.role} ${t.digest.slice(0, 19)}`).join(', ')}`,
+      `resolved ${ctx.tag}: ${ctx.targets.map((t) => `${t.artifact} ${t.digest.slice(0, 19)}`).join(', ')}`,
     );
-    io.progress(ctx.targets.map((t) => `${t.role} ${t.digest.slice(7, 19)}`).join(', '));
+    io.progress(ctx.targets.map((t) => `${t.artifact} ${t.digest.slice(7, 19)}`).join(', '));
   },
 };
 

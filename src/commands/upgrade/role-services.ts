@@ -1,9 +1,17 @@
-import { artifactWithRole, hasWebClient, imageOfRole } from '../../config/artifacts.ts';
+import {
+  artifactWithRole,
+  imageArtifact,
+  imageArtifacts,
+  imageOfRole,
+  webClients,
+} from '../../config/artifacts.ts';
+import type { ImageArtifactConfig } from '../../config/artifacts-schema.ts';
+import type { ImageRole } from '../../config/constants.ts';
 import { roleCommands, roleOfCommand } from '../../config/role-of-command.ts';
 import { UsageError } from '../../errors.ts';
 import { isImageOf } from '../../registry/image-ref.ts';
 import type { CommandLine } from '../../text/command-words.ts';
-import { SERVICE_ROLES, type ServiceRole } from '../../upgrade/deployment-types.ts';
+import { SERVICE_ROLES, type ServiceRole, type TargetArtifact } from '../../upgrade/deployment-types.ts';
 import type { UpgradeRunContext } from './upgrade-context.ts';
 
 /** A service as an engine runs it: its name, its image and the words it runs. */
@@ -16,10 +24,21 @@ export interface DeployedService {
 
 /** Each role's service, and how each was decided (for the run's timeline). */
 export interface RoleServices {
+  /** The service awaited for each role (web: the first web client's, when it moves). */
   names: Partial<Record<ServiceRole, string>>;
   /** Why each role found (not named) has its service: the plan's WHY. */
   why: Partial<Record<ServiceRole, string>>;
+  /** Every web client that moves, by artifact (`web`, `admin`) -> its service. */
+  webs: Record<string, string>;
   found: string[];
+}
+
+/** How the upgrade is asked to move web clients. */
+export interface WebOptions {
+  /** The web artifacts whose URL the upgrade has (`--web-url name=URL`, `webUrls`): they move. */
+  webs: readonly string[];
+  /** Services named by artifact (`--service admin=…`, the deployment's `services`). */
+  more?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -28,46 +47,120 @@ export interface RoleServices {
  * process; the image's default for the one role that declares none). A name given (`--service`,
  * the deployment's `services`) wins. Of several services of one role, the one named after the
  * role's artifact, else the first by name; every service of a moving image moves anyway (the
- * plan finds them), the one chosen is the one whose version is awaited. Web only when the config
- * has a web client and the upgrade has its URL to prove it by (`options.web`). Pure.
+ * plan finds them), the one chosen is the one whose version is awaited. Every web client (an app
+ * and an admin dashboard, each its own image) is found the same way by its own image, when the
+ * upgrade has its URL to prove it by (`options.webs`) or it is named. Pure.
  */
 export function findRoleServices(
   config: UpgradeRunContext['config'],
   services: readonly DeployedService[],
   named: Partial<Record<ServiceRole, string>>,
-  options: { web: boolean },
+  options: WebOptions,
 ): RoleServices {
   const names: Partial<Record<ServiceRole, string>> = {};
   const reasons: Partial<Record<ServiceRole, string>> = {};
+  const webs: Record<string, string> = {};
   const found: string[] = [];
-  for (const role of SERVICE_ROLES) {
-    const given = named[role];
-    if (given) {
-      names[role] = given;
-      continue;
-    }
-    const artifact = artifactWithRole(config, role);
-    if (!artifact || (role === 'web' && !(options.web && hasWebClient(config)))) continue;
-    const repository = imageOfRole(config, role);
-    const roles = roleCommands(config, repository);
+  const find = (artifact: ImageArtifactConfig, label: string) => {
+    const roles = roleCommands(config, artifact.image);
     const runs = services
-      .filter((s) => s.image !== undefined && isImageOf(s.image, repository))
+      .filter((s) => s.image !== undefined && isImageOf(s.image, artifact.image))
       .filter((s) => roleOfCommand(s.argv, roles)?.artifact === artifact.name)
       .sort(
         (a, b) =>
           Number(b.name === artifact.name) - Number(a.name === artifact.name) || compare(a.name, b.name),
       );
     const chosen = runs[0];
+    if (!chosen) return undefined;
+    const why = artifact.command
+      ? `runs ${artifact.image} with "${artifact.command.join(' ')}"`
+      : `runs ${artifact.image}`;
+    const others = runs.length > 1 ? ` (of ${runs.map((s) => s.name).join(', ')})` : '';
+    found.push(`${label}: service ${chosen.name}${others}, found: it ${why}`);
+    return { name: chosen.name, why: `found: ${why}` };
+  };
+  for (const role of ['api', 'worker'] as const) {
+    const given = named[role];
+    if (given) {
+      names[role] = given;
+      continue;
+    }
+    const artifact = artifactWithRole(config, role);
+    const chosen = artifact ? find(artifact, role) : undefined;
     if (!chosen) continue;
     names[role] = chosen.name;
-    const why = artifact.command
-      ? `runs ${repository} with "${artifact.command.join(' ')}"`
-      : `runs ${repository}`;
-    reasons[role] = `found: ${why}`;
-    const others = runs.length > 1 ? ` (of ${runs.map((s) => s.name).join(', ')})` : '';
-    found.push(`${role}: service ${chosen.name}${others}, found: it ${why}`);
+    reasons[role] = chosen.why;
   }
-  return { names, why: reasons, found };
+  const primary = artifactWithRole(config, 'web');
+  for (const web of webClients(config)) {
+    const isPrimary = web.name === primary?.name;
+    const given = (isPrimary ? named.web : undefined) ?? options.more?.[web.name];
+    if (given) {
+      webs[web.name] = given;
+    } else if (options.webs.includes(web.name)) {
+      const chosen = find(web, web.name === 'web' ? 'web' : `web ${web.name}`);
+      if (!chosen) continue;
+      webs[web.name] = chosen.name;
+      if (isPrimary) reasons.web = chosen.why;
+    }
+  }
+  // The web client awaited first: the first web's service, else a web service named for a config
+  // that declares none (the operator's to name).
+  const web = (primary && webs[primary.name]) ?? named.web;
+  if (web) names.web = web;
+  return { names, why: reasons, webs, found };
+}
+
+/**
+ * The web artifacts whose URL the upgrade has: each of `webUrls` by name, or the first web client
+ * for the one bare `webUrl`.
+ */
+export function webArtifactsWithUrl(
+  config: UpgradeRunContext['config'],
+  urls: Pick<UpgradeRunContext, 'webUrl' | 'webUrls'>,
+): string[] {
+  if (urls.webUrls) return Object.keys(urls.webUrls);
+  const primary = artifactWithRole(config, 'web');
+  return urls.webUrl && primary && webClients(config).length > 0 ? [primary.name] : [];
+}
+
+/**
+ * The artifacts whose images move: API and worker (their services found or named), every web
+ * client that moves, and each job of an image of its own (a migration image beside the app's) that
+ * the deployment runs, told by its command as verify tells it. A job moves in the API's phase,
+ * run to completion first. Pure.
+ */
+export function targetArtifacts(
+  config: UpgradeRunContext['config'],
+  found: Pick<RoleServices, 'names' | 'webs'>,
+  services: readonly DeployedService[],
+): TargetArtifact[] {
+  const out: TargetArtifact[] = [];
+  for (const role of ['api', 'worker'] as const) {
+    const artifact = artifactWithRole(config, role);
+    if (found.names[role]) out.push({ artifact: artifact?.name ?? role, role });
+  }
+  for (const web of Object.keys(found.webs)) out.push({ artifact: web, role: 'web' });
+  if (found.names.web && Object.keys(found.webs).length === 0)
+    out.push({ artifact: artifactWithRole(config, 'web')?.name ?? 'web', role: 'web' });
+  const moving = new Set(
+    out.map((t) => imageArtifact(config, t.artifact)?.image ?? imageOfRole(config, t.role as ImageRole)),
+  );
+  for (const job of imageArtifacts(config)) {
+    if (job.role !== 'job' || moving.has(job.image)) continue;
+    const roles = roleCommands(config, job.image);
+    const runs = services.some(
+      (s) =>
+        s.image !== undefined &&
+        isImageOf(s.image, job.image) &&
+        roleOfCommand(s.argv, roles)?.artifact === job.name,
+    );
+    if (runs) {
+      out.push({ artifact: job.name, role: 'api' });
+      moving.add(job.image);
+    }
+  }
+  return out;
 }
 
 /**

@@ -1,5 +1,11 @@
+import { webClients } from '../../config/artifacts.ts';
 import { OCI_LAYOUT_PREFIX } from '../../config/constants.ts';
 import type { ReleaseConfig } from '../../config/schema.ts';
+import {
+  type WebTargetPart,
+  webUrlsOfDeployment,
+  webUrlsOfFlags,
+} from '../../deployment-targets/web-urls.ts';
 import { UsageError } from '../../errors.ts';
 import { openConfiguredStore } from '../../registry/open-store.ts';
 import { SERVICE_ROLES, type ServiceRole } from '../../upgrade/deployment-types.ts';
@@ -23,7 +29,8 @@ export interface UpgradeFlags extends GlobalOptions {
   service: string[];
   deployment?: string;
   url?: string;
-  webUrl?: string;
+  /** `--web-url`, repeatable: one bare URL (the only web client) or `name=URL` per web artifact. */
+  webUrl: string[];
   timeout: number;
   rollbackTimeout: number;
   monitor: number;
@@ -74,7 +81,13 @@ export async function runUpgrade(flags: UpgradeFlags, proveDeployment: ProveDepl
   const engine = selectEngine(flags, deployment);
   const { readPublicKey } = await import('../../signing/key-files.ts');
   const trustedKey = await readPublicKey(base);
-  const webUrl = flags.webUrl ?? deployment?.webUrl;
+  const webs = webClients(base.config).map((a) => a.name);
+  const web: WebTargetPart =
+    flags.webUrl.length > 0
+      ? webUrlsOfFlags(flags.webUrl, webs, checkedWebUrl, 'upgrade')
+      : deployment
+        ? webUrlsOfDeployment(deployment, webs)
+        : {};
   const loaded = await engine.load();
   const { ctx, plan, fromTag, report } = await loaded.run({
     base,
@@ -84,7 +97,8 @@ export async function runUpgrade(flags: UpgradeFlags, proveDeployment: ProveDepl
     serviceNames,
     moreServices,
     apiUrl,
-    ...(webUrl ? { webUrl: webUrl.replace(/\/+$/, '') } : {}),
+    ...(web.webUrl ? { webUrl: web.webUrl.replace(/\/+$/, '') } : {}),
+    ...(web.webUrls ? { webUrls: web.webUrls } : {}),
     store: openConfiguredStore(base),
     ...(trustedKey ? { trustedKey } : {}),
     timeoutMs: flags.timeout,
@@ -123,6 +137,16 @@ function parseServices(values: string[], config: ReleaseConfig): Record<string, 
     map[role] = match[2]!;
   }
   return map;
+}
+
+/** A web client's URL flag: http(s), without its trailing slashes; anything else is exit 2. */
+function checkedWebUrl(value: string, flag: string): string {
+  if (!/^https?:\/\/[^/\s]/.test(value)) {
+    throw new UsageError('UPGRADE_BAD_URL', `${flag} "${value}" is not an http(s) URL`, {
+      hint: 'give a full URL, like --web-url https://app.example.com (or --web-url admin=https://…)',
+    });
+  }
+  return value.replace(/\/+$/, '');
 }
 
 function checkedTag(value: string): string {

@@ -23,7 +23,12 @@ export function upgradeCommand(program: Command, loadProof: () => Promise<ProveD
     )
     .option('--deployment <name>', "take the URL and the service map from the config's deployments")
     .option('--url <api>', "the API's base URL (reads {url}/api/version)")
-    .option('--web-url <url>', 'the web client, for the final verify checks');
+    .option(
+      '--web-url <url>',
+      "a web client's URL, for the final verify checks: one bare URL, or name=URL for each web artifact (repeatable); each web client given one moves to its own image",
+      collect,
+      [],
+    );
   // Each engine's own flags (--compose, --docker-host), from the registry: a new engine adds its
   // flags there, not here.
   for (const option of engineOptions()) command.addOption(option);

@@ -2,7 +2,12 @@ import type { BaseContext } from '../../pipeline/context.ts';
 import type { ImageStore } from '../../registry/store.ts';
 import type { PublicSigningKey } from '../../signing/keys.ts';
 import type { CliMinimumChange } from '../../upgrade/cli-minimum.ts';
-import type { ServiceRole, TargetImage, UpgradeFailure } from '../../upgrade/deployment-types.ts';
+import type {
+  ServiceRole,
+  TargetArtifact,
+  TargetImage,
+  UpgradeFailure,
+} from '../../upgrade/deployment-types.ts';
 import type { Proof, RestoreResult, UpgradeOutcome } from '../../upgrade/upgrade-outcome.ts';
 import type { ProveDeployment } from './prove-deployment.ts';
 
@@ -24,7 +29,14 @@ export interface UpgradeRunContext extends BaseContext {
    */
   moreServices?: Record<string, string>;
   apiUrl: string;
+  /** The one web client's URL (or the first web client's, when a bare URL is given). */
   webUrl?: string;
+  /** Several web clients (an app, an admin dashboard): each web artifact's URL, by its name. */
+  webUrls?: Record<string, string>;
+  /** Every web client that moves, by artifact -> its service (found by image, or named). */
+  webServices?: Record<string, string>;
+  /** The artifacts whose images move, found by the first step (role-services.ts `targetArtifacts`). */
+  targetArtifacts?: TargetArtifact[];
   store: ImageStore;
   trustedKey?: PublicSigningKey;
   timeoutMs: number;
@@ -60,7 +72,15 @@ export interface UpgradeRunContext extends BaseContext {
 export type TargetContext = BaseContext &
   Pick<
     UpgradeRunContext,
-    'tag' | 'serviceNames' | 'store' | 'trustedKey' | 'targets' | 'targetMinCli' | 'events' | 'startedAt'
+    | 'tag'
+    | 'serviceNames'
+    | 'targetArtifacts'
+    | 'store'
+    | 'trustedKey'
+    | 'targets'
+    | 'targetMinCli'
+    | 'events'
+    | 'startedAt'
   >;
 
 /** Add a line to the timeline (and the step's progress). */

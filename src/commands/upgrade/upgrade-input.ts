@@ -19,6 +19,7 @@ export type UpgradeInput = Pick<
   | 'serviceNames'
   | 'apiUrl'
   | 'webUrl'
+  | 'webUrls'
   | 'store'
   | 'trustedKey'
   | 'timeoutMs'

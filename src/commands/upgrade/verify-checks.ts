@@ -15,7 +15,12 @@ export async function verifyChecks(
   expect: string | undefined,
 ): Promise<Proof> {
   return ctx.proveDeployment({
-    target: { url: ctx.apiUrl, ...worker, ...(ctx.webUrl ? { webUrl: ctx.webUrl } : {}) },
+    target: {
+      url: ctx.apiUrl,
+      ...worker,
+      ...(ctx.webUrl ? { webUrl: ctx.webUrl } : {}),
+      ...(ctx.webUrls ? { webUrls: ctx.webUrls } : {}),
+    },
     env: ctx.env,
     cwd: ctx.cwd,
     timeoutMs: ctx.probeTimeoutMs,

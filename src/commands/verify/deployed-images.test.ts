@@ -40,6 +40,27 @@ describe('deployedImages: what signatures and evidence are read for', () => {
     ]);
   });
 
+  it.each([
+    ['api alone', [reading('api', 'container a (api)', D1)]],
+    [
+      'api and worker',
+      [reading('api', 'container a (api)', D1), reading('worker', 'container w (worker)', D1)],
+    ],
+    [
+      'api, worker and scheduler',
+      [
+        reading('api', 'container a (api)', D1),
+        reading('worker', 'container w (worker)', D1),
+        reading('worker', 'container s (scheduler)', D1, 'scheduler'),
+      ],
+    ],
+  ])('one image run by %s, all on one digest: judged once', (_, readings) => {
+    const images = deployedImages(contextWith(readings), 'v1.3.0');
+    expect(images.map((i) => [i.artifact, i.repository, i.running.map((r) => r.digest)])).toEqual([
+      ['api', 'acme-app', [D1]],
+    ]);
+  });
+
   it('reads the tag of a shared image once when nothing of it is seen running', () => {
     expect(deployedImages(contextWith(undefined), 'v1.3.0')).toEqual([
       { artifact: 'api', repository: 'acme-app', tag: 'v1.3.0', running: [] },

@@ -1,4 +1,5 @@
 import type { Step } from '../../pipeline/step.ts';
+import { layerScanCacheFor } from '../../restamp/layer-scan-cache.ts';
 import type { ReleaseImageReading } from '../../verify/checks/check-release-images.ts';
 import { probeProvenance } from '../../verify/probes/provenance.ts';
 import type { ProvenanceReading } from '../../verify/types.ts';
@@ -12,13 +13,15 @@ import type { ReleaseVerifyContext } from './release-verify-context.ts';
 export const releaseImagesStep: Step<ReleaseVerifyContext> = {
   title: 'Read each image of the release',
   async run(ctx, io) {
+    const layerScans = layerScanCacheFor(ctx.env);
     const readings = await Promise.all(
       ctx.subjects.map((s) =>
-        probeProvenance(ctx.store, ctx.trustedKey, {
-          artifact: s.artifact,
-          repository: s.repository,
-          tag: ctx.tag,
-        }),
+        probeProvenance(
+          ctx.store,
+          ctx.trustedKey,
+          { artifact: s.artifact, repository: s.repository, tag: ctx.tag },
+          { layerScans },
+        ),
       ),
     );
     ctx.images = readings.map((p, i) => imageReading(p, ctx.subjects[i]!.roles, ctx.store.name));

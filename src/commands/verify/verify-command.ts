@@ -10,7 +10,7 @@ export function verifyCommand(program: Command): void {
       .description(
         'prove a live deployment is in step: API, worker(s), web and the CLI the config declares share one tag',
       ),
-    "the API's base URL (reads {url}/api/version)",
+    "the API's base URL (reads {url}/api/version); with --docker or --compose and no --url, found from the ports the API's containers publish (or listen on, on the host's network)",
   )
     .option(
       '--manifests [dir]',

@@ -35,7 +35,7 @@ export const VERIFY_TARGETS: TargetWording = {
   command: 'verify',
   noUrl: {
     message: 'which deployment? --url <api base URL> is required',
-    hint: 'release verify --url https://svc.example.com, --all for the deployments in the config, or --registry --expect <tag> for a release in the registry alone',
+    hint: 'release verify --url https://svc.example.com, --docker or --compose <file> to find the API on its engine, --all for the deployments in the config, or --registry --expect <tag> for a release in the registry alone',
   },
   allHint: 'drop --web-url/--worker-url/--docker/--compose with --all, or check one deployment with --url',
 };

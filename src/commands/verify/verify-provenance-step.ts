@@ -1,5 +1,6 @@
 import { webClients } from '../../config/artifacts.ts';
 import type { Step } from '../../pipeline/step.ts';
+import { layerScanCacheFor } from '../../restamp/layer-scan-cache.ts';
 import { probeProvenance } from '../../verify/probes/provenance.ts';
 import { deployedVersion, storeTagOf } from './deployed-images.ts';
 import type { VerifyContext } from './verify-context.ts';
@@ -33,8 +34,12 @@ export const verifyProvenanceStep: Step<VerifyContext> = {
     const subjects = [...roles, ...webs].filter(
       (s, i, all) => all.findIndex((other) => other.repository === s.repository) === i,
     );
+    // The release's promotion scanned the rc's layers for its version: its scans are reused.
+    const layerScans = layerScanCacheFor(ctx.env);
     ctx.provenance = await Promise.all(
-      subjects.map((subject) => probeProvenance(ctx.store!, ctx.trustedKey, { ...subject, tag })),
+      subjects.map((subject) =>
+        probeProvenance(ctx.store!, ctx.trustedKey, { ...subject, tag }, { layerScans }),
+      ),
     );
     io.progress(ctx.provenance.map((p) => `${p.artifact}: ${p.imageVersion ?? '?'}`).join(', '));
   },

@@ -8,8 +8,8 @@ const REG = '127.0.0.1:5000/acme';
 const API2 = 'sha256:' + 'a'.repeat(64);
 const WORKER2 = 'sha256:' + 'b'.repeat(64);
 const targets: TargetImage[] = [
-  { role: 'api', repository: `${REG}/service-api`, tag: 'v2.0.0', digest: API2 },
-  { role: 'worker', repository: `${REG}/service-worker`, tag: 'v2.0.0', digest: WORKER2 },
+  { role: 'api', artifact: 'api', repository: `${REG}/service-api`, tag: 'v2.0.0', digest: API2 },
+  { role: 'worker', artifact: 'worker', repository: `${REG}/service-worker`, tag: 'v2.0.0', digest: WORKER2 },
 ];
 
 // The origin system's own shape: API, worker, scheduler and a migration job from shared images,
@@ -178,8 +178,8 @@ describe('planComposeUpgrade of one image in several roles', () => {
   const APP = 'sha256:' + 'c'.repeat(64);
   const app = `${REG}/app`;
   const oneImage: TargetImage[] = [
-    { role: 'api', repository: app, tag: 'v2.0.0', digest: APP },
-    { role: 'worker', repository: app, tag: 'v2.0.0', digest: APP },
+    { role: 'api', artifact: 'api', repository: app, tag: 'v2.0.0', digest: APP },
+    { role: 'worker', artifact: 'worker', repository: app, tag: 'v2.0.0', digest: APP },
   ];
   const services = composeServices({
     services: {
@@ -213,5 +213,105 @@ describe('planComposeUpgrade of one image in several roles', () => {
       containers: [],
     });
     expect(p.phases.flat().find((m) => m.service === 'cron')?.role).toBe('api');
+  });
+});
+
+// An app and an admin dashboard (each its own image) and a seed job of an image of its own: each
+// service moves to its own image's target, web clients after API and worker, the job first.
+describe('planComposeUpgrade of several web clients and a job of its own image', () => {
+  const t = (role: TargetImage['role'], artifact: string, c: string): TargetImage => ({
+    role,
+    artifact,
+    repository: `${REG}/${artifact === 'api' || artifact === 'worker' ? `service-${artifact}` : artifact}`,
+    tag: 'v2.0.0',
+    digest: `sha256:${c.repeat(64)}`,
+  });
+  const all = [
+    t('api', 'api', 'a'),
+    t('worker', 'worker', 'b'),
+    t('web', 'app', 'c'),
+    t('web', 'admin', 'd'),
+    t('api', 'seed', 'e'),
+  ];
+  const services = composeServices({
+    services: {
+      api: { image: `${REG}/service-api:v1.0.0` },
+      worker: { image: `${REG}/service-worker:v1.0.0` },
+      frontend: { image: `${REG}/app:v1.0.0` },
+      dashboard: { image: `${REG}/admin:v1.0.0`, container_name: 'acme-admin' },
+      'dashboard-2': { image: `${REG}/admin:v1.0.0` },
+      seed: { image: `${REG}/seed:v1.0.0`, command: ['seed'] },
+      db: { image: 'postgres:16' },
+    },
+  });
+  const input = {
+    tag: 'v2.0.0',
+    roles: { api: 'api', worker: 'worker', web: 'dashboard' },
+    services,
+    containers: [],
+    jobs: new Set(['seed']),
+  };
+
+  // [case, targets, one-shots, phases]
+  const cases: [string, TargetImage[], string[], string[][]][] = [
+    [
+      'every target',
+      all,
+      ['seed'],
+      [
+        ['api', 'worker'],
+        ['dashboard', 'frontend', 'dashboard-2'],
+      ],
+    ],
+    [
+      'the admin only of the web clients',
+      all.filter((x) => x.artifact !== 'app'),
+      ['seed'],
+      [
+        ['api', 'worker'],
+        ['dashboard', 'dashboard-2'],
+      ],
+    ],
+    ['no web client', all.filter((x) => x.role !== 'web'), ['seed'], [['api', 'worker']]],
+    [
+      'no target of the seed image: it stays',
+      all.filter((x) => x.artifact !== 'seed'),
+      [],
+      [
+        ['api', 'worker'],
+        ['dashboard', 'frontend', 'dashboard-2'],
+      ],
+    ],
+  ];
+  it.each(cases)('%s', (_case, targets, oneShots, phases) => {
+    const roles = targets.some((x) => x.artifact === 'admin')
+      ? input.roles
+      : { api: 'api', worker: 'worker' };
+    const p = planComposeUpgrade({ ...input, roles, targets });
+    expect(p.oneShots.map((m) => m.service)).toEqual(oneShots);
+    expect(p.phases.map((phase) => phase.map((m) => m.service))).toEqual(phases);
+    // Each service pinned to its own image's digest, never another web client's.
+    for (const m of p.services) {
+      const own = targets.find((x) =>
+        services.find((s) => s.name === m.service)!.image!.startsWith(`${x.repository}:`),
+      )!;
+      expect(m.to?.digest, m.service).toBe(own.digest);
+      expect(m.artifact, m.service).toBe(own.artifact);
+    }
+    expect(p.pins['db']).toBeUndefined();
+  });
+
+  it('says why each web client moves: named or found, else by its image', () => {
+    const p = planComposeUpgrade({ ...input, targets: all, found: { web: 'found: runs admin' } });
+    expect(p.phases[1]!.map((m) => [m.service, m.role, m.why])).toEqual([
+      ['dashboard', 'web', 'found: runs admin'],
+      ['frontend', 'web', 'runs the app image'],
+      ['dashboard-2', 'web', 'runs the admin image'],
+    ]);
+    expect(p.oneShots[0]).toMatchObject({
+      service: 'seed',
+      role: 'api',
+      why: 'a job of the release: runs to completion before the others',
+    });
   });
 });

@@ -1,5 +1,5 @@
 import { UsageError } from '../../errors.ts';
-import { pinnedImage, type ServiceRole, type TargetImage } from '../deployment-types.ts';
+import { pinnedImage, type ServiceRole, type TargetImage, targetOfImage } from '../deployment-types.ts';
 import { type ComposeContainer, type ComposeService, repositoryOf } from './compose-types.ts';
 
 /** What happens to one Compose service. */
@@ -7,6 +7,8 @@ export interface ComposeMove {
   service: string;
   /** The artifact whose image it runs (or, for a one-shot of another image, the role it serves). */
   role: ServiceRole;
+  /** The artifact whose image it moves to (`admin`, a job's own `seed`); undefined without a target. */
+  artifact: string | undefined;
   /** Why it is in the plan: named with --service, runs an upgraded image, or runs first. */
   why: string;
   /** Runs to completion before the others start (`service_completed_successfully`). */
@@ -73,25 +75,29 @@ export function planComposeUpgrade(input: ComposePlanInput): ComposePlan {
       );
     }
   }
-  // The target of a service: of the role its command runs when that role moves this image (a
-  // scheduler of the API's image is a worker), else of the first role of its image.
-  const targetOf = (service: ComposeService): TargetImage | undefined => {
-    if (service.image === undefined) return undefined;
-    const repository = repositoryOf(service.image);
-    const ofImage = input.targets.filter((t) => t.repository === repository);
-    const role = input.serviceRoles?.[service.name];
-    return ofImage.find((t) => t.role === role) ?? ofImage[0];
-  };
+  // The target of a service: of its own image (each web client has its own), of the role its
+  // command runs when several roles share the image (a scheduler of the API's image is a worker).
+  const targetOf = (service: ComposeService): TargetImage | undefined =>
+    service.image === undefined
+      ? undefined
+      : targetOfImage(
+          input.targets.filter((t) => t.repository === repositoryOf(service.image!)),
+          service.image,
+          input.serviceRoles?.[service.name],
+        );
   const moving = new Map<string, { target: TargetImage; why: string }>();
-  for (const target of input.targets) {
-    const named = input.roles[target.role];
-    if (named)
-      moving.set(named, { target, why: input.found?.[target.role] ?? `--service ${target.role}=${named}` });
+  for (const [role, named] of Object.entries(input.roles) as [ServiceRole, string][]) {
+    const target = targetOfImage(
+      input.targets.filter((t) => t.role === role),
+      byName.get(named)!.image,
+      role,
+    );
+    if (target) moving.set(named, { target, why: input.found?.[role] ?? `--service ${role}=${named}` });
   }
   for (const service of input.services) {
     const target = targetOf(service);
     if (target && !moving.has(service.name)) {
-      moving.set(service.name, { target, why: `runs the ${target.role} image` });
+      moving.set(service.name, { target, why: `runs the ${target.artifact} image` });
     }
   }
   const oneShotNames = new Set<string>();
@@ -123,6 +129,7 @@ export function planComposeUpgrade(input: ComposePlanInput): ComposePlan {
     return {
       service: service.name,
       role,
+      artifact: target?.artifact,
       why,
       oneShot,
       from: {

@@ -55,10 +55,5 @@ export interface ComposeContainer {
   oneOff: boolean;
 }
 
-/** A compose file reference without the digest or tag: `127.0.0.1:5000/acme/service-api`. */
-export function repositoryOf(reference: string): string {
-  const at = reference.indexOf('@');
-  const named = at >= 0 ? reference.slice(0, at) : reference;
-  const colon = named.lastIndexOf(':');
-  return colon > named.lastIndexOf('/') ? named.slice(0, colon) : named;
-}
+/** A compose file reference without the digest or tag (shared with every engine). */
+export { repositoryOf } from '../deployment-types.ts';

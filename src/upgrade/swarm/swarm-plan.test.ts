@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { pinnedImage, type TargetImage } from '../deployment-types.ts';
-import { forcedPass, nextSpec, planSwarmUpgrade, updateOrder } from './swarm-plan.ts';
+import { forcedPass, nextSpec, planSwarmUpgrade, servicesToRestore, updateOrder } from './swarm-plan.ts';
 import { type RunningService, type ServiceSpec, SWARM_DEFAULT_UPDATE_CONFIG } from './swarm-types.ts';
 
 const REPO = '127.0.0.1:5000/acme';
@@ -38,6 +38,7 @@ function running(
 
 const target = (role: TargetImage['role'], c: string): TargetImage => ({
   role,
+  artifact: role,
   repository: `${REPO}/service-${role}`,
   tag: 'v2.0.0',
   digest: digest(c),
@@ -192,5 +193,60 @@ describe('forcedPass', () => {
     expect(once).toEqual({ ...spec, TaskTemplate: { ...spec.TaskTemplate, ForceUpdate: 1 } });
     expect(forcedPass(once).TaskTemplate?.ForceUpdate).toBe(2);
     expect(spec.TaskTemplate).not.toHaveProperty('ForceUpdate');
+  });
+});
+
+// An app and an admin dashboard (two web clients, each its own image) and a seed job of an image
+// of its own: each service moves to its own image's digest; a failure puts back every one touched.
+describe('planSwarmUpgrade of several web clients and a job of its own image', () => {
+  const own = (role: TargetImage['role'], artifact: string, c: string): TargetImage => ({
+    role,
+    artifact,
+    repository: `${REPO}/${artifact}`,
+    tag: 'v2.0.0',
+    digest: digest(c),
+  });
+  const targets = [
+    target('api', 'd'),
+    target('worker', 'e'),
+    own('web', 'app', 'f'),
+    own('web', 'admin', '1'),
+    own('api', 'seed', '2'),
+  ];
+  const services = [
+    running('web', `${REPO}/app:v1.0.0@${digest('c')}`, { name: 'acme_app', id: 'app' }),
+    running('web', `${REPO}/admin:v1.0.0@${digest('c')}`, { name: 'acme_admin', id: 'admin' }),
+    running('api', `${REPO}/seed:v1.0.0@${digest('c')}`, { name: 'acme_seed', id: 'seed', oneShot: true }),
+    running('worker', `${REPO}/service-worker:v1.0.0@${digest('b')}`),
+    running('api', `${REPO}/service-api:v1.0.0@${digest('a')}`),
+  ];
+
+  it('runs the job first, API and worker next, then each web client on its own image', () => {
+    const plan = planSwarmUpgrade('v2.0.0', services, targets);
+    expect(plan.phases.map((phase) => phase.map((p) => [p.name, p.artifact, p.to.digest]))).toEqual([
+      [['acme_seed', 'seed', digest('2')]],
+      [
+        ['svc_api', 'api', digest('d')],
+        ['svc_worker', 'worker', digest('e')],
+      ],
+      [
+        ['acme_app', 'app', digest('f')],
+        ['acme_admin', 'admin', digest('1')],
+      ],
+    ]);
+  });
+
+  it('puts back every web client and all before them when the last one fails; only what was touched', () => {
+    const plan = planSwarmUpgrade('v2.0.0', services, targets);
+    const touched = new Set(['acme_seed', 'svc_api', 'svc_worker', 'acme_app', 'acme_admin']);
+    expect(servicesToRestore(plan, touched).map((s) => s.name)).toEqual([
+      'acme_seed',
+      'svc_api',
+      'svc_worker',
+      'acme_app',
+      'acme_admin',
+    ]);
+    // A failing job: nothing else was sent an update.
+    expect(servicesToRestore(plan, new Set(['acme_seed'])).map((s) => s.name)).toEqual(['acme_seed']);
   });
 });

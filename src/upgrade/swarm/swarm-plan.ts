@@ -1,4 +1,4 @@
-import { pinnedImage, type ServiceRole, type TargetImage } from '../deployment-types.ts';
+import { pinnedImage, type ServiceRole, type TargetImage, targetOfImage } from '../deployment-types.ts';
 import {
   imageOfSpec,
   type RunningService,
@@ -11,6 +11,8 @@ export type UpdateOrder = 'start-first' | 'stop-first';
 /** What happens to one service. */
 export interface PlannedService {
   role: ServiceRole;
+  /** The artifact whose image it moves to (each web client its own, a job's own image). */
+  artifact: string;
   name: string;
   from: { image: string; digest: string | undefined; version: string | undefined; versionSource: string };
   to: { image: string; digest: string; tag: string };
@@ -62,12 +64,15 @@ export function updateOrder(spec: ServiceSpec, networks: string[]): { order: Upd
  */
 export function planSwarmUpgrade(tag: string, running: RunningService[], targets: TargetImage[]): SwarmPlan {
   const planned = running.map((service): PlannedService => {
-    const target = targets.find((t) => t.role === service.role);
-    if (!target) throw new Error(`no target image for ${service.role}`);
+    // The target of its own image (each web client, a job's own image), of its role where several
+    // roles share one image; a service named for a role whose image is written otherwise: the role's.
+    const target = targetOfImage(targets, service.image, service.oneShot ? undefined : service.role);
+    if (!target) throw new Error(`no target image for ${service.role} ${service.name}`);
     const image = pinnedImage(target);
     const { order, reason } = updateOrder(service.spec, service.networks);
     return {
       role: service.role,
+      artifact: target.artifact,
       name: service.name,
       from: {
         image: service.image,

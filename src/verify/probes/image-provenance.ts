@@ -3,6 +3,7 @@ import type { OciImageConfig } from '../../oci-image/image-config.ts';
 import { hasVersionLayer, RESTAMPED_FROM } from '../../oci-image/version-layer.ts';
 import { platformChildren } from '../../registry/platform-children.ts';
 import type { ImageStore, Manifest } from '../../registry/store.ts';
+import type { LayerScanCache } from '../../restamp/layer-scan-cache.ts';
 import { sha256Hex } from '../../restamp/release-archive-signatures.ts';
 import { versionOfConfig } from '../../restamp/restamp-config.ts';
 import { restampImage } from '../../restamp/restamp-image.ts';
@@ -19,6 +20,8 @@ export interface ProvenanceSource {
   tag: string;
   /** By SHA-256 of a CLI archive: the signature the release carries for it (read once, when needed). */
   carried: () => Promise<Map<string, string>>;
+  /** Version scans of the rc's layers from earlier runs (the promotion's), by layer digest. */
+  layerScans?: LayerScanCache | undefined;
 }
 
 /**
@@ -51,6 +54,7 @@ export async function manifestProvenance(
     restampImage(store, repository, rcManifest, tag, {
       ...rebuilt,
       topLayer,
+      layerScans: source.layerScans,
       // Asked only when the rc's archive was signed and the re-stamp changed it.
       sign: (archive) => {
         const signature = carried.get(sha256Hex(archive));

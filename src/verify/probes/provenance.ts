@@ -1,6 +1,7 @@
 import { RESTAMPED_FROM } from '../../oci-image/version-layer.ts';
 import { matchPlatforms, type PlatformChild, platformChildren } from '../../registry/platform-children.ts';
 import type { ImageStore, Manifest } from '../../registry/store.ts';
+import type { LayerScanCache } from '../../restamp/layer-scan-cache.ts';
 import { releaseArchiveSignatures } from '../../restamp/release-archive-signatures.ts';
 import type { PublicSigningKey } from '../../signing/keys.ts';
 import { printable } from '../../text/printable.ts';
@@ -14,6 +15,7 @@ export async function probeProvenance(
   store: ImageStore,
   trusted: PublicSigningKey | undefined,
   subject: { artifact: string; repository: string; tag: string },
+  options: { layerScans?: LayerScanCache | undefined } = {},
 ): Promise<ProvenanceReading> {
   const { repository, tag } = subject;
   const reading: ProvenanceReading = { ...subject, digest: undefined };
@@ -29,6 +31,7 @@ export async function probeProvenance(
       tag,
       // Only a release made from an rc needs them: most images never pay for the version layer read.
       carried: () => (carried ??= releaseArchiveSignatures(store, repository, release)),
+      layerScans: options.layerScans,
     };
     const children = platformChildren(release.bytes);
     if (children) return { ...reading, ...(await indexProvenance(source, release, children)) };

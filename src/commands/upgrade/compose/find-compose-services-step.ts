@@ -7,6 +7,8 @@ import {
   findRoleServices,
   requireApiAndWorker,
   rolesOfServices,
+  targetArtifacts,
+  webArtifactsWithUrl,
 } from '../role-services.ts';
 import { record } from '../upgrade-context.ts';
 import { type ComposeUpgradeContext, composeFiles } from './compose-context.ts';
@@ -26,11 +28,15 @@ export const findComposeServicesStep: Step<ComposeUpgradeContext> = {
       ctx.env,
     );
     const services = deployedServices(ctx.modelBefore);
-    const { names, why, found } = findRoleServices(ctx.config, services, ctx.serviceNames, {
-      web: ctx.webUrl !== undefined,
+    const roleServices = findRoleServices(ctx.config, services, ctx.serviceNames, {
+      webs: webArtifactsWithUrl(ctx.config, ctx),
+      ...(ctx.moreServices ? { more: ctx.moreServices } : {}),
     });
+    const { names, why, found } = roleServices;
     requireApiAndWorker(names, services, ctx.config);
     ctx.serviceNames = names;
+    ctx.webServices = roleServices.webs;
+    ctx.targetArtifacts = targetArtifacts(ctx.config, roleServices, services);
     ctx.foundWhy = why;
     ctx.serviceRoles = rolesOfServices(ctx.config, services);
     for (const line of found) record(ctx, line);

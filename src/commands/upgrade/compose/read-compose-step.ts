@@ -24,7 +24,11 @@ export const readComposeStep: Step<ComposeUpgradeContext> = {
     const read = readYamlValue(first);
     const version = 'value' in read ? (read.value as { version?: unknown } | null)?.version : undefined;
     if (version !== undefined) ctx.fileVersion = String(version);
-    const webServices = new Set(ctx.serviceNames.web ? [ctx.serviceNames.web] : []);
+    // Every web client's service reads its version as a web client does (SERVICE_CLIENT_VERSION).
+    const webServices = new Set([
+      ...Object.values(ctx.webServices ?? {}),
+      ...(ctx.serviceNames.web ? [ctx.serviceNames.web] : []),
+    ]);
     const [model, containers, api, before] = await Promise.all([
       ctx.modelBefore ??
         composeModel(

@@ -1,7 +1,12 @@
 import { listServiceSpecs } from '../../../deployment-engines/swarm/swarm.ts';
 import type { Step } from '../../../pipeline/step.ts';
 import { imageOfSpec } from '../../../upgrade/swarm/swarm-types.ts';
-import { findRoleServices, requireApiAndWorker } from '../role-services.ts';
+import {
+  findRoleServices,
+  requireApiAndWorker,
+  targetArtifacts,
+  webArtifactsWithUrl,
+} from '../role-services.ts';
 import { record } from '../upgrade-context.ts';
 import { argvOf } from './read-swarm-step.ts';
 import type { SwarmUpgradeContext } from './swarm-context.ts';
@@ -18,11 +23,15 @@ export const findSwarmServicesStep: Step<SwarmUpgradeContext> = {
       image: imageOfSpec(spec),
       argv: argvOf(spec),
     }));
-    const { names, found } = findRoleServices(ctx.config, services, ctx.serviceNames, {
-      web: ctx.webUrl !== undefined,
+    const roleServices = findRoleServices(ctx.config, services, ctx.serviceNames, {
+      webs: webArtifactsWithUrl(ctx.config, ctx),
+      ...(ctx.moreServices ? { more: ctx.moreServices } : {}),
     });
+    const { names, found } = roleServices;
     requireApiAndWorker(names, services, ctx.config);
     ctx.serviceNames = names;
+    ctx.webServices = roleServices.webs;
+    ctx.targetArtifacts = targetArtifacts(ctx.config, roleServices, services);
     for (const line of found) record(ctx, line);
     io.progress(
       Object.entries(names)

@@ -2,10 +2,15 @@ import { imageOfRole } from '../../../config/artifacts.ts';
 import { roleCommands, roleOfCommand } from '../../../config/role-of-command.ts';
 import { versionReadOrder } from '../../../config/version-variables.ts';
 import { inspectService, listServiceSpecs, networkNames } from '../../../deployment-engines/swarm/swarm.ts';
-import { UsageError } from '../../../errors.ts';
 import type { Step } from '../../../pipeline/step.ts';
 import { isImageOf } from '../../../registry/image-ref.ts';
-import { pinnedDigest, SERVICE_ROLES, type ServiceRole } from '../../../upgrade/deployment-types.ts';
+import {
+  pinnedDigest,
+  SERVICE_ROLES,
+  type ServiceRole,
+  type TargetImage,
+  targetOfImage,
+} from '../../../upgrade/deployment-types.ts';
 import { imageOfSpec, type RunningService, type ServiceSpec } from '../../../upgrade/swarm/swarm-types.ts';
 import { readApiVersion } from '../read-api-version.ts';
 import { record } from '../upgrade-context.ts';
@@ -69,39 +74,49 @@ export const readSwarmStep: Step<SwarmUpgradeContext> = {
 };
 
 /**
- * The services the upgrade moves: the one named for each role, the roles of a shared image named
- * by their artifact (`moreServices`), and every other service that runs one of the roles' images
- * (a scheduler nobody named): one image moves everywhere it runs, in its role's phase. A found
- * service takes the role its command runs (roleOfCommand), else the worker's.
+ * The services the upgrade moves: the one named for each role, every web client's (each its own
+ * image), the roles of a shared image named by their artifact (`moreServices`), and every other
+ * service that runs one of the target images (a scheduler nobody named, a job of an image of its
+ * own): one image moves everywhere it runs, in its target's phase. A found service takes the role
+ * its command runs (roleOfCommand), else its target's; a job runs first, in a phase of its own.
  */
 async function servicesToMove(
   ctx: SwarmUpgradeContext,
 ): Promise<{ role: ServiceRole; name: string; oneShot?: boolean }[]> {
+  const targets = ctx.targets ?? [];
   const roles = SERVICE_ROLES.filter((role) => ctx.serviceNames[role] !== undefined);
   const named = [
     ...roles.map((role) => ({ role, name: ctx.serviceNames[role]! })),
+    ...Object.entries(ctx.webServices ?? {}).map(([, name]) => ({ role: 'web' as const, name })),
     ...Object.entries(ctx.moreServices ?? {}).map(([artifact, name]) => ({
       ...artifactRole(ctx, artifact),
       name,
     })),
   ];
-  const taken = new Set(named.map((s) => s.name));
+  const taken = new Set<string>();
+  const unique = named.filter((s) => !taken.has(s.name) && taken.add(s.name));
   const found = (await listServiceSpecs(ctx.docker)).flatMap(({ name, spec }) => {
     if (taken.has(name)) return [];
     const image = imageOfSpec(spec);
-    const repository = roles.map((r) => imageOfRole(ctx.config, r)).find((repo) => isImageOf(image, repo));
-    if (!repository) return [];
+    const target = targetOfImage(targets, image);
+    if (!target || !isImageOf(image, imageOfTarget(ctx, target))) return [];
+    const repository = imageOfTarget(ctx, target);
     const role = roleOfCommand(argvOf(spec), roleCommands(ctx.config, repository))?.role ?? 'worker';
-    // A job moves with the role whose image it runs (a migration of the API's image), first.
-    if (role === 'job') {
-      const of = roles.find((r) => isImageOf(image, imageOfRole(ctx.config, r)));
-      return of ? [{ role: of, name, oneShot: true }] : [];
-    }
-    // Only a role this upgrade has a target for: the image of its role is the one that moves.
-    const moving = roles.includes(role) && isImageOf(image, imageOfRole(ctx.config, role)) ? role : undefined;
+    // A job moves with the image it runs (a migration of the API's image, or its own), first.
+    if (role === 'job') return [{ role: target.role, name, oneShot: true }];
+    // Only a role this upgrade has a target of this image for: that image is the one that moves.
+    const moving = targets.some((t) => t.role === role && t.repository === target.repository)
+      ? (role as ServiceRole)
+      : undefined;
     return moving ? [{ role: moving, name }] : [];
   });
-  return [...named, ...found];
+  return [...unique, ...found];
+}
+
+/** The image (as the config names it) of a target's artifact. */
+function imageOfTarget(ctx: SwarmUpgradeContext, target: TargetImage): string {
+  const artifact = ctx.config.artifacts[target.artifact];
+  return artifact?.kind === 'image' ? artifact.image : imageOfRole(ctx.config, target.role);
 }
 
 function artifactRole(ctx: SwarmUpgradeContext, artifact: string): { role: ServiceRole; oneShot?: boolean } {
@@ -111,17 +126,7 @@ function artifactRole(ctx: SwarmUpgradeContext, artifact: string): { role: Servi
     const of = SERVICE_ROLES.find((r) => found.image === imageOfRole(ctx.config, r));
     return { role: of ?? 'api', oneShot: true };
   }
-  // Each role moves to its own image's target: a second web client (an admin dashboard) is
-  // another image, which this upgrade has no target for. Refused before anything changes, never
-  // moved to the first web client's digest.
-  if (found.role === 'web' && found.image !== imageOfRole(ctx.config, 'web'))
-    throw new UsageError(
-      'UPGRADE_SECOND_WEB',
-      `artifacts.${artifact} is a web client of its own image (${found.image}), not ${imageOfRole(ctx.config, 'web')}: release upgrade moves one web client`,
-      {
-        hint: `leave ${artifact} out of --service and the deployment's services, and roll its image out on its own`,
-      },
-    );
+  // A web client moves to its own image's target (planSwarmUpgrade takes the target by image).
   return { role: found.role };
 }
 
