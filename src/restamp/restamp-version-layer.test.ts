@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { archiveSignatureValid, signArchive } from '../archives/archive-signature.ts';
-import { createLayer, type Layer } from '../oci-image/layer.ts';
+import { createLayer, createLayerFromTar, type Layer, packTar } from '../oci-image/layer.ts';
 import { buildCliArchive } from '../service/svc/build/build-cli-archive.ts';
 import { readVersionLayerFiles, restampVersionLayer } from './restamp-version-layer.ts';
 
@@ -56,6 +56,31 @@ describe('restampVersionLayer', () => {
     const out = await restampVersionLayer((await owned('v1.0.0-rc.1')).bytes, FILES, 'v1.0.0');
     expect(out.digest).toBe((await owned('v1.0.0')).digest);
     expect(out.digest).not.toBe((await webLayer('v1.0.0')).digest);
+  });
+
+  it('adds no folder the rc layer left out (a layer of files alone stays one)', async () => {
+    const filesAlone = async (version: string) =>
+      createLayerFromTar(
+        await packTar(
+          [
+            {
+              type: 'file',
+              path: '/app/web/version.json',
+              uid: 1000,
+              gid: 1000,
+              content: `{"version":"${version}"}\n`,
+            },
+          ],
+          1_700_000_000,
+          { parents: false },
+        ),
+      );
+    const out = await restampVersionLayer(
+      (await filesAlone('v1.0.0-rc.1')).bytes,
+      ['/app/web/version.json'],
+      'v1.0.0',
+    );
+    expect(out.digest).toBe((await filesAlone('v1.0.0')).digest);
   });
 
   it('refuses a layer holding a file its label does not list, or missing one it lists', async () => {

@@ -110,7 +110,9 @@ export async function restampVersionLayer(
       content: Buffer.from(signatureFileText(await sign(archive.after, archivePath))),
     };
   }
-  return createLayerFromTar(await packTar(out, mtime));
+  // The rc's own entries only: a parent folder its layer left out is made up by no one here (an
+  // overlay runtime would make it root's, hiding the folder below).
+  return createLayerFromTar(await packTar(out, mtime, { parents: false }));
 }
 
 /** The files of a version layer by path (a release's own archive and `.sig`, for verify). */
