@@ -47,8 +47,9 @@ export async function publishedWorkloads(
       .filter((c) => isImageOf(c.Image, query.repository) || c.Image.startsWith('sha256:'))
       .map(async (summary): Promise<PublishedWorkload | undefined> => {
         const container = docker.getContainer(summary.Id);
-        const info = await container.inspect();
-        if (!isImageOf(info.Config.Image, query.repository)) return undefined;
+        // A container removed between the list and this read is simply gone, not an unreadable engine.
+        const info = await container.inspect().catch(() => undefined);
+        if (!info || !isImageOf(info.Config.Image, query.repository)) return undefined;
         const argv = [...(info.Config.Entrypoint ?? []), ...(info.Config.Cmd ?? [])];
         if (info.HostConfig.NetworkMode === 'host') {
           const listening = query.local ? await listeningPorts(container).catch(() => []) : [];

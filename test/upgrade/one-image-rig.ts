@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'vitest';
@@ -178,6 +178,13 @@ export async function upComposeProject(
   });
   await waitForApiVersion(apiUrl, 'v1.0.0');
   return { root, file, apiUrl };
+}
+
+/** The suite's teardown: stop the rig's engine and registry, remove its repository and the Compose project's folder. */
+export async function stopOneImageRig(rig: OneImageRig | undefined, root?: string): Promise<void> {
+  await Promise.all([rig?.engine.stop(), rig?.registry.stop()]);
+  rig?.repo.remove();
+  if (root) rmSync(root, { recursive: true, force: true });
 }
 
 /** Compose service -> the image references its running containers (project `acme`) were created from. */

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonOf, runRelease } from '../helpers/run-release.ts';
@@ -7,6 +7,7 @@ import {
   type OneImageRig,
   runningComposeImages,
   startOneImageRig,
+  stopOneImageRig,
   upComposeProject,
 } from './one-image-rig.ts';
 
@@ -72,11 +73,7 @@ beforeAll(async () => {
   ({ root, file, apiUrl } = await upComposeProject(rig, 'sr-compose-healthy-', composeFile));
 }, 600_000);
 
-afterAll(async () => {
-  await Promise.all([rig?.engine.stop(), rig?.registry.stop()]);
-  rig?.repo.remove();
-  if (root) rmSync(root, { recursive: true, force: true });
-}, 120_000);
+afterAll(() => stopOneImageRig(rig, root), 120_000);
 
 describe('upgrade --compose when worker and scheduler wait for the API to be healthy (NetBox)', () => {
   it('moves all three to the release, the compose file untouched', async () => {

@@ -1,4 +1,3 @@
-import { rmSync } from 'node:fs';
 import { parse as shellParse } from 'shell-quote';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -16,6 +15,7 @@ import {
   runningComposeImages,
   SIGNING_ENV,
   startOneImageRig,
+  stopOneImageRig,
   upComposeProject,
 } from './one-image-rig.ts';
 
@@ -87,11 +87,7 @@ beforeAll(async () => {
   ({ root, file, apiUrl } = await upComposeProject(rig, 'sr-compose-roles-', composeFile));
 }, 600_000);
 
-afterAll(async () => {
-  await Promise.all([rig?.engine.stop(), rig?.registry.stop()]);
-  rig?.repo.remove();
-  if (root) rmSync(root, { recursive: true, force: true });
-}, 120_000);
+afterAll(() => stopOneImageRig(rig, root), 120_000);
 
 describe('upgrade --compose of one image in three roles', () => {
   it('moves api, worker and scheduler together, then both web clients, no --service needed; verify --compose reads one row per role', async () => {

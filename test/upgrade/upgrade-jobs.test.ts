@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process';
-import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +8,7 @@ import {
   type OneImageRig,
   runningComposeImages,
   startOneImageRig,
+  stopOneImageRig,
   upComposeProject,
   waitForApiVersion,
 } from './one-image-rig.ts';
@@ -119,11 +119,7 @@ beforeAll(async () => {
   ({ root, file, apiUrl } = await upComposeProject(rig, 'sr-jobs-', composeFile));
 }, 600_000);
 
-afterAll(async () => {
-  await Promise.all([rig?.engine.stop(), rig?.registry.stop()]);
-  rig?.repo.remove();
-  if (root) rmSync(root, { recursive: true, force: true });
-}, 120_000);
+afterAll(() => stopOneImageRig(rig, root), 120_000);
 
 describe('a job role under Compose', () => {
   it('verify: a completed run on the release is in step, and no worker reads it as unreachable', async () => {

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/registry.ts';
 import { jsonOf, runRelease } from '../helpers/run-release.ts';
-import { addAdminWeb, type OneImageRig, startOneImageRig, waitForApiVersion } from './one-image-rig.ts';
+import {
+  addAdminWeb,
+  type OneImageRig,
+  startOneImageRig,
+  stopOneImageRig,
+  waitForApiVersion,
+} from './one-image-rig.ts';
 import { waitFor } from './swarm.ts';
 
 // fixtures/one-image on a single-node Swarm: the same image as three services, api by its default
@@ -100,10 +106,7 @@ beforeAll(async () => {
     );
 }, 600_000);
 
-afterAll(async () => {
-  await Promise.all([rig?.engine.stop(), rig?.registry.stop()]);
-  rig?.repo.remove();
-}, 120_000);
+afterAll(() => stopOneImageRig(rig), 120_000);
 
 describe('upgrade (Swarm) of one image in three roles', () => {
   it('finds the scheduler, moves api, worker and scheduler together; verify reads one row per role', async () => {
